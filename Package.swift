@@ -1,0 +1,76 @@
+// swift-tools-version: 6.2
+
+import PackageDescription
+
+let package = Package(
+    name: "render-session",
+    products: [
+        .library(name: "SessionKit", targets: ["SessionKit"]),
+        .executable(name: "render-session", targets: ["render-session"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // C libraries, one system-library target each (Debian packages in `providers`).
+        .systemLibrary(
+            name: "CMPG123",
+            pkgConfig: "libmpg123",
+            providers: [.apt(["libmpg123-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSoxr",
+            pkgConfig: "soxr",
+            providers: [.apt(["libsoxr-dev"])]
+        ),
+
+        // Pure model: scripts, frames, planning, the seeded generator. No C, no I/O.
+        .target(name: "SessionTimeline"),
+
+        // The only module that touches C: decoding, resampling, writing.
+        .target(
+            name: "SessionAudio",
+            dependencies: ["CMPG123", "CSndFile", "CSoxr"]
+        ),
+
+        // The library users call: joins the timeline model and the audio I/O.
+        .target(
+            name: "SessionKit",
+            dependencies: [
+                "SessionTimeline",
+                "SessionAudio",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // The command: parses arguments, calls SessionKit, prints.
+        .executableTarget(
+            name: "render-session",
+            dependencies: [
+                "SessionKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "SessionTimelineTests", dependencies: ["SessionTimeline"]),
+        .testTarget(name: "SessionAudioTests", dependencies: ["SessionAudio"]),
+        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionTimeline", "SessionAudio"]),
+        .testTarget(name: "RenderSessionTests", dependencies: ["render-session"]),
+    ]
+)
+
+// The same language settings for every Swift target, as swift-crypto applies its own.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

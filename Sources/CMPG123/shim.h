@@ -1,0 +1,2 @@
+#pragma once
+#include <mpg123.h>

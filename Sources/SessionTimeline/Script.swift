@@ -1,0 +1,130 @@
+public import Foundation
+
+/// A guided session as the app backend serves it (`GuidedMeditationScript`): what is spoken when,
+/// the windows where short interjections may land, and how long the session lasts.
+///
+/// Create one with ``Script/init(json:)``, which validates every rule in ``ScriptRules``.
+public struct Script: Sendable, Equatable, Encodable {
+    /// The script's identifier; it names output files, so it is limited to `[A-Za-z0-9._-]`.
+    public var id: String
+    /// The category the script belongs to, such as `reactivity`.
+    public var category: String
+    /// The title, written into the rendered WAV's title tag.
+    public var title: String
+    /// A one-line description.
+    public var subtitle: String
+    /// The script's place within its category.
+    public var orderIndex: Int
+    /// The planned length of the session before the closing bell.
+    public var durationSeconds: Double
+    /// The spoken parts, each at a planned start.
+    public var segments: [Segment]
+    /// Windows in which one of several short texts is spoken at a random second.
+    public var interjections: [Interjection]
+
+    /// A spoken part of a script.
+    public struct Segment: Sendable, Equatable, Encodable {
+        /// The segment's identifier, unique within its script.
+        public var id: String
+        /// When the segment is planned to start.
+        public var startSeconds: Double
+        /// What is spoken.
+        public var text: String
+        /// The part of the session it belongs to, such as `opening`, `teachings` or `closing`.
+        public var phase: String
+
+        public init(id: String, startSeconds: Double, text: String, phase: String) {
+            self.id = id
+            self.startSeconds = startSeconds
+            self.text = text
+            self.phase = phase
+        }
+    }
+
+    /// A window in which one of several texts is spoken at a random whole second.
+    public struct Interjection: Sendable, Equatable, Encodable {
+        /// The earliest planned start.
+        public var windowStartSeconds: Double
+        /// The latest planned start.
+        public var windowEndSeconds: Double
+        /// The texts to choose from.
+        public var textOptions: [String]
+
+        public init(windowStartSeconds: Double, windowEndSeconds: Double, textOptions: [String]) {
+            self.windowStartSeconds = windowStartSeconds
+            self.windowEndSeconds = windowEndSeconds
+            self.textOptions = textOptions
+        }
+    }
+
+    public init(
+        id: String,
+        category: String,
+        title: String,
+        subtitle: String = "",
+        orderIndex: Int = 0,
+        durationSeconds: Double,
+        segments: [Segment],
+        interjections: [Interjection] = []
+    ) {
+        self.id = id
+        self.category = category
+        self.title = title
+        self.subtitle = subtitle
+        self.orderIndex = orderIndex
+        self.durationSeconds = durationSeconds
+        self.segments = segments
+        self.interjections = interjections
+    }
+
+    /// Decodes and validates a script from the backend's JSON.
+    ///
+    /// Numbers may be written as integers or decimals. Unknown keys are ignored.
+    /// - Throws: ``ScriptError`` listing every problem found, each with its JSON path and rule,
+    ///   or the line and column where the text stops being JSON.
+    public init(json data: Data) throws(ScriptError) {
+        let value = try JSONValue.parse(data)
+        var validator = ScriptValidator()
+        guard let script = validator.script(from: value), validator.problems.isEmpty else {
+            throw ScriptError(problems: validator.problems)
+        }
+        self = script
+    }
+
+    /// Every text a render of this script can need: the segments' texts and every interjection
+    /// option, in script order, each once.
+    public var allTexts: [String] {
+        var seen = Set<String>()
+        let texts = segments.map(\.text) + interjections.flatMap(\.textOptions)
+        return texts.filter { seen.insert($0).inserted }
+    }
+}
+
+/// One broken rule in a script: where it is and what is wrong.
+public struct ScriptProblem: Sendable, Equatable, CustomStringConvertible {
+    /// A JSON path such as `segments[2].startSeconds`, or `line 3, column 12` for a syntax error.
+    public let location: String
+    /// The rule that is broken, as a phrase: `700 is past durationSeconds 600`.
+    public let rule: String
+
+    public init(location: String, rule: String) {
+        self.location = location
+        self.rule = rule
+    }
+
+    /// `location: rule`.
+    public var description: String { "\(location): \(rule)" }
+}
+
+/// The problems that keep a script from being used, all of them, in document order.
+public struct ScriptError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Every problem found, at least one.
+    public let problems: [ScriptProblem]
+
+    public init(problems: [ScriptProblem]) {
+        self.problems = problems
+    }
+
+    /// One line per problem.
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,318 @@
+/// The limits a script must keep. docs/script.md lists them with their reasons.
+public enum ScriptRules {
+    /// Ids become file names: 1…128 of `[A-Za-z0-9._-]`, never `.` or `..`.
+    public static let maximumIdLength = 128
+    /// The longest session, in seconds (24 hours).
+    public static let maximumDurationSeconds: Double = 86_400
+    /// The TTS proxy's limit on one text, in UTF-16 code units (as the backend's validator counts).
+    public static let maximumTextLength = 5_000
+    /// The most segments, and separately the most interjections, in one script.
+    public static let maximumCueCount = 10_000
+    /// The most text options in one interjection.
+    public static let maximumTextOptions = 1_000
+    /// The longest title, subtitle or category, in characters.
+    public static let maximumLabelLength = 500
+    /// How many problems an error lists before it summarizes the rest.
+    public static let maximumReportedProblems = 100
+
+    /// Whether `id` may name a script or a file: 1…128 of `[A-Za-z0-9._-]`, not `.` or `..`.
+    public static func isValidIdentifier(_ id: String) -> Bool {
+        identifierProblem(id) == nil
+    }
+
+    /// What is wrong with `id` as a script id, or `nil` if nothing is.
+    static func identifierProblem(_ id: String) -> String? {
+        let length = id.unicodeScalars.count
+        if length == 0 || length > maximumIdLength {
+            return "must be 1 to \(maximumIdLength) characters long, found \(length)"
+        }
+        if id == "." || id == ".." {
+            return "\(quoted(id)) is not allowed, since ids become file names"
+        }
+        let allowed = id.unicodeScalars.allSatisfy { scalar in
+            switch scalar {
+            case "A"..."Z", "a"..."z", "0"..."9", ".", "_", "-": true
+            default: false
+            }
+        }
+        return allowed ? nil : "\(quoted(id)) may contain only letters, digits, '.', '_' and '-', since ids become file names"
+    }
+}
+
+/// Walks a parsed JSON document, collecting every problem and building a ``Script`` when there are none.
+struct ScriptValidator {
+    private(set) var problems: [ScriptProblem] = []
+    private var omittedProblems = 0
+
+    /// The script in `value`, or `nil` when a required part could not be read at all.
+    /// Problems, including those found on the way, are in ``problems``.
+    mutating func script(from value: JSONValue) -> Script? {
+        defer { summarizeOmittedProblems() }
+        guard case .object(let root) = value else {
+            report("(top level)", "expected a JSON object, found \(value.kindName)")
+            return nil
+        }
+        let id = string(root, "id", at: "")
+        if let id, let problem = ScriptRules.identifierProblem(id) {
+            report("id", problem)
+        }
+        let category = label(root, "category", at: "", required: true)
+        let title = label(root, "title", at: "", required: true)
+        let subtitle = label(root, "subtitle", at: "", required: false) ?? ""
+        let orderIndex = wholeNumber(root, "orderIndex", at: "") ?? 0
+
+        let duration = number(root, "durationSeconds", at: "")
+        var validDuration: Double?
+        if let duration {
+            if duration <= 0 {
+                report("durationSeconds", "\(formatted(duration)) must be greater than 0")
+            } else if duration > ScriptRules.maximumDurationSeconds {
+                report("durationSeconds", "\(formatted(duration)) is longer than the limit of \(formatted(ScriptRules.maximumDurationSeconds)) (24 hours)")
+            } else {
+                validDuration = duration
+            }
+        }
+
+        let segments = segments(root, duration: validDuration)
+        let interjections = interjections(root, duration: validDuration)
+
+        guard let id, let category, let title, let duration, let segments, let interjections else { return nil }
+        return Script(
+            id: id, category: category, title: title, subtitle: subtitle, orderIndex: orderIndex,
+            durationSeconds: duration, segments: segments, interjections: interjections
+        )
+    }
+
+    // MARK: Parts
+
+    private mutating func segments(_ root: [String: JSONValue], duration: Double?) -> [Script.Segment]? {
+        guard let items = array(root, "segments", at: "", required: true) else { return nil }
+        if items.isEmpty {
+            report("segments", "needs at least one segment")
+        }
+        if items.count > ScriptRules.maximumCueCount {
+            report("segments", "\(items.count) segments are more than the limit of \(ScriptRules.maximumCueCount)")
+            return nil
+        }
+        var firstIndexOfId: [String: Int] = [:]
+        var result: [Script.Segment] = []
+        for (index, item) in items.enumerated() {
+            let path = "segments[\(index)]"
+            guard case .object(let fields) = item else {
+                report(path, "expected an object, found \(item.kindName)")
+                continue
+            }
+            let id = string(fields, "id", at: path)
+            if let id {
+                if id.isEmpty || id.unicodeScalars.count > ScriptRules.maximumIdLength {
+                    report("\(path).id", "must be 1 to \(ScriptRules.maximumIdLength) characters long, found \(id.unicodeScalars.count)")
+                } else if let first = firstIndexOfId[id] {
+                    report("\(path).id", "\(quoted(id)) is already the id of segments[\(first)]")
+                } else {
+                    firstIndexOfId[id] = index
+                }
+            }
+            let start = startSeconds(fields, "startSeconds", at: path, duration: duration)
+            let text = text(fields, "text", at: path)
+            let phase = label(fields, "phase", at: path, required: true)
+            if let id, let start, let text, let phase {
+                result.append(Script.Segment(id: id, startSeconds: start, text: text, phase: phase))
+            }
+        }
+        return result.count == items.count ? result : nil
+    }
+
+    private mutating func interjections(_ root: [String: JSONValue], duration: Double?) -> [Script.Interjection]? {
+        guard let items = array(root, "interjections", at: "", required: false) else {
+            return root["interjections"] == nil ? [] : nil
+        }
+        if items.count > ScriptRules.maximumCueCount {
+            report("interjections", "\(items.count) interjections are more than the limit of \(ScriptRules.maximumCueCount)")
+            return nil
+        }
+        var result: [Script.Interjection] = []
+        for (index, item) in items.enumerated() {
+            let path = "interjections[\(index)]"
+            guard case .object(let fields) = item else {
+                report(path, "expected an object, found \(item.kindName)")
+                continue
+            }
+            let start = startSeconds(fields, "windowStartSeconds", at: path, duration: duration)
+            let end = startSeconds(fields, "windowEndSeconds", at: path, duration: duration)
+            if let start, let end, start > end {
+                report(path, "windowStartSeconds \(formatted(start)) is after windowEndSeconds \(formatted(end))")
+            }
+            var options: [String]?
+            if let values = array(fields, "textOptions", at: path, required: true) {
+                if values.isEmpty {
+                    report("\(path).textOptions", "needs at least one text")
+                } else if values.count > ScriptRules.maximumTextOptions {
+                    report("\(path).textOptions", "\(values.count) options are more than the limit of \(ScriptRules.maximumTextOptions)")
+                } else {
+                    let texts = values.indices.compactMap { text(values[$0], at: "\(path).textOptions[\($0)]") }
+                    if texts.count == values.count { options = texts }
+                }
+            }
+            if let start, let end, start <= end, let options {
+                result.append(Script.Interjection(windowStartSeconds: start, windowEndSeconds: end, textOptions: options))
+            }
+        }
+        return result.count == items.count ? result : nil
+    }
+
+    // MARK: Fields
+
+    private mutating func field(_ object: [String: JSONValue], _ key: String, at path: String, required: Bool) -> JSONValue? {
+        guard let value = object[key], value != .null else {
+            if required { report(join(path, key), "is required but missing") }
+            return nil
+        }
+        return value
+    }
+
+    private mutating func string(_ object: [String: JSONValue], _ key: String, at path: String) -> String? {
+        guard let value = field(object, key, at: path, required: true) else { return nil }
+        guard case .string(let string) = value else {
+            report(join(path, key), "expected a string, found \(value.kindName)")
+            return nil
+        }
+        return string
+    }
+
+    private mutating func label(_ object: [String: JSONValue], _ key: String, at path: String, required: Bool) -> String? {
+        guard let value = field(object, key, at: path, required: required) else { return nil }
+        guard case .string(let string) = value else {
+            report(join(path, key), "expected a string, found \(value.kindName)")
+            return nil
+        }
+        if required && string.isEmpty {
+            report(join(path, key), "must not be empty")
+            return nil
+        }
+        if string.count > ScriptRules.maximumLabelLength {
+            report(join(path, key), "\(string.count) characters are more than the limit of \(ScriptRules.maximumLabelLength)")
+            return nil
+        }
+        return string
+    }
+
+    private mutating func text(_ object: [String: JSONValue], _ key: String, at path: String) -> String? {
+        guard let value = field(object, key, at: path, required: true) else { return nil }
+        return text(value, at: join(path, key))
+    }
+
+    /// A text to be spoken: 1…5000 UTF-16 code units with something besides white space.
+    private mutating func text(_ value: JSONValue, at path: String) -> String? {
+        guard case .string(let text) = value else {
+            report(path, "expected a string, found \(value.kindName)")
+            return nil
+        }
+        let length = text.utf16.count
+        if length == 0 {
+            report(path, "is empty; a text needs 1 to \(ScriptRules.maximumTextLength) characters")
+        } else if length > ScriptRules.maximumTextLength {
+            report(path, "\(length) characters are more than the TTS limit of \(ScriptRules.maximumTextLength)")
+        } else if text.allSatisfy(\.isWhitespace) {
+            report(path, "holds only white space; there is nothing to speak")
+        } else {
+            return text
+        }
+        return nil
+    }
+
+    private mutating func number(_ object: [String: JSONValue], _ key: String, at path: String) -> Double? {
+        guard let value = field(object, key, at: path, required: true) else { return nil }
+        guard case .number(let number) = value else {
+            report(join(path, key), "expected a number, found \(value.kindName)")
+            return nil
+        }
+        guard number.isFinite else {
+            report(join(path, key), "\(number) is not a finite number")
+            return nil
+        }
+        return number
+    }
+
+    private mutating func wholeNumber(_ object: [String: JSONValue], _ key: String, at path: String) -> Int? {
+        guard object[key] != nil, let number = number(object, key, at: path) else { return nil }
+        guard number.rounded() == number, let whole = Int(exactly: number), abs(whole) <= 1_000_000_000 else {
+            report(join(path, key), "\(formatted(number)) is not a whole number between -1000000000 and 1000000000")
+            return nil
+        }
+        return whole
+    }
+
+    /// A time within the session: `0 ≤ value ≤ durationSeconds` (the upper bound only when the duration is valid).
+    private mutating func startSeconds(_ object: [String: JSONValue], _ key: String, at path: String, duration: Double?) -> Double? {
+        guard let seconds = number(object, key, at: path) else { return nil }
+        if seconds < 0 {
+            report(join(path, key), "\(formatted(seconds)) is negative")
+            return nil
+        }
+        if let duration, seconds > duration {
+            report(join(path, key), "\(formatted(seconds)) is past durationSeconds \(formatted(duration))")
+            return nil
+        }
+        if seconds > ScriptRules.maximumDurationSeconds {
+            report(join(path, key), "\(formatted(seconds)) is past the longest possible session of \(formatted(ScriptRules.maximumDurationSeconds)) seconds")
+            return nil
+        }
+        return seconds
+    }
+
+    private mutating func array(_ object: [String: JSONValue], _ key: String, at path: String, required: Bool) -> [JSONValue]? {
+        guard let value = field(object, key, at: path, required: required) else { return nil }
+        guard case .array(let items) = value else {
+            report(join(path, key), "expected an array, found \(value.kindName)")
+            return nil
+        }
+        return items
+    }
+
+    // MARK: Reporting
+
+    private mutating func report(_ location: String, _ rule: String) {
+        if problems.count < ScriptRules.maximumReportedProblems {
+            problems.append(ScriptProblem(location: location, rule: rule))
+        } else {
+            omittedProblems += 1
+        }
+    }
+
+    private mutating func summarizeOmittedProblems() {
+        if omittedProblems > 0 {
+            problems.append(ScriptProblem(location: "(script)", rule: "\(omittedProblems) more problems not listed"))
+        }
+    }
+
+    private func join(_ path: String, _ key: String) -> String {
+        path.isEmpty ? key : "\(path).\(key)"
+    }
+}
+
+/// A number as a person would write it: `700`, `350.5`.
+func formatted(_ number: Double) -> String {
+    if number.rounded() == number, abs(number) < 1e15 {
+        return String(Int64(number))
+    }
+    return "\(number)"
+}
+
+/// A string quoted for a message: control characters escaped, long strings cut to 60 characters.
+public func quoted(_ text: String, limit: Int = 60) -> String {
+    var shown = ""
+    for character in text.prefix(limit) {
+        for scalar in character.unicodeScalars {
+            switch scalar {
+            case "\"": shown += "\\\""
+            case "\\": shown += "\\\\"
+            case "\n": shown += "\\n"
+            case "\t": shown += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                shown += "\\u{\(String(scalar.value, radix: 16))}"
+            default: shown.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return "\"" + shown + (text.count > limit ? "…\"" : "\"")
+}

@@ -1,0 +1,137 @@
+/// The gap arithmetic of a session: where each clip lands, where silence goes, where the bell starts.
+///
+/// This is the seed app's `buildTimeline` in integer frames. docs/timing.md states the rules.
+public enum TimelinePlanner {
+    /// A clip to place: when the script wants it and how long it is at the output rate.
+    public struct Cue: Sendable, Equatable {
+        /// The planned start.
+        public var plannedStart: Frames
+        /// The clip's length.
+        public var frameCount: Frames
+
+        public init(plannedStart: Frames, frameCount: Frames) {
+            self.plannedStart = plannedStart
+            self.frameCount = frameCount
+        }
+    }
+
+    /// One placed stretch of the output.
+    public enum Stretch: Sendable, Equatable {
+        /// Cue `cue` (its index in the input) placed at `start`, `lateBy` frames after its planned start.
+        case clip(cue: Int, start: Frames, lateBy: Frames)
+        /// Silence of `frameCount` frames from `start`.
+        case silence(start: Frames, frameCount: Frames)
+        /// The bell from `start`.
+        case bell(start: Frames)
+    }
+
+    /// Places `cues` in time order, fills positive gaps with silence, pads with silence to
+    /// `sessionEnd`, and puts the bell last.
+    ///
+    /// Cues are ordered by planned start; equal starts keep their input order (pass segments
+    /// before interjections, each in script order). A cursor walks from frame 0: a cue planned
+    /// after the cursor is preceded by silence up to its planned start; a cue planned before the
+    /// cursor (the previous clip ran long) starts at the cursor and is late by the difference.
+    /// After the last cue, silence runs to `sessionEnd` if the cursor has not passed it; the bell
+    /// starts where that leaves off.
+    public static func place(_ cues: [Cue], sessionEnd: Frames) -> [Stretch] {
+        let order = cues.indices.sorted { (cues[$0].plannedStart, $0) < (cues[$1].plannedStart, $1) }
+        var stretches: [Stretch] = []
+        stretches.reserveCapacity(cues.count * 2 + 2)
+        var cursor = Frames.zero
+        for index in order {
+            let cue = cues[index]
+            if cue.plannedStart > cursor {
+                stretches.append(.silence(start: cursor, frameCount: cue.plannedStart - cursor))
+                cursor = cue.plannedStart
+            }
+            stretches.append(.clip(cue: index, start: cursor, lateBy: cursor - cue.plannedStart))
+            cursor += cue.frameCount
+        }
+        if sessionEnd > cursor {
+            stretches.append(.silence(start: cursor, frameCount: sessionEnd - cursor))
+            cursor = sessionEnd
+        }
+        stretches.append(.bell(start: cursor))
+        return stretches
+    }
+}
+
+/// A clip chosen for a cue: its cache key and its measured source.
+public struct SourcedClip: Sendable, Equatable {
+    /// The clip's cache key.
+    public var key: String
+    /// The clip's file, rate and exact length.
+    public var source: AudioSourceInfo
+
+    public init(key: String, source: AudioSourceInfo) {
+        self.key = key
+        self.source = source
+    }
+}
+
+extension Timeline {
+    /// Plans a session at `sampleRate`: the script's segments with `segmentClips`, the resolved
+    /// interjections with `interjectionClips` (both aligned by index), and `bell` last.
+    ///
+    /// Every planned start is `sampleRate.frames(atSeconds:)` of the script's seconds, and every
+    /// clip's length is its source length converted with `sampleRate.frames(converting:from:)`.
+    public static func plan(
+        script: Script,
+        seed: UInt64,
+        sampleRate: SampleRate,
+        channels: Int,
+        segmentClips: [SourcedClip],
+        interjections: [ResolvedInterjection],
+        interjectionClips: [SourcedClip],
+        bell: AudioSourceInfo
+    ) -> Timeline {
+        precondition(segmentClips.count == script.segments.count && interjectionClips.count == interjections.count)
+        func frames(atSeconds seconds: Double) -> Frames {
+            guard let frames = sampleRate.frames(atSeconds: seconds) else {
+                preconditionFailure("a validated script's time \(seconds) s must convert to frames")
+            }
+            return frames
+        }
+        func length(of source: AudioSourceInfo) -> Frames {
+            guard let sourceRate = SampleRate(source.sampleRate) else {
+                preconditionFailure("a measured source's rate \(source.sampleRate) must be valid")
+            }
+            return sampleRate.frames(converting: source.frameCount, from: sourceRate)
+        }
+
+        var clips: [PlacedClip] = []
+        var sources: [AudioSourceInfo] = []
+        var kinds: [TimelineItem.Kind] = []
+        for (segment, clip) in zip(script.segments, segmentClips) {
+            clips.append(PlacedClip(text: segment.text, phase: segment.phase, segmentId: segment.id,
+                                    plannedStartFrame: frames(atSeconds: segment.startSeconds), lateByFrames: .zero, key: clip.key))
+            sources.append(clip.source)
+            kinds.append(.segment)
+        }
+        for (interjection, clip) in zip(interjections, interjectionClips) {
+            clips.append(PlacedClip(text: interjection.text, phase: "interjection", segmentId: nil,
+                                    plannedStartFrame: frames(atSeconds: interjection.plannedSeconds), lateByFrames: .zero, key: clip.key))
+            sources.append(clip.source)
+            kinds.append(.interjection)
+        }
+        let cues = zip(clips, sources).map { TimelinePlanner.Cue(plannedStart: $0.plannedStartFrame, frameCount: length(of: $1)) }
+
+        var items: [TimelineItem] = []
+        for stretch in TimelinePlanner.place(cues, sessionEnd: frames(atSeconds: script.durationSeconds)) {
+            let index = items.count
+            switch stretch {
+            case .clip(let cue, let start, let lateBy):
+                var clip = clips[cue]
+                clip.lateByFrames = lateBy
+                items.append(TimelineItem(index: index, kind: kinds[cue], startFrame: start, frameCount: cues[cue].frameCount,
+                                          clip: clip, source: sources[cue]))
+            case .silence(let start, let frameCount):
+                items.append(TimelineItem(index: index, kind: .silence, startFrame: start, frameCount: frameCount))
+            case .bell(let start):
+                items.append(TimelineItem(index: index, kind: .bell, startFrame: start, frameCount: length(of: bell), source: bell))
+            }
+        }
+        return Timeline(scriptId: script.id, title: script.title, seed: seed, sampleRate: sampleRate.hertz, channels: channels, items: items)
+    }
+}
