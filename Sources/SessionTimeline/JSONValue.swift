@@ -2,7 +2,7 @@ internal import Foundation
 
 /// A parsed JSON document, kept loose so that a validator can report every problem in it
 /// rather than the first one a typed decoder trips over.
-enum JSONValue: Sendable, Equatable, Decodable {
+enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -10,58 +10,56 @@ enum JSONValue: Sendable, Equatable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
+    /// Parses `data` with Foundation's `JSONSerialization`, or throws a ``ScriptError`` whose one
+    /// problem gives the line and column of the first syntax error.
+    static func parse(_ data: Data) throws(ScriptError) -> JSONValue {
+        do {
+            return JSONValue(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
+        } catch {
+            throw ScriptError(problems: [syntaxProblem(error, in: data)])
         }
     }
 
-    /// Parses `data`, or throws a ``ScriptError`` whose one problem gives the line and column of
-    /// the first syntax error.
-    static func parse(_ data: Data) throws(ScriptError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            throw ScriptError(problems: [syntaxProblem(in: data)])
+    /// Converts what `JSONSerialization` returns. It gives `true` and `false` as boolean
+    /// `NSNumber`s (Objective-C type `c`), which must not be read as the numbers 1 and 0.
+    private init(_ value: Any) {
+        switch value {
+        case let string as String:
+            self = .string(string)
+        case let number as NSNumber:
+            self = String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
+        case let array as [Any]:
+            self = .array(array.map(JSONValue.init))
+        case let object as [String: Any]:
+            self = .object(object.mapValues(JSONValue.init))
+        default:
+            self = .null
         }
     }
 
     /// Where and why `data` is not JSON, as a problem located by line and column.
     ///
-    /// Foundation's `JSONDecoder` does not say where it stopped; `JSONSerialization` gives a byte
-    /// offset in its message, which is turned into a 1-based line and column here.
-    private static func syntaxProblem(in data: Data) -> ScriptProblem {
+    /// `JSONSerialization` gives a byte offset in its message ("around character 25"), which is
+    /// turned into a 1-based line and column here.
+    private static func syntaxProblem(_ error: any Error, in data: Data) -> ScriptProblem {
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             return ScriptProblem(location: "line 1, column 1", rule: "the file is empty; expected a JSON object")
         }
-        var reason = "not valid JSON"
+        let message = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
         var offset: Int?
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            // Foundation's two parsers disagree (for example on numbers too large for a Double).
-            reason = "a number is out of range or the text is not valid JSON"
-        } catch {
-            let message = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
-            if let range = message.range(of: #"around (line \d+, column \d+|character \d+)"#, options: .regularExpression) {
-                let digits = message[range].split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-                if digits.count == 1 { offset = digits[0] }
-                if digits.count == 2 {
-                    return ScriptProblem(location: "line \(digits[0]), column \(digits[1])", rule: cleaned(message))
-                }
+        if let range = message.range(of: #"around (line \d+, column \d+|character \d+)"#, options: .regularExpression) {
+            let digits = message[range].split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            if digits.count == 1 { offset = digits[0] }
+            if digits.count == 2 {
+                return ScriptProblem(location: "line \(digits[0]), column \(digits[1])", rule: cleaned(message))
             }
-            if !message.isEmpty { reason = cleaned(message) }
         }
+        // Numbers that overflow a Double are reported without a position: find the number itself.
+        if offset == nil, let range = message.range(of: #"^Number \S+ is not representable"#, options: .regularExpression) {
+            let number = Data(message[range].split(separator: " ")[1].utf8)
+            offset = data.firstRange(of: number)?.lowerBound
+        }
+        let reason = message.isEmpty ? "not valid JSON" : cleaned(message)
         let (line, column) = lineAndColumn(ofByte: min(offset ?? data.count, data.count), in: data)
         return ScriptProblem(location: "line \(line), column \(column)", rule: reason)
     }

@@ -227,7 +227,7 @@ struct ScriptValidator {
             return nil
         }
         guard number.isFinite else {
-            report(join(path, key), "\(number) is not a finite number")
+            report(join(path, key), "the number is too large to represent")
             return nil
         }
         return number

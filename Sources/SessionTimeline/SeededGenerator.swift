@@ -52,6 +52,13 @@ public struct ResolvedInterjection: Sendable, Equatable {
     public var optionIndex: Int
     /// The chosen text.
     public var text: String
+
+    public init(interjectionIndex: Int, plannedSeconds: Double, optionIndex: Int, text: String) {
+        self.interjectionIndex = interjectionIndex
+        self.plannedSeconds = plannedSeconds
+        self.optionIndex = optionIndex
+        self.text = text
+    }
 }
 
 extension Script {
