@@ -58,10 +58,11 @@ let package = Package(
             ]
         ),
 
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SessionTimelineTests", dependencies: ["SessionTimeline"]),
-        .testTarget(name: "SessionAudioTests", dependencies: ["SessionAudio"]),
-        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionTimeline", "SessionAudio"]),
-        .testTarget(name: "RenderSessionTests", dependencies: ["render-session"]),
+        .testTarget(name: "SessionAudioTests", dependencies: ["SessionAudio", "TestSupport"]),
+        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "TestSupport"]),
+        .testTarget(name: "RenderSessionTests", dependencies: ["render-session", "TestSupport", "SessionKit"]),
     ]
 )
 

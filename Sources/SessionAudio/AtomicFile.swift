@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing a file so that readers see either the old file or the complete new one, never a part.
+///
+/// The content goes to a temporary file beside the destination, named
+/// `.NAME.PID-RANDOM.partial`; ``commit(_:)`` flushes it and renames it into place in one
+/// step. A temporary left behind by a killed process is removed by ``removeStaleTemporaries(for:)``
+/// once its process is gone. While a temporary exists it is registered, so that a signal
+/// handler can remove it with ``removeAllRegistered()`` before the process exits.
+public struct AtomicFile: Sendable {
+    /// Where the finished file goes.
+    public let destination: String
+    /// Where it is written until then.
+    public let temporaryPath: String
+
+    /// Prepares to write `destination`, removing stale temporaries of earlier, killed runs.
+    public init(destination: String) {
+        self.destination = destination
+        let url = URL(fileURLWithPath: destination)
+        let name = ".\(url.lastPathComponent).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).partial"
+        temporaryPath = url.deletingLastPathComponent().appendingPathComponent(name).path
+        Self.removeStaleTemporaries(for: destination)
+        Self.registered.withLock { _ = $0.insert(temporaryPath) }
+    }
+
+    /// Flushes the temporary to disk and renames it over the destination.
+    public func commit() throws(AudioError) {
+        let descriptor = open(temporaryPath, O_RDONLY)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            Glibc.close(descriptor)
+        }
+        guard rename(temporaryPath, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            discard()
+            throw AudioError(.cannotWrite, path: destination, reason: "cannot move the finished file into place: \(reason)")
+        }
+        Self.registered.withLock { _ = $0.remove(temporaryPath) }
+        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            Glibc.close(directoryDescriptor)
+        }
+    }
+
+    /// Removes the temporary, leaving any earlier file at the destination untouched.
+    public func discard() {
+        unlink(temporaryPath)
+        Self.registered.withLock { _ = $0.remove(temporaryPath) }
+    }
+
+    /// Removes every registered temporary; safe to call from a signal handler's queue.
+    public static func removeAllRegistered() {
+        registered.withLock { paths in
+            for path in paths { unlink(path) }
+            paths.removeAll()
+        }
+    }
+
+    /// Removes temporaries for `destination` whose writing process no longer runs.
+    public static func removeStaleTemporaries(for destination: String) {
+        let url = URL(fileURLWithPath: destination)
+        let prefix = ".\(url.lastPathComponent)."
+        let directory = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".partial") {
+            let middle = name.dropFirst(prefix.count).dropLast(".partial".count)
+            guard let pidText = middle.split(separator: "-").first, let pid = Int32(pidText) else { continue }
+            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
+                unlink(directory.appendingPathComponent(name).path)
+            }
+        }
+    }
+
+    private static let registered = Mutex<Set<String>>([])
+}
+
+/// Facts about the terminal the process runs in.
+public enum Terminal {
+    /// Whether standard error is a terminal, where progress may be drawn.
+    public static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+}
+
+/// What happens to the process's unfinished files when it is interrupted.
+public enum Interruption {
+    /// On SIGINT or SIGTERM, removes every unfinished temporary file and exits with status
+    /// 128 + the signal's number, as a shell would report it.
+    public static func removeTemporaryFilesOnExit() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                AtomicFile.removeAllRegistered()
+                _exit(128 + signalNumber)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Keeps the signal sources alive. Only `removeTemporaryFilesOnExit()` touches it, once, at
+    /// the start of a command, before any other thread runs.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+}

@@ -1,0 +1,50 @@
+/// An error from reading, converting or writing audio, with a sentence a person can act on.
+///
+/// The description names the file and the cause, carrying the C library's own message where
+/// there is one: `Cannot decode /cache/3f9a….mp3: mpg123: invalid frame (code -1)`.
+public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public let code: Code
+    /// The file concerned, if any.
+    public let path: String?
+    /// The cause, as a phrase.
+    public let reason: String
+
+    /// What kind of failure an ``AudioError`` is.
+    public enum Code: String, Sendable, Equatable {
+        /// The file could not be opened or is not a format the library reads.
+        case cannotOpen
+        /// The file opened but its audio could not be decoded to the end.
+        case cannotDecode
+        /// The file holds no audio frames at all.
+        case noAudio
+        /// The file's sample rate or channel count changes part of the way through.
+        case formatChanged
+        /// The file decoded to fewer frames than its header or an earlier measurement promised.
+        case truncated
+        /// Converting between sample rates failed.
+        case cannotResample
+        /// The output could not be created or written in full.
+        case cannotWrite
+        /// A requested format (rate, channels, sample format) is not supported.
+        case unsupportedFormat
+    }
+
+    public init(_ code: Code, path: String?, reason: String) {
+        self.code = code
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String {
+        let verb = switch code {
+        case .cannotOpen: "Cannot open"
+        case .cannotDecode, .noAudio, .formatChanged, .truncated: "Cannot decode"
+        case .cannotResample: "Cannot resample"
+        case .cannotWrite: "Cannot write"
+        case .unsupportedFormat: "Cannot use"
+        }
+        if let path { return "\(verb) \(path): \(reason)" }
+        return "\(verb) audio: \(reason)"
+    }
+}

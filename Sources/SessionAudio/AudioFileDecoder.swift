@@ -1,0 +1,122 @@
+import Foundation
+
+/// What a measurement found out about an audio file before decoding it for real.
+public struct AudioMeasurement: Sendable, Equatable {
+    /// The file's sample rate.
+    public var sampleRate: Int
+    /// The file's channel count.
+    public var channelCount: Int
+    /// The exact number of frames the file decodes to.
+    public var frameCount: Int64
+    /// Whether encoder delay and padding from a LAME/Xing tag were removed.
+    public var gapless: Bool
+    /// What the file is: `MPEG audio` or libsndfile's name for the container.
+    public var formatName: String
+}
+
+/// Decodes an audio file to 32-bit float frames, whatever its format, detected by content:
+/// MPEG audio through libmpg123 (gapless), everything else through libsndfile.
+public final class AudioFileDecoder {
+    private enum Backend {
+        case mpeg(MPEGDecoder)
+        case soundFile(SoundFileReader)
+    }
+
+    private let backend: Backend
+    /// The file being decoded.
+    public let path: String
+    /// The file's sample rate.
+    public let sampleRate: Int
+    /// The file's channel count.
+    public let channelCount: Int
+    /// Whether encoder delay and padding from a LAME/Xing tag are being removed.
+    public let gapless: Bool
+    /// What the file is: `MPEG audio` or libsndfile's name for the container.
+    public let formatName: String
+
+    /// Opens `path`, choosing the decoder by the file's first bytes, never by its name.
+    public init(path: String) throws(AudioError) {
+        let prefix = try Self.firstBytes(of: path)
+        if Self.isSoundFileContainer(prefix) {
+            let reader = try SoundFileReader(path: path)
+            backend = .soundFile(reader)
+            sampleRate = reader.sampleRate
+            channelCount = reader.channelCount
+            gapless = false
+            formatName = reader.formatName
+        } else {
+            let decoder = try MPEGDecoder(path: path)
+            backend = .mpeg(decoder)
+            sampleRate = decoder.sampleRate
+            channelCount = decoder.channelCount
+            gapless = decoder.gapless
+            formatName = "MPEG audio"
+        }
+        self.path = path
+        guard channelCount > 0, sampleRate > 0 else {
+            throw AudioError(.unsupportedFormat, path: path, reason: "the file reports \(sampleRate) Hz and \(channelCount) channels")
+        }
+    }
+
+    /// Decodes up to `maximumFrames` frames into `samples`, interleaved from index 0, growing it if needed.
+    /// Returns the number of frames decoded; 0 only at the end.
+    public func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
+        switch backend {
+        case .mpeg(let decoder): try decoder.read(into: &samples, maximumFrames: maximumFrames)
+        case .soundFile(let reader): try reader.read(into: &samples, maximumFrames: maximumFrames)
+        }
+    }
+
+    /// Measures `path` exactly: its format, and its length as decoded.
+    ///
+    /// For MPEG audio the length comes from a scan of every frame header (nothing is decoded);
+    /// for other formats the file is read through, since a header's length is only a claim.
+    /// Zero frames is an error: libmpg123 reports success for empty and non-audio files.
+    public static func measure(path: String) throws(AudioError) -> AudioMeasurement {
+        let decoder = try AudioFileDecoder(path: path)
+        var frameCount: Int64
+        switch decoder.backend {
+        case .mpeg(let mpeg):
+            frameCount = try mpeg.scannedFrameCount()
+        case .soundFile(let reader):
+            frameCount = 0
+            var buffer: [Float] = []
+            while case let frames = try reader.read(into: &buffer, maximumFrames: 16_384), frames > 0 {
+                frameCount += Int64(frames)
+            }
+        }
+        guard frameCount > 0 else {
+            throw AudioError(.noAudio, path: path, reason: "the file decodes to no audio frames")
+        }
+        return AudioMeasurement(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount,
+                                frameCount: frameCount, gapless: decoder.gapless, formatName: decoder.formatName)
+    }
+
+    /// The first bytes of `path`, after checking that it is a readable regular file, so that the
+    /// error says what is really wrong (libsndfile says "does not exist" for much else).
+    private static func firstBytes(of path: String) throws(AudioError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AudioError(.cannotOpen, path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw AudioError(.cannotOpen, path: path, reason: "it is a directory, not an audio file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw AudioError(.cannotOpen, path: path, reason: "the file is not readable (permission denied)")
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: 12)) ?? nil
+        guard let data, !data.isEmpty else {
+            throw AudioError(.noAudio, path: path, reason: "the file is empty")
+        }
+        return [UInt8](data)
+    }
+
+    /// Whether `prefix` starts like a container libsndfile reads (RIFF/RF64 WAV, AIFF, FLAC, Ogg, CAF, …).
+    static func isSoundFileContainer(_ prefix: [UInt8]) -> Bool {
+        let magics: [[UInt8]] = ["RIFF", "RIFX", "RF64", "BW64", "FORM", "fLaC", "OggS", "caff", ".snd", "wvpk", "riff"]
+            .map { Array($0.utf8) }
+        return magics.contains { prefix.starts(with: $0) }
+    }
+}

@@ -1,0 +1,133 @@
+internal import CMPG123
+
+/// Decodes an MPEG audio file (MP3, also MP2 and MP1) to 32-bit float frames with libmpg123.
+///
+/// Gapless decoding is on: when the file carries a LAME/Xing tag, the encoder's delay and
+/// padding are removed, so the frames decoded are exactly the frames that were encoded.
+/// The decoder owns its `mpg123_handle` and frees it in `deinit`.
+final class MPEGDecoder {
+    private let handle: OpaquePointer
+    let path: String
+    let sampleRate: Int
+    let channelCount: Int
+    /// Whether the file's LAME/Xing tag gave the encoder delay or padding, which were removed.
+    let gapless: Bool
+
+    /// Opens `path` and reads far enough to know its format.
+    ///
+    /// The corresponding libmpg123 calls are `mpg123_new`, `mpg123_param2`, `mpg123_format2`,
+    /// `mpg123_open` and `mpg123_getformat`.
+    init(path: String) throws(AudioError) {
+        Self.initializeLibrary
+        var error: Int32 = 0
+        guard let handle = mpg123_new(nil, &error) else {
+            throw AudioError(.cannotOpen, path: path, reason: "mpg123: \(Self.message(for: error))")
+        }
+        self.handle = handle
+        self.path = path
+        let flags = Int(MPG123_GAPLESS.rawValue | MPG123_QUIET.rawValue)
+        var result = mpg123_param2(handle, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0)
+        if result == MPG123_OK.rawValue {
+            result = mpg123_param2(handle, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_AUTO_RESAMPLE.rawValue), 0)
+        }
+        if result == MPG123_OK.rawValue { result = mpg123_format_none(handle) }
+        if result == MPG123_OK.rawValue {
+            let channels = Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue)
+            result = mpg123_format2(handle, 0, channels, Int32(MPG123_ENC_FLOAT_32.rawValue))
+        }
+        if result == MPG123_OK.rawValue { result = mpg123_open(handle, path) }
+        var rate = 0
+        var channels: Int32 = 0
+        var encoding: Int32 = 0
+        if result == MPG123_OK.rawValue { result = mpg123_getformat(handle, &rate, &channels, &encoding) }
+        guard result == MPG123_OK.rawValue else {
+            let reason = Self.describe(result, handle: handle)
+            mpg123_close(handle)
+            mpg123_delete(handle)
+            // libmpg123 reaches the end of a file without audio (empty, tags only, not MPEG at all)
+            // before it finds a format.
+            if result == MPG123_DONE.rawValue || result == MPG123_NEED_MORE.rawValue {
+                throw AudioError(.noAudio, path: path, reason: "no MPEG audio frames found (the file is empty, holds only tags, or is not audio)")
+            }
+            throw AudioError(.cannotOpen, path: path, reason: reason)
+        }
+        sampleRate = rate
+        channelCount = Int(channels)
+        var delay = -1
+        var padding = -1
+        mpg123_getstate2(handle, Int32(MPG123_ENC_DELAY.rawValue), &delay, nil)
+        mpg123_getstate2(handle, Int32(MPG123_ENC_PADDING.rawValue), &padding, nil)
+        gapless = delay >= 0 || padding >= 0
+    }
+
+    deinit {
+        mpg123_close(handle)
+        mpg123_delete(handle)
+    }
+
+    /// The exact length in frames, from a scan of every MPEG frame header (fast: nothing is decoded).
+    ///
+    /// With a LAME/Xing tag the encoder's delay and padding are already subtracted. The decoder
+    /// checks the frames it delivers against this, so a file that lies is caught at decode time.
+    /// The corresponding libmpg123 calls are `mpg123_scan` and `mpg123_length`.
+    func scannedFrameCount() throws(AudioError) -> Int64 {
+        let result = mpg123_scan(handle)
+        guard result == MPG123_OK.rawValue else {
+            throw AudioError(.cannotDecode, path: path, reason: Self.describe(result, handle: handle))
+        }
+        let length = mpg123_length(handle)
+        guard length >= 0 else {
+            throw AudioError(.cannotDecode, path: path, reason: "mpg123 cannot tell the stream's length")
+        }
+        return Int64(length)
+    }
+
+    /// Decodes up to `maximumFrames` frames into `samples` (interleaved, from index 0).
+    ///
+    /// Returns the number of frames decoded; 0 only at the end of the stream.
+    /// The corresponding libmpg123 call is `mpg123_read`.
+    func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
+        let wanted = maximumFrames * channelCount
+        if samples.count < wanted { samples = [Float](repeating: 0, count: wanted) }
+        while true {
+            var bytes = 0
+            let result = samples.withUnsafeMutableBytes { buffer in
+                mpg123_read(handle, buffer.baseAddress, wanted * MemoryLayout<Float>.size, &bytes)
+            }
+            let frames = bytes / (MemoryLayout<Float>.size * channelCount)
+            switch result {
+            case MPG123_OK.rawValue:
+                if frames > 0 { return frames }
+            case MPG123_DONE.rawValue:
+                return frames
+            case MPG123_NEW_FORMAT.rawValue:
+                var rate = 0
+                var channels: Int32 = 0
+                var encoding: Int32 = 0
+                mpg123_getformat(handle, &rate, &channels, &encoding)
+                if rate != sampleRate || Int(channels) != channelCount {
+                    throw AudioError(
+                        .formatChanged, path: path,
+                        reason: "the stream changes from \(sampleRate) Hz \(channelCount) ch to \(rate) Hz \(channels) ch part of the way through")
+                }
+                if frames > 0 { return frames }
+            default:
+                throw AudioError(.cannotDecode, path: path, reason: Self.describe(result, handle: handle))
+            }
+        }
+    }
+
+    /// libmpg123 needs `mpg123_init` once per process before version 1.27; it is harmless after.
+    private static let initializeLibrary: Void = {
+        _ = mpg123_init()
+    }()
+
+    private static func message(for code: Int32) -> String {
+        String(cString: mpg123_plain_strerror(code))
+    }
+
+    private static func describe(_ code: Int32, handle: OpaquePointer) -> String {
+        let text = code == MPG123_ERR.rawValue ? String(cString: mpg123_strerror(handle)) : message(for: code)
+        return "mpg123: \(text) (code \(code))"
+    }
+}

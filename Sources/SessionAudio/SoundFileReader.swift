@@ -1,0 +1,59 @@
+internal import CSndFile
+
+/// Reads any format libsndfile knows (WAV, RF64, FLAC, Ogg Vorbis/Opus, AIFF, CAF, …) as
+/// 32-bit float frames. Owns its `SNDFILE` and closes it in `deinit`.
+final class SoundFileReader {
+    private let file: OpaquePointer
+    let path: String
+    let sampleRate: Int
+    let channelCount: Int
+    /// The frame count the file's header declares; a promise, not proof.
+    let declaredFrameCount: Int64
+    /// libsndfile's name for the container, such as `WAV (Microsoft)`.
+    let formatName: String
+
+    /// Opens `path` for reading. The corresponding libsndfile call is `sf_open`.
+    init(path: String) throws(AudioError) {
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw AudioError(.cannotOpen, path: path, reason: "libsndfile: \(String(cString: sf_strerror(nil)))")
+        }
+        guard info.channels > 0, info.samplerate > 0 else {
+            sf_close(file)
+            throw AudioError(.cannotOpen, path: path, reason: "libsndfile reports \(info.samplerate) Hz and \(info.channels) channels")
+        }
+        self.file = file
+        self.path = path
+        sampleRate = Int(info.samplerate)
+        channelCount = Int(info.channels)
+        declaredFrameCount = Int64(info.frames)
+        var formatInfo = SF_FORMAT_INFO()
+        formatInfo.format = info.format & Int32(SF_FORMAT_TYPEMASK)
+        if sf_command(file, Int32(SFC_GET_FORMAT_INFO), &formatInfo, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+           let name = formatInfo.name {
+            formatName = String(cString: name)
+        } else {
+            formatName = "sound file"
+        }
+    }
+
+    deinit {
+        sf_close(file)
+    }
+
+    /// Reads up to `maximumFrames` frames into `samples` (interleaved, from index 0).
+    ///
+    /// Returns the number of frames read; 0 only at the end. The corresponding libsndfile call is
+    /// `sf_readf_float`.
+    func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
+        let wanted = maximumFrames * channelCount
+        if samples.count < wanted { samples = [Float](repeating: 0, count: wanted) }
+        let frames = samples.withUnsafeMutableBufferPointer { buffer in
+            sf_readf_float(file, buffer.baseAddress, sf_count_t(maximumFrames))
+        }
+        if frames == 0, sf_error(file) != 0 {
+            throw AudioError(.cannotDecode, path: path, reason: "libsndfile: \(String(cString: sf_strerror(file)))")
+        }
+        return Int(frames)
+    }
+}

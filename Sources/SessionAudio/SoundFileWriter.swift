@@ -1,0 +1,161 @@
+internal import CSndFile
+
+/// How samples are stored in a written file.
+public enum SampleFormat: String, Sendable, CaseIterable {
+    /// Signed 16-bit integers, the default: what every player reads.
+    case pcm16 = "s16"
+    /// Signed 24-bit integers.
+    case pcm24 = "s24"
+    /// 32-bit IEEE floats.
+    case float32 = "f32"
+
+    /// Bytes per sample in the file.
+    public var bytesPerSample: Int {
+        switch self {
+        case .pcm16: 2
+        case .pcm24: 3
+        case .float32: 4
+        }
+    }
+}
+
+/// Writes a WAV file with libsndfile, which writes every header; frames go in as 32-bit floats
+/// and are rounded to the file's format here.
+///
+/// Floats map to integers by `round(x × 2^(bits−1))`, clamped to the format's range (the
+/// inverse of libsndfile's reading scale, so 16-bit sources pass through unchanged). A file
+/// whose data would pass 4 GiB is written as RF64. Every write's frame count is checked:
+/// libsndfile reports a full disk only there. Owns its `SNDFILE`; ``close()`` finishes the file.
+public final class SoundFileWriter {
+    private var file: OpaquePointer?
+    /// The file being written.
+    public let path: String
+    /// The file's channel count.
+    public let channelCount: Int
+    /// The file's sample format.
+    public let format: SampleFormat
+    /// Frames written so far.
+    public private(set) var framesWritten: Int64 = 0
+    private var integers: [Int32] = []
+    private var shorts: [Int16] = []
+    private var zeros: [Float] = []
+
+    /// Creates `path` (replacing any file there) for `frameCount` frames, or an unknown number.
+    ///
+    /// The corresponding libsndfile calls are `sf_open` and `sf_set_string`.
+    public init(path: String, sampleRate: Int, channelCount: Int, format: SampleFormat, frameCount: Int64? = nil, title: String? = nil) throws(AudioError) {
+        let dataBytes = (frameCount ?? 0) * Int64(channelCount * format.bytesPerSample)
+        let container = dataBytes > Int64(UInt32.max) - (1 << 20) ? SF_FORMAT_RF64 : SF_FORMAT_WAV
+        let encoding = switch format {
+        case .pcm16: SF_FORMAT_PCM_16
+        case .pcm24: SF_FORMAT_PCM_24
+        case .float32: SF_FORMAT_FLOAT
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channelCount)
+        info.format = Int32(container | encoding)
+        guard sf_format_check(&info) != 0 else {
+            throw AudioError(.unsupportedFormat, path: path, reason: "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(format.rawValue) WAV")
+        }
+        guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw AudioError(.cannotWrite, path: path, reason: "libsndfile: \(String(cString: sf_strerror(nil)))")
+        }
+        self.file = file
+        self.path = path
+        self.channelCount = channelCount
+        self.format = format
+        if format == .float32 {
+            sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
+        }
+        if let title, !title.isEmpty, sf_set_string(file, Int32(SF_STR_TITLE), title) != 0 {
+            throw failure("cannot set the title tag")
+        }
+    }
+
+    deinit {
+        if let file { sf_close(file) }
+    }
+
+    /// Writes the first `frames` frames of interleaved `samples`.
+    /// The corresponding libsndfile calls are `sf_writef_short`, `sf_writef_int` and `sf_writef_float`.
+    public func write(_ samples: [Float], frames: Int) throws(AudioError) {
+        guard let file else { throw AudioError(.cannotWrite, path: path, reason: "the file is already closed") }
+        let count = frames * channelCount
+        precondition(samples.count >= count, "write(_:frames:) was given fewer samples than frames × channels")
+        let written: sf_count_t
+        switch format {
+        case .pcm16:
+            if shorts.count < count { shorts = [Int16](repeating: 0, count: count) }
+            SampleConversion.quantize(samples, count: count, into: &shorts)
+            written = shorts.withUnsafeBufferPointer { sf_writef_short(file, $0.baseAddress, sf_count_t(frames)) }
+        case .pcm24:
+            if integers.count < count { integers = [Int32](repeating: 0, count: count) }
+            SampleConversion.quantize24(samples, count: count, into: &integers)
+            written = integers.withUnsafeBufferPointer { sf_writef_int(file, $0.baseAddress, sf_count_t(frames)) }
+        case .float32:
+            written = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(frames)) }
+        }
+        guard written == frames else {
+            throw failure("wrote \(written) of \(frames) frames")
+        }
+        framesWritten += Int64(frames)
+    }
+
+    /// Writes `frames` frames of digital silence.
+    public func writeSilence(frames: Int64) throws(AudioError) {
+        let block = 16_384
+        if zeros.count < block * channelCount { zeros = [Float](repeating: 0, count: block * channelCount) }
+        var remaining = frames
+        while remaining > 0 {
+            let chunk = Int(min(remaining, Int64(block)))
+            try write(zeros, frames: chunk)
+            remaining -= Int64(chunk)
+        }
+    }
+
+    /// Finishes the header, flushes the file to disk and closes it.
+    /// The corresponding libsndfile calls are `sf_write_sync` and `sf_close`.
+    public func close() throws(AudioError) {
+        guard let file else { return }
+        sf_write_sync(file)
+        let syncError = sf_error(file)
+        let message = String(cString: sf_strerror(file))
+        self.file = nil
+        let result = sf_close(file)
+        guard syncError == 0, result == 0 else {
+            throw AudioError(.cannotWrite, path: path, reason: "libsndfile: \(syncError != 0 ? message : String(cString: sf_error_number(result)))")
+        }
+    }
+
+    private func failure(_ what: String) -> AudioError {
+        let detail = file.map { String(cString: sf_strerror($0)) } ?? "file closed"
+        return AudioError(.cannotWrite, path: path, reason: "\(what) (libsndfile: \(detail))")
+    }
+}
+
+/// Float-to-integer sample conversion: `round(x × 2^(bits−1))`, clamped.
+enum SampleConversion {
+    static func quantize(_ samples: [Float], count: Int, into output: inout [Int16]) {
+        samples.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                for index in 0..<count {
+                    let scaled = (source[index] * 32_768).rounded(.toNearestOrEven)
+                    target[index] = Int16(max(-32_768, min(32_767, scaled)))
+                }
+            }
+        }
+    }
+
+    /// 24-bit values in the top three bytes of an `Int32`, as libsndfile's `sf_writef_int` expects.
+    static func quantize24(_ samples: [Float], count: Int, into output: inout [Int32]) {
+        samples.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                for index in 0..<count {
+                    let scaled = (Double(source[index]) * 8_388_608).rounded(.toNearestOrEven)
+                    target[index] = Int32(max(-8_388_608, min(8_388_607, scaled))) << 8
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import SessionAudio
+import TestSupport
+
+/// Decodes a whole file, returning its frames interleaved.
+func decodeAll(_ path: String) throws -> (samples: [Float], rate: Int, channels: Int) {
+    let decoder = try AudioFileDecoder(path: path)
+    var all: [Float] = []
+    var block: [Float] = []
+    while case let frames = try decoder.read(into: &block, maximumFrames: 4_096), frames > 0 {
+        all.append(contentsOf: block[0..<(frames * decoder.channelCount)])
+    }
+    return (all, decoder.sampleRate, decoder.channelCount)
+}
+
+/// Writes `samples` as a WAV file with libsndfile.
+func writeWAV(_ samples: [Float], rate: Int, channels: Int, format: SampleFormat = .pcm16, to path: String) throws {
+    let writer = try SoundFileWriter(path: path, sampleRate: rate, channelCount: channels, format: format)
+    try writer.write(samples, frames: samples.count / channels)
+    try writer.close()
+}
+
+@Suite("Decoding")
+struct DecodingTests {
+    @Test("Gapless decoding of every fixture clip gives exactly the frames it was encoded from")
+    func gaplessFixtures() throws {
+        let clips = try FixtureClip.all()
+        #expect(clips.count == 15)
+        for clip in clips {
+            let measurement = try AudioFileDecoder.measure(path: clip.path)
+            #expect(measurement.frameCount == clip.sourceFrames, "scan of \(clip.text)")
+            #expect(measurement.gapless, "\(clip.text) carries a LAME tag")
+            #expect(measurement.sampleRate == clip.sampleRate && measurement.channelCount == clip.channels)
+            let decoded = try decodeAll(clip.path)
+            #expect(Int64(decoded.samples.count / decoded.channels) == clip.sourceFrames, "decode of \(clip.text)")
+        }
+    }
+
+    @Test("mpg123's sweep.mp3 decodes to exactly 44,100 frames, its delay and padding removed")
+    func sweepVector() throws {
+        guard let path = Repository.vector("mpg123/sweep.mp3") else { return }
+        let measurement = try AudioFileDecoder.measure(path: path)
+        #expect(measurement.frameCount == 44_100)
+        #expect(measurement.gapless)
+        let decoded = try decodeAll(path)
+        #expect(decoded.samples.count / decoded.channels == 44_100)
+    }
+
+    @Test("A stream without a gapless tag decodes to what it holds")
+    func untaggedVector() throws {
+        guard let path = Repository.vector("go-mp3/mpeg2.mp3") else { return }
+        let measurement = try AudioFileDecoder.measure(path: path)
+        #expect(measurement.frameCount == 1_654_272)
+        #expect(!measurement.gapless)
+        #expect(measurement.sampleRate == 22_050 && measurement.channelCount == 1)
+    }
+
+    @Test("Formats are detected by content: a WAV named .mp3 is read as WAV")
+    func detectionByContent() throws {
+        let folder = try TemporaryFolder()
+        let samples: [Float] = (0..<1_000).map { Float(($0 % 100) - 50) / 128 }
+        try writeWAV(samples, rate: 16_000, channels: 1, to: folder.path("disguised.mp3"))
+        let measurement = try AudioFileDecoder.measure(path: folder.path("disguised.mp3"))
+        #expect(measurement.formatName.contains("WAV"))
+        #expect(measurement.frameCount == 1_000)
+        #expect(try decodeAll(folder.path("disguised.mp3")).samples == samples, "16-bit values survive a float round trip")
+    }
+
+    @Test("Files with no audio are errors that say so", arguments: [
+        ("empty.mp3", Data(), "the file is empty"),
+        ("page.mp3", Data("<!DOCTYPE html><html><body>502 Bad Gateway</body></html>".utf8), "no MPEG audio frames found"),
+        ("id3-only.mp3", Data([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 10] + [UInt8](repeating: 0, count: 10)), "no MPEG audio frames found"),
+    ])
+    func noAudio(name: String, content: Data, reason: String) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path(name)
+        try content.write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try AudioFileDecoder.measure(path: path)
+        } throws: { error in
+            let error = error as? AudioError
+            return error?.code == .noAudio && error?.description.hasPrefix("Cannot decode \(path): \(reason)") == true
+        }
+    }
+
+    @Test("A missing file and a directory get their own messages")
+    func notAFile() throws {
+        let folder = try TemporaryFolder()
+        #expect(throws: AudioError(.cannotOpen, path: folder.path("none.mp3"), reason: "no such file")) {
+            try AudioFileDecoder.measure(path: folder.path("none.mp3"))
+        }
+        #expect(throws: AudioError(.cannotOpen, path: folder.path(""), reason: "it is a directory, not an audio file")) {
+            try AudioFileDecoder.measure(path: folder.path(""))
+        }
+    }
+}
