@@ -161,19 +161,40 @@ struct ScriptValidationTests {
     }
 
     @Test("Malformed JSON is reported with its line and column", arguments: [
-        ("{\n  \"id\": \"a\",\n  \"title\": [1, 2,, 3]\n}", "line 3, column 18"),
-        ("{\"id\": \"a\"", "line 1, column 11"),
-        ("", "line 1, column 1"),
-        ("{\"durationSeconds\": NaN}", "line 1, column 21"),
+        ("{\n  \"id\": \"a\",\n  \"title\": [1, 2,, 3]\n}",
+         "line 3, column 18: expected a value (object, array, string, number, true, false or null)"),
+        ("{\"id\": \"a\"", "line 1, column 11: expected ',' or '}' after a member of an object"),
+        ("", "line 1, column 1: the file is empty; expected a JSON object"),
+        ("{\"durationSeconds\": NaN}", "line 1, column 21: expected a value (object, array, string, number, true, false or null)"),
+        ("{\"a\": 01}", "line 1, column 8: expected ',' or '}' after a member of an object"),
+        ("{\"a\": \"tab\there\"}", "line 1, column 11: a control character must be escaped inside a string"),
+        ("{\"a\": \"x\"} trailing", "line 1, column 12: unexpected text after the end of the JSON value"),
+        ("{\"é\": \"open", "line 1, column 7: a string is not closed"),
+        (String(repeating: "[", count: 100), "line 1, column 65: arrays and objects are nested more than 64 deep"),
     ])
-    func malformedJSON(text: String, location: String) {
-        let problems = Self.problems(Data(text.utf8))
-        #expect(problems.count == 1)
-        #expect(problems.first?.hasPrefix(location + ": ") == true, "\(problems)")
+    func malformedJSON(text: String, expected: String) {
+        #expect(Self.problems(Data(text.utf8)) == [expected])
+    }
+
+    @Test("Strings decode escapes and surrogate pairs; numbers are exact")
+    func exactValues() throws {
+        let script = try Script(json: Data(#"""
+            {"id": "a", "category": "c", "title": "Caf\u00e9 \ud83d\ude42 \"q\" \\ \/", "durationSeconds": 16.856734693877552,
+             "segments": [{"id": "s", "startSeconds": 1E1, "text": "x", "phase": "p"}]}
+            """#.utf8))
+        #expect(script.title == "Café 🙂 \"q\" \\ /")
+        #expect(script.durationSeconds == 16.856734693877552, "Foundation's JSONSerialization reads …556 here")
+        #expect(script.segments[0].startSeconds == 10)
+    }
+
+    @Test("Invalid UTF-8 and lone surrogates are refused")
+    func invalidText() {
+        #expect(Self.problems(Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D])) == ["line 1, column 2: a string is not valid UTF-8"])
+        #expect(Self.problems(Data(#"{"a": "\ud800"}"#.utf8)) == [#"line 1, column 14: a \u escape names a lone surrogate"#])
     }
 
     @Test("Numbers too large for a double are refused, not taken as infinity")
     func hugeNumber() {
-        #expect(Self.problems(Self.json(duration: "1e400")) == ["line 2, column 38: number 1e400 is not representable in Swift"])
+        #expect(Self.problems(Self.json(duration: "1e400")) == ["line 2, column 38: the number 1e400 is too large to represent"])
     }
 }
