@@ -1,0 +1,71 @@
+public import Foundation
+internal import Crypto
+internal import SessionTimeline
+
+/// The folder of synthesized clips: `{key}.mp3`, where the key names the text, voice and speed.
+///
+/// key = lowercase hex SHA-256 of the UTF-8 bytes of `text + voice + speed`, the speed written
+/// as Swift writes a `Double` (`1.0`, `1.25`). The same key the app's cache uses, so a clip
+/// made anywhere serves everywhere. docs/cache.md describes the layout.
+public struct ClipCache: Sendable {
+    /// The cache folder.
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// `$XDG_CACHE_HOME/render-session/tts`, else `~/.cache/render-session/tts`.
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let base = environment["XDG_CACHE_HOME"], base.hasPrefix("/") {
+            return base + "/render-session/tts"
+        }
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return home + "/.cache/render-session/tts"
+    }
+
+    /// The cache key of `text` spoken by `voice` at `speed`.
+    public static func key(text: String, voice: String, speed: Double) -> String {
+        let digest = SHA256.hash(data: Data((text + voice + "\(speed)").utf8))
+        let hexDigits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in digest {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+
+    /// Where the clip with `key` is stored.
+    public func path(forKey key: String) -> String {
+        (directory as NSString).appendingPathComponent("\(key).mp3")
+    }
+
+    /// A clip the cache should hold: its text, key and path.
+    public struct Entry: Sendable, Equatable {
+        /// The spoken text.
+        public let text: String
+        /// The cache key.
+        public let key: String
+        /// Where the clip is, or would be.
+        public let path: String
+    }
+
+    /// The entry for `text` spoken by `voice` at `speed`.
+    public func entry(text: String, voice: String, speed: Double) -> Entry {
+        let key = Self.key(text: text, voice: voice, speed: speed)
+        return Entry(text: text, key: key, path: path(forKey: key))
+    }
+
+    /// The entries of `texts` that have no file in the cache, in order.
+    public func missing(_ texts: [String], voice: String, speed: Double) -> [Entry] {
+        texts.map { entry(text: $0, voice: voice, speed: speed) }
+            .filter { !FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// The sentence that reports a missing entry.
+    static func describeMissing(_ entry: Entry) -> String {
+        "No clip for \(quoted(entry.text)) (key \(entry.key)): nothing at \(entry.path)"
+    }
+}

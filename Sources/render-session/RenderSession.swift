@@ -1,0 +1,23 @@
+import ArgumentParser
+import SessionKit
+
+/// `render-session`: turns a guided-session script into one gapless WAV file.
+@main
+struct RenderSession: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render-session",
+        abstract: "Render a guided-meditation script into one gapless audio file.",
+        discussion: """
+            A script (the app backend's GuidedMeditationScript JSON) says what is spoken when. \
+            Every text's clip comes from a content-addressed cache of MP3 files; the clips, \
+            exact silences, randomized interjections and a closing bell become one WAV file, \
+            and the plan of it a timeline JSON.
+
+            Example:
+              render-session render Fixtures/scripts/evening-reset.json -o out/evening-reset.wav \\
+                --cache Fixtures/cache --seed 7
+            """,
+        version: SessionKitVersion.current,
+        subcommands: [RenderCommand.self, TimelineCommand.self, SilenceCommand.self]
+    )
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import SessionKit
+import TestSupport
+
+/// The outcome of running the built `render-session`.
+struct CommandResult {
+    let status: Int32
+    let standardOutput: String
+    let standardError: String
+}
+
+/// Runs the built `render-session` with `arguments`, standard input closed.
+func renderSession(_ arguments: [String], environment: [String: String]? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = Repository.binary
+    process.arguments = arguments
+    process.currentDirectoryURL = Repository.root
+    if let environment { process.environment = environment }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus,
+                         standardOutput: String(decoding: outputData, as: UTF8.self),
+                         standardError: String(decoding: errorData, as: UTF8.self))
+}
+
+@Suite("The render-session command", .serialized)
+struct CommandTests {
+    static let script = "Fixtures/scripts/ten-minute-session.json"
+    static let cache = ["--cache", "Fixtures/cache"]
+
+    @Test("render writes the WAV, prints only its path on stdout and a summary on stderr")
+    func render() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(["render", Self.script, "-o", folder.path("s.wav"), "--seed", "7"] + Self.cache)
+        #expect(result.status == 0)
+        #expect(result.standardOutput == folder.path("s.wav") + "\n")
+        #expect(result.standardError.hasPrefix("Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, in "))
+        #expect(result.standardError.hasSuffix(" → \(folder.path("s.wav"))\n"))
+        #expect(try folder.contents() == ["s.wav"])
+    }
+
+    @Test("timeline prints JSON that follows the schema's rules and matches what render writes")
+    func timeline() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(["timeline", Self.script, "--seed", "11"] + Self.cache)
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(json["schemaVersion"] as? Int == 1)
+        #expect(json["scriptId"] as? String == "ten-minute-session")
+        #expect(json["title"] as? String == "The Space Between")
+        #expect(json["seed"] as? Int == 11)
+        #expect(json["sampleRate"] as? Int == 22_050)
+        #expect(json["channels"] as? Int == 1)
+        #expect(json["durationSeconds"] as? Double == 608)
+        let items = try #require(json["items"] as? [[String: Any]])
+        var cursor = 0
+        let common: Set = ["index", "kind", "startFrame", "frameCount", "startSeconds", "durationSeconds"]
+        let clipKeys: Set = ["text", "phase", "plannedStartFrame", "lateByFrames", "key", "source", "sourceSampleRate", "sourceFrames", "gapless"]
+        for (index, item) in items.enumerated() {
+            #expect(item["index"] as? Int == index)
+            #expect(item["startFrame"] as? Int == cursor, "items are contiguous")
+            let frames = try #require(item["frameCount"] as? Int)
+            #expect(frames > 0)
+            // JSONSerialization on Linux may read a double one unit in the last place off.
+            #expect(abs(try #require(item["startSeconds"] as? Double) - Double(cursor) / 22_050) <= (Double(cursor) / 22_050).ulp)
+            #expect(abs(try #require(item["durationSeconds"] as? Double) - Double(frames) / 22_050) <= (Double(frames) / 22_050).ulp)
+            cursor += frames
+            let keys = Set(item.keys)
+            switch item["kind"] as? String {
+            case "segment": #expect(keys == common.union(clipKeys).union(["segmentId"]))
+            case "interjection":
+                #expect(keys == common.union(clipKeys))
+                #expect(item["phase"] as? String == "interjection")
+            case "silence": #expect(keys == common)
+            case "bell":
+                #expect(item["source"] as? String == "builtin")
+                #expect(index == items.count - 1)
+            default: Issue.record("unknown kind \(String(describing: item["kind"]))")
+            }
+        }
+        #expect(json["totalFrames"] as? Int == cursor)
+
+        // The same seed renders exactly that timeline.
+        let render = try renderSession(["render", Self.script, "-o", folder.path("s.wav"), "--seed", "11",
+                                        "--timeline", folder.path("s.json")] + Self.cache)
+        #expect(render.status == 0)
+        #expect(render.standardOutput == folder.path("s.wav") + "\n" + folder.path("s.json") + "\n")
+        #expect(try String(contentsOfFile: folder.path("s.json"), encoding: .utf8) == result.standardOutput)
+        let measured = try AudioFileDecoder.measure(path: folder.path("s.wav"))
+        #expect(measured.frameCount == Int64(cursor))
+    }
+
+    @Test("Without --seed a seed is drawn and recorded")
+    func randomSeed() throws {
+        let first = try renderSession(["timeline", Self.script] + Self.cache)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
+        let seed = try #require(json["seed"] as? Int)
+        let again = try renderSession(["timeline", Self.script, "--seed", String(seed)] + Self.cache)
+        #expect(again.standardOutput == first.standardOutput)
+    }
+
+    @Test("silence writes exactly round(seconds × rate) frames")
+    func silence() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(["silence", "--seconds", "270", "-o", folder.path("quiet.wav")])
+        #expect(result.status == 0)
+        #expect(result.standardOutput == folder.path("quiet.wav") + "\n")
+        let size = try FileManager.default.attributesOfItem(atPath: folder.path("quiet.wav"))[.size] as? Int
+        #expect(size == 4_320_044)
+    }
+
+    @Test("An invalid script fails with one line per problem, naming file and JSON path, and writes nothing")
+    func invalidScript() throws {
+        let folder = try TemporaryFolder()
+        let script = folder.path("reactivity-03.json")
+        try Data(#"""
+            {"id": "reactivity-03", "category": "reactivity", "title": "T", "durationSeconds": 600,
+             "segments": [{"id": "a", "startSeconds": 0, "text": "Hi", "phase": "p"},
+                          {"id": "b", "startSeconds": 10, "text": "", "phase": "p"},
+                          {"id": "c", "startSeconds": 700, "text": "Bye", "phase": "p"}]}
+            """#.utf8).write(to: URL(fileURLWithPath: script))
+        let result = try renderSession(["render", script, "-o", folder.path("out.wav")] + Self.cache)
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError == """
+            error: \(script): segments[1].text: is empty; a text needs 1 to 5000 characters
+            error: \(script): segments[2].startSeconds: 700 is past durationSeconds 600
+
+            """)
+        #expect(try folder.contents() == ["reactivity-03.json"])
+    }
+
+    @Test("Missing clips are listed together and nothing is written")
+    func missingClips() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(["render", Self.script, "-o", folder.path("out.wav"), "--cache", folder.path("empty")])
+        #expect(result.status == 1)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 8, "3 segments and 5 interjection options")
+        #expect(lines.allSatisfy { $0.hasPrefix("error: No clip for \"") && $0.contains("): nothing at \(folder.path("empty"))/") })
+        #expect(try folder.contents().isEmpty)
+    }
+
+    @Test("A script that does not exist is named in the error")
+    func missingScript() throws {
+        let result = try renderSession(["timeline", "no-such.json"] + Self.cache)
+        #expect(result.status == 1)
+        #expect(result.standardError == "error: no-such.json: cannot read the script: no such file\n")
+    }
+
+    @Test("Bad option values are usage errors (exit 64)", arguments: [
+        (["--speed", "9"], "--speed: 9.0 is outside 0.25…4.0"),
+        (["--sample-rate", "100"], "--sample-rate: 100 Hz is outside 8000…384000 Hz"),
+        (["--channels", "0"], "--channels: 0 is outside 1…8"),
+    ])
+    func badOptions(arguments: [String], message: String) throws {
+        let result = try renderSession(["timeline", Self.script] + Self.cache + arguments)
+        #expect(result.status == 64)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError.contains(message))
+    }
+
+    @Test("Every command's help shows an example", arguments: ["render", "timeline", "silence"])
+    func help(command: String) throws {
+        let result = try renderSession([command, "--help"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("Example:"))
+        #expect(result.standardOutput.contains("render-session \(command) "))
+    }
+}

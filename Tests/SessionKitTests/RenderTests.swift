@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+import SessionKit
+import TestSupport
+
+/// Reads a whole WAV file as 16-bit values (exact for 16-bit files).
+func readPCM16(_ path: String) throws -> (values: [Int16], rate: Int, channels: Int) {
+    let decoder = try AudioFileDecoder(path: path)
+    var values: [Int16] = []
+    var block: [Float] = []
+    while case let frames = try decoder.read(into: &block, maximumFrames: 65_536), frames > 0 {
+        values.append(contentsOf: block[0..<(frames * decoder.channelCount)].map { Int16($0 * 32_768) })
+    }
+    return (values, decoder.sampleRate, decoder.channelCount)
+}
+
+/// What a clip item should hold: the clip streamed on its own at the output format, quantized
+/// as the writer quantizes.
+func expectedPCM16(of item: TimelineItem, in timeline: Timeline) throws -> [Int16] {
+    let source = try #require(item.source)
+    let stream: ClipStream
+    if let path = source.path {
+        stream = try ClipStream(decoder: AudioFileDecoder(path: path), sourceFrames: source.frameCount.count,
+                                outputRate: timeline.sampleRate, outputChannels: timeline.channels, outputFrames: item.frameCount.count)
+    } else {
+        stream = try ClipStream(samples: BuiltinBell.samples(sampleRate: source.sampleRate), sampleRate: source.sampleRate,
+                                channelCount: 1, outputRate: timeline.sampleRate, outputChannels: timeline.channels,
+                                outputFrames: item.frameCount.count)
+    }
+    var values: [Int16] = []
+    var block: [Float] = []
+    while case let frames = try stream.read(into: &block, maximumFrames: 4_096), frames > 0 {
+        values.append(contentsOf: block[0..<(frames * timeline.channels)].map {
+            Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded(.toNearestOrEven))))
+        })
+    }
+    return values
+}
+
+@Suite("Rendering sessions", .serialized)
+struct RenderTests {
+    static func options(seed: UInt64 = 7, channels: Int = 1, sampleRate: Int? = nil) -> RenderOptions {
+        RenderOptions(cacheDirectory: Repository.cache.path, seed: seed, sampleRate: sampleRate, channels: channels)
+    }
+
+    @Test("The 10-minute fixture renders frame-exact: clips where the timeline says, silence zero, the bell last")
+    func tenMinuteSession() throws {
+        let folder = try TemporaryFolder()
+        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("ten-minute-session").path, options: Self.options())
+        try SessionRenderer.render(timeline, to: folder.path("s.wav"), timelinePath: folder.path("s.json"))
+        #expect(try folder.contents() == ["s.json", "s.wav"], "no temporary files are left")
+
+        #expect(timeline.sampleRate == 22_050, "the first segment's clip rate")
+        #expect(timeline.totalFrames == Frames(600 * 22_050 + 8 * 22_050), "600 s of session and the 8 s bell")
+        #expect(timeline.items.map(\.kind) == [.segment, .silence, .segment, .silence, .interjection, .silence,
+                                               .interjection, .silence, .segment, .silence, .bell])
+        #expect(timeline.items.compactMap(\.clip).allSatisfy { $0.lateByFrames == .zero })
+
+        let wav = try readPCM16(folder.path("s.wav"))
+        #expect(wav.rate == 22_050 && wav.channels == 1)
+        #expect(Int64(wav.values.count) == timeline.totalFrames.count)
+        for item in timeline.items {
+            let range = Int(item.startFrame.count)..<Int((item.startFrame + item.frameCount).count)
+            if item.kind == .silence {
+                #expect(wav.values[range].allSatisfy { $0 == 0 }, "silence \(item.index) is digital zero")
+            } else {
+                #expect(Array(wav.values[range]) == (try expectedPCM16(of: item, in: timeline)), "item \(item.index) (\(item.kind)) sits at its start frame")
+            }
+        }
+        let written = try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: folder.url.appendingPathComponent("s.json")))
+        #expect(written == timeline)
+    }
+
+    @Test("Rendering twice with one seed gives byte-identical files; another seed changes the draws")
+    func reproducible() throws {
+        let folder = try TemporaryFolder()
+        let script = Repository.script("ten-minute-session").path
+        for name in ["a", "b"] {
+            let timeline = try SessionPlanner.plan(scriptAt: script, options: Self.options(seed: 42))
+            try SessionRenderer.render(timeline, to: folder.path("\(name).wav"))
+        }
+        let first = try Data(contentsOf: folder.url.appendingPathComponent("a.wav"))
+        #expect(first == (try Data(contentsOf: folder.url.appendingPathComponent("b.wav"))))
+        #expect(TimelineJSON.encode(try SessionPlanner.plan(scriptAt: script, options: Self.options(seed: 42)))
+            == TimelineJSON.encode(try SessionPlanner.plan(scriptAt: script, options: Self.options(seed: 42))))
+        let draws = Set((0..<20).map { seed in
+            (try? SessionPlanner.plan(scriptAt: script, options: Self.options(seed: UInt64(seed))))?.items
+                .filter { $0.kind == .interjection }.map { "\($0.clip!.plannedStartFrame):\($0.clip!.text)" } ?? []
+        })
+        #expect(draws.count > 10, "different seeds draw different interjections")
+    }
+
+    @Test("Edge cases: late clips, ties, other rates and channels, content past the end, stereo output")
+    func edgeCases() throws {
+        let folder = try TemporaryFolder()
+        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("edge-cases").path,
+                                               options: Self.options(seed: 3, channels: 2, sampleRate: 48_000))
+        try SessionRenderer.render(timeline, to: folder.path("e.wav"))
+        let kinds = timeline.items.map(\.kind)
+        #expect(kinds == [.segment, .segment, .silence, .segment, .interjection, .silence, .interjection, .silence, .segment, .bell])
+        let clips = timeline.items.compactMap(\.clip)
+        #expect(clips[1].lateByFrames > .zero, "the clip planned at 2 s starts late")
+        #expect(clips[2].segmentId == "tie" && clips[3].phase == "interjection", "on a tie the segment goes first")
+        #expect(clips[3].plannedStartFrame == Frames(504_000), "a window inside one second plans at its start, 10.5 s")
+        let last = try #require(timeline.items.first { $0.clip?.segmentId == "past-the-end" })
+        #expect(timeline.items[1].source?.sampleRate == 16_000 && last.source?.sampleRate == 44_100 && last.source?.gapless == true)
+        let bell = try #require(timeline.items.last)
+        #expect(bell.startFrame > Frames(20 * 48_000), "content past durationSeconds pushes the bell back")
+        #expect(bell.startFrame == last.startFrame + last.frameCount, "with no silence before it")
+
+        let wav = try readPCM16(folder.path("e.wav"))
+        #expect(wav.rate == 48_000 && wav.channels == 2)
+        #expect(Int64(wav.values.count) == timeline.totalFrames.count * 2)
+        for item in timeline.items where item.kind != .silence {
+            let range = Int(item.startFrame.count * 2)..<Int((item.startFrame + item.frameCount).count * 2)
+            #expect(Array(wav.values[range]) == (try expectedPCM16(of: item, in: timeline)), "item \(item.index)")
+        }
+    }
+
+    @Test("A 270 s silence at 8 kHz is 2,160,000 frames in 4,320,044 bytes")
+    func silenceFile() throws {
+        let folder = try TemporaryFolder()
+        try SilenceFile.write(frameCount: SampleRate(8_000)!.frames(atSeconds: 270)!, sampleRate: 8_000, to: folder.path("s.wav"))
+        let size = try FileManager.default.attributesOfItem(atPath: folder.path("s.wav"))[.size] as? Int
+        #expect(size == 4_320_044)
+        let pcm = try readPCM16(folder.path("s.wav"))
+        #expect(pcm.values.count == 2_160_000 && pcm.rate == 8_000 && pcm.channels == 1)
+        #expect(pcm.values.allSatisfy { $0 == 0 })
+    }
+
+    @Test("A clip that fails mid-render leaves the previous output intact and no temporary files")
+    func failedRenderLeavesNothing() throws {
+        let folder = try TemporaryFolder()
+        let cache = folder.url.appendingPathComponent("cache")
+        try FileManager.default.copyItem(at: Repository.cache, to: cache)
+        var options = Self.options()
+        options.cacheDirectory = cache.path
+        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("ten-minute-session").path, options: options)
+        try Data("previous".utf8).write(to: folder.url.appendingPathComponent("out.wav"))
+        // Cut the closing clip to a third after planning, as if another process had damaged it.
+        let closing = try #require(timeline.items.first { $0.clip?.segmentId == "closing" })
+        let closingPath = try #require(closing.source?.path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: closingPath))
+        try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: closingPath))
+
+        #expect {
+            try SessionRenderer.render(timeline, to: folder.path("out.wav"), timelinePath: folder.path("out.json"))
+        } throws: { error in
+            let error = error as? SessionError
+            return error?.code == .unusableClips && error?.lines.count == 1
+                && error?.lines[0].hasPrefix(#"Clip for "Begin to let the practice go."#) == true
+                && error?.lines[0].contains("fewer than the") == true
+        }
+        #expect(try String(contentsOf: folder.url.appendingPathComponent("out.wav"), encoding: .utf8) == "previous")
+        #expect(try folder.contents() == ["cache", "out.wav"])
+    }
+
+    @Test("A missing output folder is reported before any work")
+    func missingOutputFolder() throws {
+        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("edge-cases").path, options: Self.options())
+        #expect(throws: SessionError(.cannotWrite, "Cannot write /nonexistent/out.wav: the folder /nonexistent does not exist")) {
+            try SessionRenderer.render(timeline, to: "/nonexistent/out.wav")
+        }
+    }
+
+    @Test("A bell file replaces the built-in bell, converted to the output format")
+    func customBell() throws {
+        let folder = try TemporaryFolder()
+        let writer = try SoundFileWriter(path: folder.path("bell.wav"), sampleRate: 48_000, channelCount: 2, format: .pcm16)
+        try writer.write([Float](repeating: 0, count: 48_000 * 2), frames: 48_000)
+        try writer.close()
+        var options = Self.options()
+        options.bellPath = folder.path("bell.wav")
+        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("edge-cases").path, options: options)
+        let bell = try #require(timeline.items.last)
+        #expect(bell.kind == .bell && bell.source?.path == folder.path("bell.wav"))
+        #expect(bell.frameCount == Frames(22_050), "one second at 48 kHz is 22,050 frames at the output's 22.05 kHz")
+        try SessionRenderer.render(timeline, to: folder.path("out.wav"))
+        #expect(Int64(try readPCM16(folder.path("out.wav")).values.count) == timeline.totalFrames.count)
+    }
+}
