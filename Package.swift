@@ -29,14 +29,24 @@ let package = Package(
             pkgConfig: "soxr",
             providers: [.apt(["libsoxr-dev"])]
         ),
+        .systemLibrary(
+            name: "CLame",
+            pkgConfig: "lame",
+            providers: [.apt(["libmp3lame-dev"])]
+        ),
+        .systemLibrary(
+            name: "CEspeakNG",
+            pkgConfig: "espeak-ng",
+            providers: [.apt(["libespeak-ng-dev"])]
+        ),
 
         // Pure model: scripts, frames, planning, the seeded generator. No C, no I/O.
         .target(name: "SessionTimeline"),
 
-        // The only module that touches C: decoding, resampling, writing.
+        // The only module that touches C: decoding, resampling, writing, encoding, synthesis.
         .target(
             name: "SessionAudio",
-            dependencies: ["CMPG123", "CSndFile", "CSoxr"]
+            dependencies: ["CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG"]
         ),
 
         // The library users call: joins the timeline model and the audio I/O.
@@ -58,7 +68,7 @@ let package = Package(
             ]
         ),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["tts-server.py"]),
         .testTarget(name: "SessionTimelineTests", dependencies: ["SessionTimeline"]),
         .testTarget(name: "SessionAudioTests", dependencies: ["SessionAudio", "TestSupport"]),
         .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "TestSupport"]),

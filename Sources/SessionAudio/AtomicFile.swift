@@ -17,13 +17,14 @@ public struct AtomicFile: Sendable {
     /// Where it is written until then.
     public let temporaryPath: String
 
-    /// Prepares to write `destination`, removing stale temporaries of earlier, killed runs.
-    public init(destination: String) {
+    /// Prepares to write `destination`, first removing stale temporaries that earlier, killed
+    /// runs left for it (pass `false` when a caller cleans the whole folder itself).
+    public init(destination: String, removingStaleTemporaries: Bool = true) {
         self.destination = destination
         let url = URL(fileURLWithPath: destination)
         let name = ".\(url.lastPathComponent).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).partial"
         temporaryPath = url.deletingLastPathComponent().appendingPathComponent(name).path
-        Self.removeStaleTemporaries(for: destination)
+        if removingStaleTemporaries { Self.removeStaleTemporaries(for: destination) }
         Self.registered.withLock { _ = $0.insert(temporaryPath) }
     }
 
@@ -65,16 +66,23 @@ public struct AtomicFile: Sendable {
     /// Removes temporaries for `destination` whose writing process no longer runs.
     public static func removeStaleTemporaries(for destination: String) {
         let url = URL(fileURLWithPath: destination)
-        let prefix = ".\(url.lastPathComponent)."
-        let directory = url.deletingLastPathComponent()
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        removeStaleTemporaries(in: url.deletingLastPathComponent().path, prefix: ".\(url.lastPathComponent).")
+    }
+
+    /// Removes every temporary in `directory` whose writing process no longer runs; returns how many.
+    @discardableResult
+    public static func removeStaleTemporaries(in directory: String, prefix: String = ".") -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
+        var removed = 0
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".partial") {
-            let middle = name.dropFirst(prefix.count).dropLast(".partial".count)
-            guard let pidText = middle.split(separator: "-").first, let pid = Int32(pidText) else { continue }
+            // .NAME.PID-RANDOM.partial: the process id follows the last dot but one.
+            let parts = name.dropLast(".partial".count).split(separator: ".")
+            guard let owner = parts.last?.split(separator: "-").first, let pid = Int32(owner) else { continue }
             if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
-                unlink(directory.appendingPathComponent(name).path)
+                if unlink((directory as NSString).appendingPathComponent(name)) == 0 { removed += 1 }
             }
         }
+        return removed
     }
 
     private static let registered = Mutex<Set<String>>([])

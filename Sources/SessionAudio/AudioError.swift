@@ -28,6 +28,10 @@ public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
         case cannotWrite
         /// A requested format (rate, channels, sample format) is not supported.
         case unsupportedFormat
+        /// Encoding to MP3 failed.
+        case cannotEncode
+        /// The embedded voice could not speak.
+        case cannotSynthesize
     }
 
     public init(_ code: Code, path: String?, reason: String) {
@@ -43,6 +47,8 @@ public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cannotResample: "Cannot resample"
         case .cannotWrite: "Cannot write"
         case .unsupportedFormat: "Cannot use"
+        case .cannotEncode: "Cannot encode"
+        case .cannotSynthesize: "Cannot synthesize"
         }
         if let path { return "\(verb) \(path): \(reason)" }
         return "\(verb) audio: \(reason)"

@@ -78,18 +78,40 @@ public final class AudioFileDecoder {
         switch decoder.backend {
         case .mpeg(let mpeg):
             frameCount = try mpeg.scannedFrameCount()
-        case .soundFile(let reader):
-            frameCount = 0
-            var buffer: [Float] = []
-            while case let frames = try reader.read(into: &buffer, maximumFrames: 16_384), frames > 0 {
-                frameCount += Int64(frames)
-            }
+        case .soundFile:
+            frameCount = try decoder.decodeToEnd()
         }
+        return try decoder.measurement(frameCount: frameCount)
+    }
+
+    /// Decodes `path` to its end and measures what came out: the check a clip passes before it is
+    /// stored in the cache. Fails unless the file is MPEG audio with at least one frame.
+    public static func verifyMPEG(path: String) throws(AudioError) -> AudioMeasurement {
+        let decoder = try AudioFileDecoder(path: path)
+        guard case .mpeg = decoder.backend else {
+            throw AudioError(.unsupportedFormat, path: path, reason: "the file is \(decoder.formatName), not MPEG audio")
+        }
+        return try decoder.measurement(frameCount: decoder.decodeToEnd())
+    }
+
+    /// Reads the rest of the file, returning how many frames it held.
+    private func decodeToEnd() throws(AudioError) -> Int64 {
+        var frameCount: Int64 = 0
+        var buffer: [Float] = []
+        while case let frames = try read(into: &buffer, maximumFrames: 16_384), frames > 0 {
+            frameCount += Int64(frames)
+        }
+        return frameCount
+    }
+
+    /// This file's measurement with `frameCount` frames; zero frames is an error, since
+    /// libmpg123 reports success for empty and non-audio files.
+    private func measurement(frameCount: Int64) throws(AudioError) -> AudioMeasurement {
         guard frameCount > 0 else {
             throw AudioError(.noAudio, path: path, reason: "the file decodes to no audio frames")
         }
-        return AudioMeasurement(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount,
-                                frameCount: frameCount, gapless: decoder.gapless, formatName: decoder.formatName)
+        return AudioMeasurement(sampleRate: sampleRate, channelCount: channelCount,
+                                frameCount: frameCount, gapless: gapless, formatName: formatName)
     }
 
     /// The first bytes of `path`, after checking that it is a readable regular file, so that the

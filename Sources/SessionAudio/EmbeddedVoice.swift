@@ -1,0 +1,100 @@
+import Foundation
+import Synchronization
+internal import CEspeakNG
+
+/// The embedded voice: eSpeak NG, called in-process through libespeak-ng, its speech encoded to
+/// MP3 with LAME.
+///
+/// eSpeak's C API keeps global state (one voice, one rate, one callback), so every call goes
+/// through one lock: syntheses run one at a time, whatever the caller's concurrency. Encoding
+/// happens outside the lock.
+public enum EmbeddedVoice {
+    /// eSpeak's normal speaking rate in words per minute, used at speed 1.0.
+    public static let normalWordsPerMinute = 175
+    /// The MP3 bit rate: at 22.05 kHz mono, the lowest at which LAME still writes the gapless tag.
+    public static let bitRate = 64
+
+    /// The voice's speech for `text` as MP3 bytes.
+    ///
+    /// - Parameters:
+    ///   - voice: an eSpeak voice name, such as `en-us` or `de`.
+    ///   - speed: 1.0 for eSpeak's normal rate (175 words per minute); the rate is
+    ///     `round(175 × speed)`, clamped to eSpeak's 80…450.
+    ///
+    /// eSpeak keeps a little state from one text to the next (its pitch flutter), so the same text
+    /// can come out a few samples longer or shorter depending on what was spoken before it in the
+    /// same process. Once a clip is in the cache it never changes, so renders from a cache are
+    /// byte-identical; two cold caches may differ by those few samples.
+    public static func mp3(text: String, voice: String, speed: Double) throws(AudioError) -> [UInt8] {
+        let (samples, sampleRate) = try synthesize(text: text, voice: voice, speed: speed)
+        return try encode(samples, sampleRate: sampleRate)
+    }
+
+    /// Encodes the voice's samples as the cache stores them.
+    static func encode(_ samples: [Int16], sampleRate: Int) throws(AudioError) -> [UInt8] {
+        guard !samples.isEmpty else {
+            throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG produced no audio for this text")
+        }
+        return try MP3Encoder.encode(samples, sampleRate: sampleRate, channelCount: 1, bitRate: bitRate)
+    }
+
+    /// The words per minute eSpeak speaks at `speed`.
+    public static func wordsPerMinute(speed: Double) -> Int {
+        let rate = (Double(normalWordsPerMinute) * speed).rounded()
+        return Int(min(450, max(80, rate.isFinite ? rate : Double(normalWordsPerMinute))))
+    }
+
+    /// eSpeak's speech for `text` as 16-bit mono samples at its own rate (22,050 Hz).
+    ///
+    /// The corresponding libespeak-ng calls are `espeak_Initialize`, `espeak_SetVoiceByName`,
+    /// `espeak_SetParameter` and `espeak_Synth` (synchronous mode, audio through the callback).
+    static func synthesize(text: String, voice: String, speed: Double) throws(AudioError) -> (samples: [Int16], sampleRate: Int) {
+        try engine.withLock { (state) throws(AudioError) -> ([Int16], Int) in
+            if state.sampleRate == nil {
+                espeak_SetSynthCallback(collectSamples)
+                let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
+                guard rate > 0 else {
+                    throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG cannot start (is espeak-ng-data installed?)")
+                }
+                state.sampleRate = Int(rate)
+            }
+            guard espeak_SetVoiceByName(voice) == EE_OK else {
+                throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG has no voice named \"\(voice)\" (`espeak-ng --voices` lists them)")
+            }
+            espeak_SetParameter(espeakRATE, Int32(wordsPerMinute(speed: speed)), 0)
+            let collector = SampleCollector()
+            let unmanaged = Unmanaged.passRetained(collector)
+            defer { unmanaged.release() }
+            let utf8 = Array(text.utf8CString)
+            let result = utf8.withUnsafeBufferPointer { buffer in
+                espeak_Synth(buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0,
+                             UInt32(espeakCHARS_UTF8 | espeakENDPAUSE), nil, unmanaged.toOpaque())
+            }
+            guard result == EE_OK else {
+                throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG failed to speak (code \(result.rawValue))")
+            }
+            return (collector.samples, state.sampleRate ?? 22_050)
+        }
+    }
+
+    private struct EngineState {
+        var sampleRate: Int?
+    }
+
+    private static let engine = Mutex(EngineState())
+}
+
+/// Receives eSpeak's audio blocks during one synthesis.
+private final class SampleCollector {
+    var samples: [Int16] = []
+}
+
+/// eSpeak's synthesis callback: appends each block to the `SampleCollector` passed as user data.
+private func collectSamples(_ wave: UnsafeMutablePointer<Int16>?, _ count: Int32, _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
+    guard let userData = events?.pointee.user_data else { return 0 }
+    let collector = Unmanaged<SampleCollector>.fromOpaque(userData).takeUnretainedValue()
+    if let wave, count > 0 {
+        collector.samples.append(contentsOf: UnsafeBufferPointer(start: wave, count: Int(count)))
+    }
+    return 0
+}
