@@ -29,6 +29,8 @@ public struct RenderOptions: Sendable, Equatable {
     public var bellPath: String?
     /// How samples are stored in the output.
     public var sampleFormat: SampleFormat
+    /// Whether a missing or unusable clip leaves its slot silent (with a warning) instead of failing.
+    public var allowMissing: Bool
 
     public init(
         cacheDirectory: String = ClipCache.defaultDirectory(),
@@ -38,7 +40,8 @@ public struct RenderOptions: Sendable, Equatable {
         sampleRate: Int? = nil,
         channels: Int = 1,
         bellPath: String? = nil,
-        sampleFormat: SampleFormat = .pcm16
+        sampleFormat: SampleFormat = .pcm16,
+        allowMissing: Bool = false
     ) {
         self.cacheDirectory = cacheDirectory
         self.voice = voice
@@ -48,6 +51,7 @@ public struct RenderOptions: Sendable, Equatable {
         self.channels = channels
         self.bellPath = bellPath
         self.sampleFormat = sampleFormat
+        self.allowMissing = allowMissing
     }
 
     /// One line per option whose value cannot be used; empty if all are fine.
@@ -88,27 +92,57 @@ public enum ScriptFile {
     }
 }
 
+extension ScriptFile {
+    /// The script files `paths` name: files as given, folders as every `*.json` file directly in
+    /// them, sorted by name.
+    /// - Throws: ``SessionError`` for a path that does not exist or a folder that cannot be read.
+    public static func scriptPaths(in paths: [String]) throws(SessionError) -> [String] {
+        var result: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw SessionError(.unreadableScript, "\(path): no such file or folder")
+            }
+            guard isDirectory.boolValue else {
+                result.append(path)
+                continue
+            }
+            do {
+                let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }.sorted()
+                result += names.map { (path as NSString).appendingPathComponent($0) }
+            } catch {
+                throw SessionError(.unreadableScript, "\(path): cannot list the folder: \(FileProblem.describe(error, path: path))")
+            }
+        }
+        return result
+    }
+}
+
 /// Turns a script into a timeline: finds its clips in the cache, measures them, makes the
 /// random choices and places everything in frames. Decodes no audio.
 public enum SessionPlanner {
     /// Plans the script at `scriptPath` with `options`.
-    public static func plan(scriptAt scriptPath: String, options: RenderOptions) throws(SessionError) -> Timeline {
-        try plan(script: ScriptFile.load(scriptPath), options: options)
+    public static func plan(scriptAt scriptPath: String, options: RenderOptions, warn: (String) -> Void = { _ in }) throws(SessionError) -> Timeline {
+        try plan(script: ScriptFile.load(scriptPath), options: options, warn: warn)
     }
 
     /// Plans `script` with `options`.
     ///
     /// Every text the script can need must be in the cache: all missing clips are reported
     /// together, before any audio is opened. Then the clips actually chosen are measured
-    /// (exact decoded lengths), and unusable ones are again reported together.
-    public static func plan(script: Script, options: RenderOptions) throws(SessionError) -> Timeline {
+    /// (exact decoded lengths), and unusable ones are again reported together. With
+    /// ``RenderOptions/allowMissing``, a missing or unusable chosen clip is left out instead,
+    /// its slot silent, and `warn` is told.
+    public static func plan(script: Script, options: RenderOptions, warn: (String) -> Void = { _ in }) throws(SessionError) -> Timeline {
         let optionProblems = options.problems
         guard optionProblems.isEmpty else { throw SessionError(.invalidOption, lines: optionProblems) }
 
         let cache = ClipCache(directory: options.cacheDirectory)
-        let missing = cache.missing(script.allTexts, voice: options.voice, speed: options.speed)
-        guard missing.isEmpty else {
-            throw SessionError(.missingClips, lines: missing.map(ClipCache.describeMissing))
+        if !options.allowMissing {
+            let missing = cache.missing(script.allTexts, voice: options.voice, speed: options.speed)
+            guard missing.isEmpty else {
+                throw SessionError(.missingClips, lines: missing.map(ClipCache.describeMissing))
+            }
         }
 
         let seed = options.seed ?? SeededGenerator.randomSeed()
@@ -116,23 +150,39 @@ public enum SessionPlanner {
         let entries = (script.segments.map(\.text) + interjections.map(\.text)).map {
             cache.entry(text: $0, voice: options.voice, speed: options.speed)
         }
-        var measured: [String: SourcedClip] = [:]
-        var problems: [String] = []
+        var measured: [String: Result<SourcedClip, AudioError>] = [:]
         for entry in entries where measured[entry.key] == nil {
             do {
                 let measurement = try AudioFileDecoder.measure(path: entry.path)
-                measured[entry.key] = SourcedClip(key: entry.key, source: AudioSourceInfo(
+                measured[entry.key] = .success(SourcedClip(key: entry.key, source: AudioSourceInfo(
                     path: entry.path, sampleRate: measurement.sampleRate,
-                    frameCount: Frames(measurement.frameCount), gapless: measurement.gapless))
+                    frameCount: Frames(measurement.frameCount), gapless: measurement.gapless)))
             } catch {
-                problems.append("Clip for \(quoted(entry.text)) (key \(entry.key)): \(error)")
-                measured[entry.key] = SourcedClip(key: entry.key, source: AudioSourceInfo(path: nil, sampleRate: 0, frameCount: .zero, gapless: false))
+                measured[entry.key] = .failure(error)
             }
         }
-        guard problems.isEmpty else { throw SessionError(.unusableClips, lines: problems) }
-        let clips = entries.map { measured[$0.key]! }
+        var problems: [String] = []
+        var reported = Set<String>()
+        let clips: [SourcedClip?] = entries.map { entry in
+            switch measured[entry.key] {
+            case .success(let clip): return clip
+            case .failure(let error):
+                if reported.insert(entry.key).inserted {
+                    problems.append("Clip for \(quoted(entry.text)) (key \(entry.key)): \(error)")
+                }
+                return nil
+            case nil: preconditionFailure("every entry is measured")
+            }
+        }
+        if options.allowMissing {
+            for problem in problems { warn(problem + "; its slot stays silent") }
+        } else if !problems.isEmpty {
+            throw SessionError(.unusableClips, lines: problems)
+        }
 
-        let rateHertz = options.sampleRate ?? clips[0].source.sampleRate
+        guard let rateHertz = options.sampleRate ?? clips[0]?.source.sampleRate ?? clips.lazy.compactMap({ $0 }).first?.source.sampleRate else {
+            throw SessionError(.invalidOption, "No clip is available to take the sample rate from; choose one with --sample-rate")
+        }
         guard let sampleRate = SampleRate(rateHertz), RenderOptions.sampleRateRange.contains(rateHertz) else {
             throw SessionError(.invalidOption, "The first segment's clip is at \(rateHertz) Hz, outside \(RenderOptions.sampleRateRange.lowerBound)…\(RenderOptions.sampleRateRange.upperBound) Hz; choose a rate with --sample-rate")
         }

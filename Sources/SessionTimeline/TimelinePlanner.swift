@@ -73,6 +73,7 @@ public struct SourcedClip: Sendable, Equatable {
 extension Timeline {
     /// Plans a session at `sampleRate`: the script's segments with `segmentClips`, the resolved
     /// interjections with `interjectionClips` (both aligned by index), and `bell` last.
+    /// A `nil` clip is left out: its slot stays silent.
     ///
     /// Every planned start is `sampleRate.frames(atSeconds:)` of the script's seconds, and every
     /// clip's length is its source length converted with `sampleRate.frames(converting:from:)`.
@@ -81,9 +82,9 @@ extension Timeline {
         seed: UInt64,
         sampleRate: SampleRate,
         channels: Int,
-        segmentClips: [SourcedClip],
+        segmentClips: [SourcedClip?],
         interjections: [ResolvedInterjection],
-        interjectionClips: [SourcedClip],
+        interjectionClips: [SourcedClip?],
         bell: AudioSourceInfo
     ) -> Timeline {
         precondition(segmentClips.count == script.segments.count && interjectionClips.count == interjections.count)
@@ -104,12 +105,14 @@ extension Timeline {
         var sources: [AudioSourceInfo] = []
         var kinds: [TimelineItem.Kind] = []
         for (segment, clip) in zip(script.segments, segmentClips) {
+            guard let clip else { continue }
             clips.append(PlacedClip(text: segment.text, phase: segment.phase, segmentId: segment.id,
                                     plannedStartFrame: frames(atSeconds: segment.startSeconds), lateByFrames: .zero, key: clip.key))
             sources.append(clip.source)
             kinds.append(.segment)
         }
         for (interjection, clip) in zip(interjections, interjectionClips) {
+            guard let clip else { continue }
             clips.append(PlacedClip(text: interjection.text, phase: "interjection", segmentId: nil,
                                     plannedStartFrame: frames(atSeconds: interjection.plannedSeconds), lateByFrames: .zero, key: clip.key))
             sources.append(clip.source)
