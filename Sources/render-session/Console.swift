@@ -1,10 +1,15 @@
 import Foundation
+import Synchronization
 import SessionKit
 
 /// Where the command's words go: data on standard output, everything else on standard error.
 enum Console {
     static func error(_ line: String) {
         writeStandardError("error: \(line)\n")
+    }
+
+    @Sendable static func warning(_ line: String) {
+        writeStandardError("warning: \(line)\n")
     }
 
     static func status(_ line: String) {
@@ -28,45 +33,56 @@ enum Console {
     }
 
     static func seconds(_ duration: Duration) -> String {
-        let (whole, attoseconds) = duration.components
-        return String(format: "%.2f s", Double(whole) + Double(attoseconds) / 1e18)
+        String(format: "%.2f s", duration.seconds)
     }
 }
 
-/// A progress bar on standard error, drawn only on a terminal and only once work lasts long
-/// enough to be worth watching; cleared when the work is done.
-final class ProgressLine {
-    private let total: Int64
-    private let sampleRate: Int
-    private let enabled = Terminal.standardErrorIsTerminal
-    private let clock = ContinuousClock()
-    private let started: ContinuousClock.Instant
-    private var lastDrawn: ContinuousClock.Instant?
-    private var drawn = false
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
 
-    init(total: Int64, sampleRate: Int) {
-        self.total = max(total, 1)
-        self.sampleRate = sampleRate
-        started = clock.now
+/// A progress bar on standard error, drawn only on a terminal and only once work lasts long
+/// enough to be worth watching; cleared when the work is done. Safe to update from any thread.
+final class ProgressLine: Sendable {
+    private struct State {
+        var total: Int64
+        var lastDrawn: ContinuousClock.Instant?
+        var drawn = false
     }
 
-    func update(_ done: Int64) {
+    private let enabled = Terminal.standardErrorIsTerminal
+    private let started = ContinuousClock.now
+    private let state: Mutex<State>
+    private let describe: @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String
+
+    init(total: Int64, describe: @escaping @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String) {
+        state = Mutex(State(total: total))
+        self.describe = describe
+    }
+
+    func update(_ done: Int64, total newTotal: Int64? = nil) {
         guard enabled else { return }
-        let now = clock.now
-        guard now - started > .milliseconds(300) else { return }
-        if let lastDrawn, now - lastDrawn < .milliseconds(100) { return }
-        lastDrawn = now
-        drawn = true
-        let fraction = Double(done) / Double(total)
-        let width = 30
-        let filled = Int(fraction * Double(width))
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let position = Console.duration(Double(done) / Double(sampleRate))
-        let length = Console.duration(Double(total) / Double(sampleRate))
-        Console.writeStandardError("\r\(bar) \(Int(fraction * 100))% \(position) of \(length)\u{1B}[K")
+        let now = ContinuousClock.now
+        let elapsed = now - started
+        state.withLock { state in
+            if let newTotal { state.total = newTotal }
+            guard elapsed > .milliseconds(300), state.total > 0 else { return }
+            if let last = state.lastDrawn, now - last < .milliseconds(100), done < state.total { return }
+            state.lastDrawn = now
+            state.drawn = true
+            let fraction = min(1, Double(done) / Double(state.total))
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            let text = describe(done, state.total, elapsed.seconds)
+            Console.writeStandardError("\r\(bar) \(Int(fraction * 100))% \(text)\u{1B}[K")
+        }
     }
 
     func finish() {
-        if drawn { Console.writeStandardError("\r\u{1B}[K") }
+        state.withLock { state in
+            if state.drawn { Console.writeStandardError("\r\u{1B}[K") }
+            state.drawn = false
+        }
     }
 }

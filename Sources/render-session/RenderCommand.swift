@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SessionKit
 
-struct RenderCommand: ParsableCommand {
+struct RenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Render a script into one WAV file.",
@@ -27,13 +27,15 @@ struct RenderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The output sample format: s16, s24 or f32.", valueName: "format"))
     var format: SampleFormat = .pcm16
 
-    func run() throws {
+    func run() async throws {
         Interruption.removeTemporaryFilesOnExit()
         let clock = ContinuousClock()
         let started = clock.now
-        try reportingErrors {
-            let plan = try SessionPlanner.plan(scriptAt: session.scriptPath, options: session.renderOptions(sampleFormat: format))
-            let progress = ProgressLine(total: plan.totalFrames.count, sampleRate: plan.sampleRate)
+        try await reportingErrors {
+            let plan = try await session.plan(sampleFormat: format)
+            let progress = ProgressLine(total: plan.totalFrames.count) { done, total, _ in
+                "\(Console.duration(Double(done) / Double(plan.sampleRate))) of \(Console.duration(Double(total) / Double(plan.sampleRate)))"
+            }
             try SessionRenderer.render(plan, to: output, format: format, timelinePath: timeline) { progress.update($0.count) }
             progress.finish()
             let elapsed = clock.now - started
@@ -45,7 +47,7 @@ struct RenderCommand: ParsableCommand {
     }
 }
 
-struct TimelineCommand: ParsableCommand {
+struct TimelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "timeline",
         abstract: "Print a script's timeline as JSON without rendering.",
@@ -60,15 +62,16 @@ struct TimelineCommand: ParsableCommand {
 
     @OptionGroup var session: SessionOptions
 
-    func run() throws {
-        try reportingErrors {
-            let plan = try SessionPlanner.plan(scriptAt: session.scriptPath, options: session.renderOptions(sampleFormat: .pcm16))
+    func run() async throws {
+        Interruption.removeTemporaryFilesOnExit()
+        try await reportingErrors {
+            let plan = try await session.plan(sampleFormat: .pcm16)
             Console.writeStandardOutput(TimelineJSON.encode(plan))
         }
     }
 }
 
-struct SilenceCommand: ParsableCommand {
+struct SilenceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "silence",
         abstract: "Write a 16-bit mono WAV file of silence.",
@@ -98,9 +101,9 @@ struct SilenceCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         Interruption.removeTemporaryFilesOnExit()
-        try reportingErrors {
+        try await reportingErrors {
             let rate = SampleRate(sampleRate)!
             let frames = rate.frames(atSeconds: seconds)!
             try SilenceFile.write(frameCount: frames, sampleRate: sampleRate, to: output)
@@ -112,9 +115,9 @@ struct SilenceCommand: ParsableCommand {
 
 /// Runs `body`, printing a ``SessionError`` as one line per problem on standard error and
 /// exiting with status 1.
-func reportingErrors(_ body: () throws -> Void) throws {
+func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
-        try body()
+        try await body()
     } catch let error as SessionError {
         for line in error.lines { Console.error(line) }
         throw ExitCode.failure

@@ -3,21 +3,21 @@ import SessionKit
 
 /// `render-session`: turns a guided-session script into one gapless WAV file.
 @main
-struct RenderSession: ParsableCommand {
+struct RenderSession: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render-session",
         abstract: "Render a guided-meditation script into one gapless audio file.",
         discussion: """
             A script (the app backend's GuidedMeditationScript JSON) says what is spoken when. \
-            Every text's clip comes from a content-addressed cache of MP3 files; the clips, \
-            exact silences, randomized interjections and a closing bell become one WAV file, \
-            and the plan of it a timeline JSON.
+            Every text's clip comes from a content-addressed cache of MP3 files, filled on demand \
+            by the embedded eSpeak NG voice, the app backend's TTS proxy or an OpenAI-compatible \
+            speech server; the clips, exact silences, randomized interjections and a closing bell \
+            become one WAV file, and the plan of it a timeline JSON.
 
             Example:
-              render-session render Fixtures/scripts/evening-reset.json -o out/evening-reset.wav \\
-                --cache Fixtures/cache --seed 7
+              render-session render Fixtures/scripts/ten-minute-session.json -o out/session.wav --seed 7
             """,
         version: SessionKitVersion.current,
-        subcommands: [RenderCommand.self, TimelineCommand.self, SilenceCommand.self]
+        subcommands: [RenderCommand.self, TimelineCommand.self, PrepareCommand.self, SilenceCommand.self]
     )
 }
