@@ -34,6 +34,18 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         }
     }
 
+    /// The seed of one session in a batch: the first output of a generator seeded with
+    /// `base XOR FNV-1a-64(label)`, limited to 53 bits. `label` names the session (its script id,
+    /// and `#v2` and so on for variants), so every session draws differently but reproducibly.
+    public static func derive(base: UInt64, label: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in label.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        var generator = SeededGenerator(seed: base ^ hash)
+        return generator.next() & ((1 << 53) - 1)
+    }
+
     /// A seed for a render that was given none: uniform in `0..<2^53`, so that it survives a
     /// round trip through JSON readers that hold numbers as doubles.
     public static func randomSeed() -> UInt64 {
