@@ -1,0 +1,123 @@
+public import Foundation
+public import SessionTimeline
+internal import SessionAudio
+
+/// A folder of script files, read and grouped as the backend's categories endpoint groups them.
+public struct ScriptLibrary: Sendable {
+    /// A script and the file it came from.
+    public struct Entry: Sendable {
+        public let path: String
+        public let script: Script
+    }
+
+    /// The valid scripts, by path.
+    public let entries: [Entry]
+    /// One ``SessionError`` per file that could not be used.
+    public let problems: [SessionError]
+
+    /// Reads every `*.json` file directly in `folder` (or the files named, if `paths` are files).
+    public init(paths: [String]) throws(SessionError) {
+        var entries: [Entry] = []
+        var problems: [SessionError] = []
+        for path in try ScriptFile.scriptPaths(in: paths) {
+            do {
+                entries.append(Entry(path: path, script: try ScriptFile.load(path)))
+            } catch {
+                problems.append(error)
+            }
+        }
+        self.entries = entries
+        self.problems = problems
+    }
+
+    /// The scripts grouped by category (categories by id), each category's scripts by `orderIndex`, then id.
+    public var categories: [CategorySummary] {
+        Dictionary(grouping: entries.map(\.script), by: \.category)
+            .map { id, scripts in
+                let sorted = scripts.sorted { ($0.orderIndex, $0.id) < ($1.orderIndex, $1.id) }
+                return CategorySummary(id: id, name: CategorySummary.name(of: id), scriptCount: sorted.count,
+                                       scripts: sorted.map(ScriptSummary.init))
+            }
+            .sorted { $0.id < $1.id }
+    }
+
+    /// The JSON of ``categories``, shaped like the backend's `GET /guided-meditations/categories`
+    /// with each category's scripts (without their text) added.
+    public static func json(_ categories: [CategorySummary]) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard var data = try? encoder.encode(categories) else { preconditionFailure("summaries always encode") }
+        data.append(0x0A)
+        return data
+    }
+}
+
+/// A category as the backend lists it, with its scripts.
+public struct CategorySummary: Sendable, Equatable, Encodable {
+    public let id: String
+    public let name: String
+    public let scriptCount: Int
+    public let scripts: [ScriptSummary]
+
+    /// A display name for a category id: `reactivity` → `Reactivity`, `body-scan` → `Body Scan`.
+    static func name(of id: String) -> String {
+        id.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: " ")
+    }
+}
+
+/// A script as a category listing shows it: everything but the text.
+public struct ScriptSummary: Sendable, Equatable, Encodable {
+    public let id: String
+    public let title: String
+    public let subtitle: String
+    public let orderIndex: Int
+    public let durationSeconds: Double
+
+    init(_ script: Script) {
+        id = script.id
+        title = script.title
+        subtitle = script.subtitle
+        orderIndex = script.orderIndex
+        durationSeconds = script.durationSeconds
+    }
+}
+
+/// Turning a Markdown file of meditations into script files.
+public enum MeditationImport {
+    /// Reads `markdownPath` and writes one script JSON per meditation into `folder`
+    /// (`{id}.json`, each written atomically). Returns the paths written, in order.
+    /// - Throws: ``SessionError``: `FILE.md:LINE: what was expected`, before anything is written.
+    public static func run(markdownPath: String, into folder: String) throws(SessionError) -> [String] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: markdownPath, encoding: .utf8)
+        } catch {
+            throw SessionError(.unreadableScript, "\(markdownPath): cannot read the file: \(FileProblem.describe(error, path: markdownPath))")
+        }
+        let category: MeditationMarkdown.Category
+        do {
+            category = try MeditationMarkdown.parse(text)
+        } catch {
+            throw SessionError(.invalidScript, error.line > 0 ? "\(markdownPath):\(error.line): \(error.message)" : "\(markdownPath): \(error.message)")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw SessionError(.cannotWrite, "Cannot create the folder \(folder): \(FileProblem.describe(error, path: folder))")
+        }
+        var written: [String] = []
+        for script in category.scripts {
+            let path = (folder as NSString).appendingPathComponent("\(script.id).json")
+            let file = AtomicFile(destination: path)
+            do {
+                try MeditationMarkdown.json(script).write(to: URL(fileURLWithPath: file.temporaryPath))
+                try file.commit()
+            } catch {
+                file.discard()
+                throw SessionError(.cannotWrite, "Cannot write \(path): \(error)")
+            }
+            written.append(path)
+        }
+        return written
+    }
+}
