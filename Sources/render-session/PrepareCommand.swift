@@ -27,7 +27,13 @@ struct PrepareCommand: AsyncParsableCommand {
 
     @OptionGroup var source: ProviderOptions
 
+    @Option(help: ArgumentHelp("How many clips to synthesize at once. (default: the number of cores for espeak, 4 for the servers)", valueName: "n"))
+    var jobs: Int?
+
     func validate() throws {
+        if let jobs, !(1...64).contains(jobs) {
+            throw ValidationError("--jobs: \(jobs) is outside 1…64")
+        }
         guard !paths.isEmpty else { throw ValidationError("Give at least one script or folder.") }
         guard clip.speed.isFinite, RenderOptions.speedRange.contains(clip.speed) else {
             throw ValidationError("--speed: \(clip.speed) is outside \(RenderOptions.speedRange.lowerBound)…\(RenderOptions.speedRange.upperBound)")
@@ -49,12 +55,10 @@ struct PrepareCommand: AsyncParsableCommand {
             }
         }
         try await reportingErrors {
-            let preparer = ClipPreparer(cache: ClipCache(directory: clip.cacheDirectory),
-                                        provider: try source.settings.makeProvider(),
-                                        voice: clip.voice(for: source.provider), speed: clip.speed, jobs: source.jobs)
+            let options = RenderOptions(cacheDirectory: clip.cacheDirectory, voice: clip.voice(for: source.provider), speed: clip.speed)
             let scripts = scriptCount == 1 ? "1 script" : "\(scriptCount) scripts"
-            try await CacheFilling.fill(texts: texts, preparer: preparer, allowMissing: false, quietWhenCached: false,
-                                        summaryPrefix: "Prepared \(scripts), ")
+            try await CacheFilling.fill(texts: texts, options: options, source: source, jobs: jobs, onFailure: .fail,
+                                        quietWhenCached: false, summaryPrefix: "Prepared \(scripts), ")
         }
         if failed { throw ExitCode.failure }
     }
@@ -63,12 +67,22 @@ struct PrepareCommand: AsyncParsableCommand {
 /// Filling the cache for a command: progress on a terminal, one summary line, and errors (or
 /// warnings) for the clips that could not be made.
 enum CacheFilling {
-    /// Prepares `texts`; throws `ExitCode.failure` after listing failures unless `allowMissing`.
-    static func fill(texts: [String], preparer: ClipPreparer, allowMissing: Bool, quietWhenCached: Bool,
+    /// What to do about clips that could not be made.
+    enum FailurePolicy {
+        /// List them as errors and exit with status 1.
+        case fail
+        /// List them as warnings and go on.
+        case warn
+    }
+
+    /// Prepares the clips of `texts` with the provider `source` describes.
+    static func fill(texts: [String], options: RenderOptions, source: ProviderOptions, jobs: Int? = nil,
+                     onFailure: FailurePolicy, quietWhenCached: Bool,
                      summaryPrefix: String = "Filled the clip cache, ") async throws {
+        let preparer = ClipPreparer(cache: ClipCache(directory: options.cacheDirectory), provider: try source.settings.makeProvider(),
+                                    voice: options.voice, speed: options.speed, jobs: jobs)
         let progress = ProgressLine(total: 0) { done, total, elapsed in
-            let seconds = max(elapsed, 0.001)
-            let rate = Double(done) / seconds
+            let rate = Double(done) / max(elapsed, 0.001)
             let eta = rate > 0 ? Console.duration(Double(total - done) / rate) : "?"
             return "\(done)/\(total) clips, \(String(format: "%.1f", rate)) clips/s, ETA \(eta)"
         }
@@ -80,9 +94,10 @@ enum CacheFilling {
             Console.status(summaryPrefix + result.summary)
         }
         guard !result.failures.isEmpty else { return }
-        if allowMissing {
-            for failure in result.failures { Console.warning("\(failure); its slot stays silent") }
-        } else {
+        switch onFailure {
+        case .warn:
+            for failure in result.failures { Console.warning(failure.description) }
+        case .fail:
             for failure in result.failures { Console.error(failure.description) }
             throw ExitCode.failure
         }

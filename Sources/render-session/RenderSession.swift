@@ -18,6 +18,6 @@ struct RenderSession: AsyncParsableCommand {
               render-session render Fixtures/scripts/ten-minute-session.json -o out/session.wav --seed 7
             """,
         version: SessionKitVersion.current,
-        subcommands: [RenderCommand.self, TimelineCommand.self, PrepareCommand.self, SilenceCommand.self]
+        subcommands: [RenderCommand.self, TimelineCommand.self, PrepareCommand.self, BatchCommand.self, ImportCommand.self, ListCommand.self, SilenceCommand.self]
     )
 }

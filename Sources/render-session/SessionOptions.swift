@@ -39,9 +39,6 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The model an OpenAI-compatible server speaks with.", valueName: "name"))
     var model: String = "tts-1"
 
-    @Option(help: ArgumentHelp("How many clips to synthesize at once. (default: the number of cores for espeak, 4 for the servers)", valueName: "n"))
-    var jobs: Int?
-
     @Option(help: ArgumentHelp("How long one request to a TTS server may take, in seconds.", valueName: "s"))
     var timeout: Double = 60
 
@@ -53,9 +50,6 @@ struct ProviderOptions: ParsableArguments {
             guard let url = URL(string: ttsURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--tts-url: \"\(ttsURL)\" is not an http or https URL")
             }
-        }
-        if let jobs, !(1...64).contains(jobs) {
-            throw ValidationError("--jobs: \(jobs) is outside 1…64")
         }
         guard timeout.isFinite, timeout > 0, timeout <= 3_600 else {
             throw ValidationError("--timeout: \(timeout) is outside the range above 0 up to 3600 seconds")
@@ -73,16 +67,8 @@ struct ProviderOptions: ParsableArguments {
     }
 }
 
-/// The options that decide what a session sounds like, shared by `render` and `timeline`.
-struct SessionOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The script JSON file.", valueName: "script"))
-    var scriptPath: String
-
-    @OptionGroup var clip: ClipOptions
-
-    @Option(help: ArgumentHelp("The seed for the interjections' random choices. (default: a random seed, recorded in the timeline)", valueName: "n"))
-    var seed: UInt64?
-
+/// The output's shape, shared by `render`, `timeline` and `batch`.
+struct ShapeOptions: ParsableArguments {
     @Option(name: .customLong("sample-rate"), help: ArgumentHelp("The output sample rate in hertz. (default: the rate of the first segment's clip)", valueName: "hz"))
     var sampleRate: Int?
 
@@ -92,40 +78,55 @@ struct SessionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("An audio file to use as the closing bell. (default: the built-in singing bowl)", valueName: "file"))
     var bell: String?
 
-    @OptionGroup var source: ProviderOptions
-
     @Flag(help: "Never synthesize: fail on a missing clip.")
     var offline = false
 
     @Flag(name: .customLong("allow-missing"), help: "Render anyway when a clip cannot be had, leaving its slot silent (with a warning).")
     var allowMissing = false
+}
+
+/// The options of one session, shared by `render` and `timeline`.
+struct SessionOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("The script JSON file.", valueName: "script"))
+    var scriptPath: String
+
+    @OptionGroup var clip: ClipOptions
+
+    @Option(help: ArgumentHelp("The seed for the interjections' random choices. (default: a random seed, recorded in the timeline)", valueName: "n"))
+    var seed: UInt64?
+
+    @OptionGroup var shape: ShapeOptions
+
+    @OptionGroup var source: ProviderOptions
 
     func validate() throws {
-        let problems = renderOptions(sampleFormat: .pcm16).problems
-        if !problems.isEmpty { throw ValidationError(problems.joined(separator: "\n")) }
-    }
-
-    func renderOptions(sampleFormat: SampleFormat) -> RenderOptions {
-        RenderOptions(
-            cacheDirectory: clip.cacheDirectory,
-            voice: clip.voice(for: source.provider), speed: clip.speed, seed: seed, sampleRate: sampleRate,
-            channels: channels, bellPath: bell, sampleFormat: sampleFormat, allowMissing: allowMissing)
+        try validateRenderOptions(renderOptions(clip: clip, shape: shape, source: source, seed: seed, sampleFormat: .pcm16))
     }
 
     /// Loads the script, fills the cache with its missing clips unless `--offline`, and plans it.
     func plan(sampleFormat: SampleFormat) async throws -> Timeline {
-        let options = renderOptions(sampleFormat: sampleFormat)
+        let options = renderOptions(clip: clip, shape: shape, source: source, seed: seed, sampleFormat: sampleFormat)
         let script = try ScriptFile.load(scriptPath)
-        if !offline {
-            let provider = try source.settings.makeProvider()
-            try await CacheFilling.fill(
-                texts: script.allTexts,
-                preparer: ClipPreparer(cache: ClipCache(directory: options.cacheDirectory), provider: provider,
-                                       voice: options.voice, speed: options.speed, jobs: source.jobs),
-                allowMissing: allowMissing, quietWhenCached: true)
+        if !shape.offline {
+            try await CacheFilling.fill(texts: script.allTexts, options: options, source: source,
+                                       onFailure: shape.allowMissing ? .warn : .fail, quietWhenCached: true)
         }
         return try SessionPlanner.plan(script: script, options: options, warn: Console.warning)
     }
+}
+
+/// The render settings the option groups describe.
+func renderOptions(clip: ClipOptions, shape: ShapeOptions, source: ProviderOptions, seed: UInt64?, sampleFormat: SampleFormat) -> RenderOptions {
+    RenderOptions(
+        cacheDirectory: clip.cacheDirectory,
+        voice: clip.voice(for: source.provider), speed: clip.speed, seed: seed, sampleRate: shape.sampleRate,
+        channels: shape.channels, bellPath: shape.bell, sampleFormat: sampleFormat, allowMissing: shape.allowMissing)
+}
+
+/// Throws a usage error listing what is wrong with `options`.
+func validateRenderOptions(_ options: RenderOptions) throws {
+    let problems = options.problems
+    if !problems.isEmpty { throw ValidationError(problems.joined(separator: "\n")) }
 }
 
 extension SampleFormat: ExpressibleByArgument {}
