@@ -60,7 +60,9 @@ public final class ClipStream {
 
     private var decoded: [Float] = []
     private var converted: [Float] = []
+    /// Converted frames not yet handed out: `pending[pendingStart...]`.
     private var pending: [Float] = []
+    private var pendingStart = 0
     private var sourceFramesRead: Int64 = 0
     private var emitted: Int64 = 0
     private var finished = false
@@ -105,9 +107,21 @@ public final class ClipStream {
         guard frames > 0 else { return 0 }
         let count = frames * outputChannels
         if samples.count < count { samples = [Float](repeating: 0, count: count) }
-        if emitted == 0 { fadedIn = Self.edgeIsLoud(pending, frame: 0, channels: outputChannels) }
-        samples.replaceSubrange(0..<count, with: pending[0..<count])
-        pending.removeFirst(count)
+        if emitted == 0 { fadedIn = Self.edgeIsLoud(pending, frame: pendingStart / outputChannels, channels: outputChannels) }
+        let start = pendingStart
+        samples.withUnsafeMutableBufferPointer { target in
+            pending.withUnsafeBufferPointer { source in
+                _ = target.update(fromContentsOf: source[start..<(start + count)])
+            }
+        }
+        pendingStart += count
+        if pendingStart == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            pendingStart = 0
+        } else if pendingStart > 1 << 18 {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
         applyFades(to: &samples, frames: frames, startingAt: emitted)
         emitted += Int64(frames)
         return frames
@@ -116,7 +130,7 @@ public final class ClipStream {
     /// Frames that may be handed out now: all that are pending once the source is finished,
     /// otherwise only those before the fade-out region, whose gain is not yet known.
     private var emittableFrames: Int {
-        let pendingFrames = pending.count / outputChannels
+        let pendingFrames = pendingCount / outputChannels
         if finished { return pendingFrames }
         return max(0, min(pendingFrames, Int(outputFrames - fadeFrames - emitted)))
     }
@@ -134,27 +148,35 @@ public final class ClipStream {
                 throw AudioError(.truncated, path: path, reason: "the file decodes to \(sourceFramesRead) frames, fewer than the \(expectedSourceFrames) measured before rendering")
             }
             try resampler?.flush(appendingTo: &pending)
-            let have = emitted + Int64(pending.count / outputChannels)
+            let have = emitted + Int64(pendingCount / outputChannels)
             if have < outputFrames {
                 pending.append(contentsOf: repeatElement(0, count: Int(outputFrames - have) * outputChannels))
             }
             finished = true
             trimToOutputLength()
             let lastFrame = pending.count / outputChannels - 1
-            fadedOut = fadeFrames > 0 && lastFrame >= 0 && Self.edgeIsLoud(pending, frame: lastFrame, channels: outputChannels)
+            fadedOut = fadeFrames > 0 && pendingCount > 0 && Self.edgeIsLoud(pending, frame: lastFrame, channels: outputChannels)
             return
         }
-        ChannelMixer.convert(decoded, frames: frames, from: source.channelCount, to: outputChannels, into: &converted)
+        // Same channel count: no conversion copy.
+        let channelsMatch = source.channelCount == outputChannels
+        if !channelsMatch {
+            ChannelMixer.convert(decoded, frames: frames, from: source.channelCount, to: outputChannels, into: &converted)
+        }
         if let resampler {
-            try resampler.process(converted, frames: frames, appendingTo: &pending)
+            try resampler.process(channelsMatch ? decoded : converted, frames: frames, appendingTo: &pending)
+        } else if channelsMatch {
+            pending.append(contentsOf: decoded[0..<(frames * outputChannels)])
         } else {
             pending.append(contentsOf: converted[0..<(frames * outputChannels)])
         }
         trimToOutputLength()
     }
 
+    private var pendingCount: Int { pending.count - pendingStart }
+
     private func trimToOutputLength() {
-        let excess = emitted + Int64(pending.count / outputChannels) - outputFrames
+        let excess = emitted + Int64(pendingCount / outputChannels) - outputFrames
         if excess > 0 { pending.removeLast(Int(excess) * outputChannels) }
     }
 

@@ -1,5 +1,7 @@
 public import Foundation
+internal import Dispatch
 internal import SessionAudio
+import Synchronization
 internal import SessionTimeline
 
 extension ClipCache {
@@ -133,9 +135,15 @@ public struct ClipPreparer: Sendable {
         let entries = texts.map { cache.entry(text: $0, voice: voice, speed: speed) }.filter { seen.insert($0.key).inserted }
         var state = PrepareProgress(needed: entries.count, done: 0, alreadyCached: 0, synthesized: 0, replaced: 0, failures: [], elapsed: .zero)
 
+        // Measuring is a scan of each file: spread it over the cores.
+        let states = Mutex([ClipCache.EntryState](repeating: .missing, count: entries.count))
+        DispatchQueue.concurrentPerform(iterations: entries.count) { index in
+            let state = cache.state(of: entries[index])
+            states.withLock { $0[index] = state }
+        }
         var toMake: [ClipCache.Entry] = []
-        for entry in entries {
-            switch cache.state(of: entry) {
+        for (entry, entryState) in zip(entries, states.withLock { $0 }) {
+            switch entryState {
             case .usable:
                 state.alreadyCached += 1
                 state.done += 1
