@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // C libraries, one system-library target each (Debian packages in `providers`).
@@ -34,9 +35,9 @@ let package = Package(
             pkgConfig: "lame",
             providers: [.apt(["libmp3lame-dev"])]
         ),
+        // Headers only, no pkg-config link flags: SessionAudio opens libespeak-ng with dlopen.
         .systemLibrary(
             name: "CEspeakNG",
-            pkgConfig: "espeak-ng",
             providers: [.apt(["libespeak-ng-dev"])]
         ),
 
@@ -56,6 +57,7 @@ let package = Package(
                 "SessionTimeline",
                 "SessionAudio",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
 

@@ -1,9 +1,12 @@
 import Foundation
 import Synchronization
 internal import CEspeakNG
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The embedded voice: eSpeak NG, called in-process through libespeak-ng, its speech encoded to
-/// MP3 with LAME.
+/// The embedded voice: eSpeak NG, called in-process through libespeak-ng (opened on first use),
+/// its speech encoded to MP3 with LAME.
 ///
 /// eSpeak's C API keeps global state (one voice, one rate, one callback), so every call goes
 /// through one lock: syntheses run one at a time, whatever the caller's concurrency. Encoding
@@ -50,25 +53,28 @@ public enum EmbeddedVoice {
     /// `espeak_SetParameter` and `espeak_Synth` (synchronous mode, audio through the callback).
     static func synthesize(text: String, voice: String, speed: Double) throws(AudioError) -> (samples: [Int16], sampleRate: Int) {
         try engine.withLock { (state) throws(AudioError) -> ([Int16], Int) in
-            if state.sampleRate == nil {
-                espeak_SetSynthCallback(collectSamples)
-                let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
+            if state.library == nil {
+                let library = try ESpeakLibrary.load()
+                library.setSynthCallback(collectSamples)
+                let rate = library.initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
                 guard rate > 0 else {
                     throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG cannot start (is espeak-ng-data installed?)")
                 }
+                state.library = library
                 state.sampleRate = Int(rate)
             }
-            guard espeak_SetVoiceByName(voice) == EE_OK else {
+            guard let library = state.library else { preconditionFailure("eSpeak NG is loaded") }
+            guard library.setVoiceByName(voice) == EE_OK else {
                 throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG has no voice named \"\(voice)\" (`espeak-ng --voices` lists them)")
             }
-            espeak_SetParameter(espeakRATE, Int32(wordsPerMinute(speed: speed)), 0)
+            _ = library.setParameter(espeakRATE, Int32(wordsPerMinute(speed: speed)), 0)
             let collector = SampleCollector()
             let unmanaged = Unmanaged.passRetained(collector)
             defer { unmanaged.release() }
             let utf8 = Array(text.utf8CString)
             let result = utf8.withUnsafeBufferPointer { buffer in
-                espeak_Synth(buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0,
-                             UInt32(espeakCHARS_UTF8 | espeakENDPAUSE), nil, unmanaged.toOpaque())
+                library.synth(buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0,
+                              UInt32(espeakCHARS_UTF8 | espeakENDPAUSE), nil, unmanaged.toOpaque())
             }
             guard result == EE_OK else {
                 throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG failed to speak (code \(result.rawValue))")
@@ -78,10 +84,53 @@ public enum EmbeddedVoice {
     }
 
     private struct EngineState {
+        var library: ESpeakLibrary?
         var sampleRate: Int?
     }
 
     private static let engine = Mutex(EngineState())
+}
+
+/// libespeak-ng's entry points, loaded when the embedded voice first speaks.
+///
+/// libespeak-ng pulls in an audio-output stack (PulseAudio, ALSA, X11 client libraries) that a
+/// render never uses; linking it would make every run of the command load them, about 3 ms of
+/// the 10-minute render's ~80. So it is opened with `dlopen` on first use, and its functions are
+/// called through the types `speak_lib.h` declares.
+private struct ESpeakLibrary {
+    typealias Initialize = @convention(c) (espeak_AUDIO_OUTPUT, Int32, UnsafePointer<CChar>?, Int32) -> Int32
+    typealias SetSynthCallback = @convention(c) (
+        (@convention(c) (UnsafeMutablePointer<Int16>?, Int32, UnsafeMutablePointer<espeak_EVENT>?) -> Int32)?) -> Void
+    typealias SetVoiceByName = @convention(c) (UnsafePointer<CChar>?) -> espeak_ERROR
+    typealias SetParameter = @convention(c) (espeak_PARAMETER, Int32, Int32) -> espeak_ERROR
+    typealias Synth = @convention(c) (UnsafeRawPointer?, Int, UInt32, espeak_POSITION_TYPE, UInt32, UInt32,
+                                      UnsafeMutablePointer<UInt32>?, UnsafeMutableRawPointer?) -> espeak_ERROR
+
+    let initialize: Initialize
+    let setSynthCallback: SetSynthCallback
+    let setVoiceByName: SetVoiceByName
+    let setParameter: SetParameter
+    let synth: Synth
+
+    /// Opens `libespeak-ng.so.1` and looks up the functions the voice calls.
+    static func load() throws(AudioError) -> ESpeakLibrary {
+        guard let handle = dlopen("libespeak-ng.so.1", RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
+            throw AudioError(.cannotSynthesize, path: nil, reason: "cannot load libespeak-ng (apt-get install libespeak-ng1): \(reason)")
+        }
+        func symbol<T>(_ name: String, as type: T.Type) throws(AudioError) -> T {
+            guard let address = dlsym(handle, name) else {
+                throw AudioError(.cannotSynthesize, path: nil, reason: "libespeak-ng has no \(name)")
+            }
+            return unsafeBitCast(address, to: type)
+        }
+        return ESpeakLibrary(
+            initialize: try symbol("espeak_Initialize", as: Initialize.self),
+            setSynthCallback: try symbol("espeak_SetSynthCallback", as: SetSynthCallback.self),
+            setVoiceByName: try symbol("espeak_SetVoiceByName", as: SetVoiceByName.self),
+            setParameter: try symbol("espeak_SetParameter", as: SetParameter.self),
+            synth: try symbol("espeak_Synth", as: Synth.self))
+    }
 }
 
 /// Receives eSpeak's audio blocks during one synthesis.

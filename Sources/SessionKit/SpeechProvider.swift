@@ -1,7 +1,8 @@
 public import Foundation
-#if canImport(FoundationNetworking)
-internal import FoundationNetworking
-#endif
+internal import AsyncHTTPClient
+internal import NIOCore
+internal import NIOHTTP1
+internal import NIOPosix
 internal import SessionAudio
 
 /// Why a text could not be turned into speech.
@@ -219,37 +220,49 @@ public struct RetryPolicy: Sendable {
 }
 
 /// JSON over HTTP with a per-request timeout and retries for timeouts, 429 and 5xx.
+///
+/// Requests go through AsyncHTTPClient (SwiftNIO, TLS by BoringSSL built in), which links no
+/// system HTTP library: a render that never synthesizes loads nothing it does not use.
 struct HTTPTransport: Sendable {
     let headers: [(name: String, value: String)]
     let timeoutSeconds: Double
     let retry: RetryPolicy
 
+    /// The process's one client. A connection that cannot be made (refused, unknown host) fails
+    /// the request at once instead of being retried until its deadline.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// The largest answer accepted: a clip of a 5,000-character text is a few megabytes.
+    static let maximumBodyBytes = 64 << 20
+
     /// Posts `json` to `url` and returns the body of a 2xx answer.
     func post(_ url: URL, json: Data, headers extra: [(String, String)] = []) async throws(SpeechError) -> Data {
-        var request = URLRequest(url: url, timeoutInterval: timeoutSeconds)
-        request.httpMethod = "POST"
-        request.httpBody = json
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("render-session/\(SessionKitVersion.current)", forHTTPHeaderField: "User-Agent")
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "render-session/\(SessionKitVersion.current)")
         for (name, value) in headers + extra.map({ (name: $0.0, value: $0.1) }) {
-            request.setValue(value, forHTTPHeaderField: name)
+            request.headers.replaceOrAdd(name: name, value: value)
         }
+        request.body = .bytes(ByteBuffer(bytes: json))
         var attempt = 1
         while true {
-            var wait: Double?
+            let failure: TransportFailure
             do {
-                return try await send(request)
-            } catch let failure as TransportFailure {
-                guard failure.error.isRetryable, attempt < retry.maximumAttempts else {
-                    let tries = attempt > 1 ? " (gave up after \(attempt) tries)" : ""
-                    throw SpeechError(failure.error.reason + tries, isRetryable: failure.error.isRetryable)
-                }
-                wait = failure.retryAfter
+                return try await send(request, url: url)
             } catch {
-                throw SpeechError("\(error)")
+                failure = error
+            }
+            guard failure.error.isRetryable, attempt < retry.maximumAttempts else {
+                let tries = attempt > 1 ? " (gave up after \(attempt) tries)" : ""
+                throw SpeechError(failure.error.reason + tries, isRetryable: failure.error.isRetryable)
             }
             let backoff = retry.initialDelay * pow(2, Double(attempt - 1))
-            let delay = min(retry.maximumDelay, wait ?? backoff)
+            let delay = min(retry.maximumDelay, failure.retryAfter ?? backoff)
             try? await Task.sleep(for: .milliseconds(Int(delay * 1_000)))
             attempt += 1
         }
@@ -260,44 +273,47 @@ struct HTTPTransport: Sendable {
         let retryAfter: Double?
     }
 
-    private func send(_ request: URLRequest) async throws -> Data {
-        let data: Data
-        let response: URLResponse
+    /// One try: the whole exchange, answer body included, must finish within the timeout.
+    private func send(_ request: HTTPClientRequest, url: URL) async throws(TransportFailure) -> Data {
+        let deadline = NIODeadline.now() + .milliseconds(Int64(timeoutSeconds * 1_000))
+        let status: Int
+        let retryAfter: String?
+        let body: ByteBuffer
         do {
-            (data, response) = try await withTimeout { try await URLSession.shared.data(for: request) }
-        } catch is TimedOut {
-            throw TransportFailure(error: SpeechError("no answer within \(formatSeconds(timeoutSeconds)) s from \(request.url?.absoluteString ?? "")", isRetryable: true), retryAfter: nil)
-        } catch let error as URLError where error.code == .timedOut {
-            throw TransportFailure(error: SpeechError("no answer within \(formatSeconds(timeoutSeconds)) s from \(request.url?.absoluteString ?? "")", isRetryable: true), retryAfter: nil)
+            let response = try await Self.client.execute(request, deadline: deadline)
+            status = Int(response.status.code)
+            retryAfter = response.headers.first(name: "Retry-After")
+            body = try await response.body.collect(upTo: Self.maximumBodyBytes)
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            throw TransportFailure(error: SpeechError("no answer within \(formatSeconds(timeoutSeconds)) s from \(url.absoluteString)", isRetryable: true), retryAfter: nil)
+        } catch let error as HTTPClientError where error == .remoteConnectionClosed {
+            throw TransportFailure(error: SpeechError("\(url.absoluteString) closed the connection without an answer", isRetryable: true), retryAfter: nil)
         } catch {
-            throw TransportFailure(error: SpeechError("cannot reach \(request.url?.absoluteString ?? ""): \(error.localizedDescription)"), retryAfter: nil)
+            throw TransportFailure(error: SpeechError("cannot reach \(url.absoluteString): \(Self.describe(error))"), retryAfter: nil)
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw TransportFailure(error: SpeechError("the answer is not HTTP"), retryAfter: nil)
-        }
-        guard (200..<300).contains(http.statusCode) else {
-            let retryable = http.statusCode == 429 || (500..<600).contains(http.statusCode)
-            let retryAfter = http.value(forHTTPHeaderField: "Retry-After").flatMap(Double.init)
-            throw TransportFailure(error: SpeechError("HTTP \(http.statusCode): \(Self.errorText(data))", isRetryable: retryable), retryAfter: retryAfter)
+        let data = Data(body.readableBytesView)
+        guard (200..<300).contains(status) else {
+            let retryable = status == 429 || (500..<600).contains(status)
+            throw TransportFailure(error: SpeechError("HTTP \(status): \(Self.errorText(data))", isRetryable: retryable),
+                                   retryAfter: retryAfter.flatMap(Double.init))
         }
         return data
     }
 
-    private struct TimedOut: Error {}
-
-    /// Runs `operation`, cancelling it after ``timeoutSeconds``: FoundationNetworking on Linux does
-    /// not end a request whose server stays silent at `URLRequest.timeoutInterval`.
-    private func withTimeout<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await operation() }
-            group.addTask { [timeoutSeconds] in
-                try await Task.sleep(for: .milliseconds(Int(timeoutSeconds * 1_000)))
-                throw TimedOut()
+    /// A network error in words: the system's message for a failed connection, else the error's
+    /// own description. (Never `String(describing:)` of NIO's nested error values: reflecting
+    /// over them costs seconds of conformance lookups in a statically linked binary.)
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError {
+            if let failure = error.connectionErrors.first, let io = failure.error as? IOError {
+                return String(cString: strerror(io.errnoCode))
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw TimedOut() }
-            return first
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "the host name cannot be resolved" }
+            return "no connection to \(error.host):\(error.port)"
         }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        if let error = error as? HTTPClientError { return error.description }
+        return error.localizedDescription
     }
 
     /// The server's own words for an error: `error.message` (or `error` as text) from a JSON

@@ -16,12 +16,18 @@ enum Console {
         writeStandardError("\(line)\n")
     }
 
+    /// Writes to standard error; a closed pipe (`render-session … 2>&1 | head`) is not an error.
     static func writeStandardError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
     }
 
+    /// Writes to standard output; a reader that stopped early ends the command quietly.
     static func writeStandardOutput(_ data: Data) {
-        FileHandle.standardOutput.write(data)
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            exit(0)
+        }
     }
 
     /// `9:58.4` or `1:02:03.0`.
