@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""The render-session benchmark: us against FFmpeg, SoX and the decode floor.
+
+Run it with `scripts/bench` (which installs what it needs and builds a release binary first).
+Everything it makes goes to .build-bench/ (git-ignored).
+
+The session: the 10-minute fixture script (Fixtures/scripts/ten-minute-session.json, seed 1)
+with its five clips re-encoded as 24 kHz mono MP3 (LAME, 64 kb/s, gapless tag) and a 48 kHz
+stereo bell WAV; output 24 kHz mono 16-bit WAV. The FFmpeg and SoX commands that produce the
+same session are built from our timeline JSON, so they place the same clips at the same frames;
+the benchmark checks that FFmpeg's output has the same frame count as ours.
+
+Measured, each with hyperfine (median of repeated runs) and /usr/bin/time -v (peak memory):
+  render      render-session render, warm cache
+  timeline    render-session timeline (plans without decoding)
+  ffmpeg      concat of the decoded clips and generated silences
+  sox         concatenation of the clips and silences
+  floor       mpg123 -q -t over the five clips, plus writing totalFrames x 2 bytes
+  render-3h   render of a 3-hour session repeating the fixture's shape (memory must not grow)
+  batch-j1/j2 batch of the 14 Reactivity meditations, warm cache, into an empty folder, --jobs 1 and 2
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, ".build-bench")
+BIN = os.path.join(ROOT, ".build", "release", "render-session")
+RUNS = int(os.environ.get("BENCH_RUNS", "15"))
+
+
+def run(args, **kwargs):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kwargs)
+
+
+def frames_of(path):
+    return int(run(["soxi", "-s", path]).stdout.strip())
+
+
+def prepare_inputs():
+    """A 24 kHz copy of the fixture clips under their keys, a 48 kHz stereo bell, the scripts."""
+    cache = os.path.join(WORK, "cache24")
+    os.makedirs(cache, exist_ok=True)
+    source = os.path.join(ROOT, "Fixtures", "cache")
+    for name in sorted(os.listdir(source)):
+        target = os.path.join(cache, name)
+        if os.path.exists(target):
+            continue
+        wav = os.path.join(WORK, "clip.wav")
+        run(["mpg123", "-q", "-w", wav, os.path.join(source, name)])
+        wav24 = os.path.join(WORK, "clip24.wav")
+        run(["sox", wav, "-r", "24000", "-c", "1", wav24])
+        run(["lame", "--quiet", "--noreplaygain", "-b", "64", "--resample", "24", wav24, target])
+    bell = os.path.join(WORK, "bell48.wav")
+    if not os.path.exists(bell):
+        run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", bell, "synth", "6", "sine", "392", "sine", "587",
+             "fade", "q", "0.005", "6", "3", "gain", "-6"])
+    script = os.path.join(ROOT, "Fixtures", "scripts", "ten-minute-session.json")
+    # The 3-hour session: the fixture's shape repeated 18 times.
+    with open(script) as f:
+        base = json.load(f)
+    long = dict(base, id="three-hours", durationSeconds=600 * 18, segments=[], interjections=[])
+    for block in range(18):
+        offset = block * 600
+        for segment in base["segments"]:
+            long["segments"].append(dict(segment, id=f"{segment['id']}-{block}", startSeconds=segment["startSeconds"] + offset))
+        for window in base["interjections"]:
+            long["interjections"].append(dict(window, windowStartSeconds=window["windowStartSeconds"] + offset,
+                                              windowEndSeconds=window["windowEndSeconds"] + offset))
+    long_script = os.path.join(WORK, "three-hours.json")
+    with open(long_script, "w") as f:
+        json.dump(long, f)
+    return cache, bell, script, long_script
+
+
+def timeline_of(script, cache, bell):
+    out = run([BIN, "timeline", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline"]).stdout
+    return json.loads(out)
+
+
+def ffmpeg_command(timeline, output):
+    """One ffmpeg call: each item trimmed to its exact frame count, concatenated."""
+    inputs, chains, labels = [], [], []
+    rate = timeline["sampleRate"]
+    for item in timeline["items"]:
+        label = f"s{item['index']}"
+        if item["kind"] == "silence":
+            chains.append(f"anullsrc=r={rate}:cl=mono,atrim=end_sample={item['frameCount']}[{label}]")
+        else:
+            index = len(inputs) // 2
+            inputs += ["-i", item["source"]]
+            chains.append(f"[{index}:a]aresample={rate}:resampler=soxr,pan=mono|c0=0.5*c0+0.5*c1,"
+                          f"apad=whole_len={item['frameCount']},atrim=end_sample={item['frameCount']}[{label}]"
+                          if item["kind"] == "bell" else
+                          f"[{index}:a]aresample={rate}:resampler=soxr,apad=whole_len={item['frameCount']},"
+                          f"atrim=end_sample={item['frameCount']}[{label}]")
+        labels.append(f"[{label}]")
+    graph = ";".join(chains) + ";" + "".join(labels) + f"concat=n={len(labels)}:v=0:a=1[out]"
+    return ["ffmpeg", "-nostdin", "-loglevel", "error", "-y"] + inputs + [
+        "-filter_complex", graph, "-map", "[out]", "-c:a", "pcm_s16le", "-ar", str(rate), "-ac", "1", output]
+
+
+def sox_command(timeline, output):
+    """One sox call concatenating the clips and silences (sox does not remove MP3 padding)."""
+    rate = timeline["sampleRate"]
+    parts = []
+    for item in timeline["items"]:
+        if item["kind"] == "silence":
+            parts.append(f"|sox -n -r {rate} -c 1 -b 16 -t wav - trim 0 {item['frameCount']}s")
+        elif item["kind"] == "bell":
+            parts.append(f"|sox {item['source']} -r {rate} -c 1 -b 16 -t wav -")
+        else:
+            parts.append(item["source"])
+    return ["sox"] + parts + ["-b", "16", output]
+
+
+def hyperfine(commands, runs=RUNS, prepare="sync"):
+    export = os.path.join(WORK, "hyperfine.json")
+    # `sync` before every run: otherwise the previous run's 30-400 MB of written audio is still
+    # being flushed to disk while the next one runs, and that write-back is what gets measured.
+    args = ["hyperfine", "--warmup", "2", "--runs", str(runs), "--prepare", prepare, "--export-json", export, "--style", "none"]
+    for name, command in commands:
+        args += ["--command-name", name, command]
+    run(args)
+    with open(export) as f:
+        results = json.load(f)["results"]
+    return {r["command"]: r for r in results}
+
+
+def peak_memory_kib(command):
+    result = subprocess.run(["/usr/bin/time", "-v", "sh", "-c", command], capture_output=True, text=True)
+    match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr)
+    return int(match.group(1)) if match else -1
+
+
+def quote(args):
+    return " ".join("'" + a.replace("'", "'\\''") + "'" for a in args)
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    cache, bell, script, long_script = prepare_inputs()
+    timeline = timeline_of(script, cache, bell)
+    total = timeline["totalFrames"]
+    clips = [i["source"] for i in timeline["items"] if i["kind"] in ("segment", "interjection")]
+    assert len(clips) == 5 and timeline["sampleRate"] == 24000, "the bench session has five 24 kHz clips"
+
+    ours = os.path.join(WORK, "ours.wav")
+    theirs = os.path.join(WORK, "ffmpeg.wav")
+    sox_out = os.path.join(WORK, "sox.wav")
+    floor_out = os.path.join(WORK, "floor.raw")
+    render = quote([BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline", "-o", ours])
+    commands = [
+        ("render", render),
+        ("timeline", quote([BIN, "timeline", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline"]) + " > /dev/null"),
+        ("ffmpeg", quote(ffmpeg_command(timeline, theirs))),
+        ("sox", quote(sox_command(timeline, sox_out))),
+        ("floor", quote(["mpg123", "-q", "-t"] + clips) + f" && head -c {total * 2} /dev/zero > {floor_out}"),
+    ]
+    # Fairness: FFmpeg's output must hold exactly our frame count.
+    subprocess.run(["sh", "-c", commands[0][1]], check=True, capture_output=True)
+    subprocess.run(["sh", "-c", commands[2][1]], check=True, capture_output=True)
+    subprocess.run(["sh", "-c", commands[3][1]], check=True, capture_output=True)
+    ours_frames, ffmpeg_frames, sox_frames = frames_of(ours), frames_of(theirs), frames_of(sox_out)
+    results = hyperfine(commands)
+
+    long_out = os.path.join(WORK, "three-hours.wav")
+    long_render = quote([BIN, "render", long_script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline", "-o", long_out])
+    results.update(hyperfine([("render-3h", long_render)], runs=5))
+
+    batch_out = os.path.join(WORK, "batch")
+    batch_cache = os.path.join(WORK, "batch-cache")
+    subprocess.run([BIN, "prepare", os.path.join(ROOT, "Fixtures", "meditations"), "--cache", batch_cache],
+                   check=True, capture_output=True)
+    # Each run renders all 14 sessions into an empty folder (replacing 14 existing files would
+    # add the file system's cost of freeing them, ~15 ms a file here, to what is measured).
+    batch = [BIN, "batch", os.path.join(ROOT, "Fixtures", "meditations"), "-o", batch_out, "--cache", batch_cache, "--offline"]
+    results.update(hyperfine([("batch-j1", quote(batch + ["--jobs", "1"])), ("batch-j2", quote(batch + ["--jobs", "2"]))],
+                             runs=5, prepare=f"rm -rf {quote([batch_out])} && sync"))
+
+    memory = {name: peak_memory_kib(command) for name, command in commands if name != "timeline"}
+    memory["timeline"] = peak_memory_kib(commands[1][1])
+    memory["render-3h"] = peak_memory_kib(long_render)
+
+    median = {name: r["median"] for name, r in results.items()}
+    spread = {name: (r["min"], r["max"]) for name, r in results.items()}
+    floor, ffmpeg = median["floor"], median["ffmpeg"]
+    lines = []
+    lines.append(f"session: {total} frames at 24000 Hz mono ({total / 24000:.1f} s), 5 clips, 48 kHz stereo bell; "
+                 f"frames: ours {ours_frames}, ffmpeg {ffmpeg_frames}, sox {sox_frames}")
+    lines.append("")
+    lines.append("| command | median | min … max | × floor | × ffmpeg | peak memory |")
+    lines.append("|---|---|---|---|---|---|")
+    for name in ["render", "timeline", "ffmpeg", "sox", "floor", "render-3h", "batch-j1", "batch-j2"]:
+        low, high = spread[name]
+        mem = f"{memory[name] / 1024:.1f} MiB" if name in memory else ""
+        lines.append(f"| {name} | {median[name] * 1000:.1f} ms | {low * 1000:.1f} … {high * 1000:.1f} ms | "
+                     f"{median[name] / floor:.2f} | {median[name] / ffmpeg:.2f} | {mem} |")
+    lines.append("")
+    checks = [
+        ("FFmpeg's output has our frame count", ffmpeg_frames == ours_frames),
+        ("render ≤ 1.25 × floor", median["render"] <= 1.25 * floor),
+        ("timeline < 50 ms", median["timeline"] < 0.050),
+        ("render peak memory ≤ 32 MiB", memory["render"] <= 32 * 1024),
+        ("3-hour render's peak memory within 10% of the 10-minute render's",
+         memory["render-3h"] <= 1.10 * memory["render"]),
+        ("batch --jobs 2 ≥ 1.7 × faster than --jobs 1", median["batch-j1"] / median["batch-j2"] >= 1.7),
+    ]
+    lines.append(f"batch speed-up with --jobs 2: {median['batch-j1'] / median['batch-j2']:.2f}×")
+    for text, ok in checks:
+        lines.append(f"{'PASS' if ok else 'FAIL'}  {text}")
+    report = "\n".join(lines)
+    print(report)
+    with open(os.path.join(WORK, "results.md"), "w") as f:
+        f.write(report + "\n")
+    return 0 if all(ok for _, ok in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
