@@ -78,8 +78,16 @@ public final class AudioFileDecoder {
         switch decoder.backend {
         case .mpeg(let mpeg):
             frameCount = try mpeg.scannedFrameCount()
-        case .soundFile:
+        case .soundFile(let reader):
             frameCount = try decoder.decodeToEnd()
+            if let shortfall = reader.dataShortfall {
+                throw AudioError(.truncated, path: path,
+                                 reason: "the file is cut short: its header declares \(shortfall.declared) bytes of audio, it holds \(shortfall.actual)")
+            }
+            if reader.declaredFrameCount > frameCount {
+                throw AudioError(.truncated, path: path,
+                                 reason: "the file is cut short: its header declares \(reader.declaredFrameCount) frames, it holds \(frameCount)")
+            }
         }
         return try decoder.measurement(frameCount: frameCount)
     }

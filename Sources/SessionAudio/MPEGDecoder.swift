@@ -79,10 +79,14 @@ final class MPEGDecoder {
 
     /// The exact length in frames, from a scan of every MPEG frame header (fast: nothing is decoded).
     ///
-    /// With a LAME/Xing tag the encoder's delay and padding are already subtracted. The decoder
-    /// checks the frames it delivers against this, so a file that lies is caught at decode time.
+    /// With a LAME/Xing tag the encoder's delay and padding are already subtracted. A stream
+    /// shorter than its tag promises (a cut file) and a stream stitched from several (its rate or
+    /// channels change part of the way) are errors. The decoder checks the frames it delivers
+    /// against this length, so a file that still lies is caught at decode time.
     /// The corresponding libmpg123 calls are `mpg123_scan` and `mpg123_length`.
     func scannedFrameCount() throws(AudioError) -> Int64 {
+        // With a LAME/Xing tag, the length known before the scan is the tag's promise.
+        let promised = gapless ? Int64(mpg123_length(handle)) : -1
         let result = mpg123_scan(handle)
         guard result == MPG123_OK.rawValue else {
             throw AudioError(.cannotDecode, path: path, reason: Self.describe(result, handle: handle))
@@ -90,6 +94,16 @@ final class MPEGDecoder {
         let length = mpg123_length(handle)
         guard length >= 0 else {
             throw AudioError(.cannotDecode, path: path, reason: "mpg123 cannot tell the stream's length")
+        }
+        var stitched = 0
+        mpg123_getstate2(handle, Int32(MPG123_FRANKENSTEIN.rawValue), &stitched, nil)
+        if stitched != 0 {
+            throw AudioError(.formatChanged, path: path,
+                             reason: "the stream is several streams stitched together (its format or encoder tag changes part of the way through)")
+        }
+        if promised > 0 && Int64(length) < promised {
+            throw AudioError(.truncated, path: path,
+                             reason: "the file is cut short: its LAME/Xing tag promises \(promised) frames, the stream holds \(length)")
         }
         return Int64(length)
     }

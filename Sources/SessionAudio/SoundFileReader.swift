@@ -41,6 +41,22 @@ final class SoundFileReader {
         sf_close(file)
     }
 
+    /// When the header declares more audio data than the file holds: the declared and actual
+    /// byte counts, as libsndfile's log reports them (`data : 16000 (should be 6000)`). libsndfile
+    /// itself reads what is there and says nothing.
+    /// The corresponding libsndfile call is `sf_command(SFC_GET_LOG_INFO)`.
+    var dataShortfall: (declared: Int, actual: Int)? {
+        var log = [CChar](repeating: 0, count: 16_384)
+        let length = sf_command(file, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        guard length > 0 else { return nil }
+        let text = String(decoding: log.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix("data : ") && line.contains("(should be ") {
+            let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            if numbers.count >= 2, numbers[0] > numbers[1] { return (numbers[0], numbers[1]) }
+        }
+        return nil
+    }
+
     /// Reads up to `maximumFrames` frames into `samples` (interleaved, from index 0).
     ///
     /// Returns the number of frames read; 0 only at the end. The corresponding libsndfile call is

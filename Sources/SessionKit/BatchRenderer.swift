@@ -58,7 +58,7 @@ public enum BatchResult: Sendable, Equatable {
 /// settings, the bell, the seed, and each clip's key, size and modification time. A session whose
 /// hash matches and whose files exist is skipped. The manifest is rewritten (atomically) after each
 /// session, so an interrupted batch resumes where it stopped. One failing session does not stop
-/// the others.
+/// the others. Batches into one output folder take turns: the second waits for the first's lock.
 public enum BatchRenderer {
     /// The sessions of `library` under `options`, in script order, each script's variants together.
     public static func sessions(of library: ScriptLibrary, options: BatchOptions) -> [BatchSession] {
@@ -94,6 +94,16 @@ public enum BatchRenderer {
             throw SessionError(.cannotWrite, "Cannot create the output folder \(options.outputFolder): \(FileProblem.describe(error, path: options.outputFolder))")
         }
         try SessionRenderer.checkWritableFolder(of: (options.outputFolder as NSString).appendingPathComponent("manifest.json"))
+        // One batch at a time per output folder: a second one waits, then finds the work done.
+        let lock: FolderLock
+        do {
+            lock = try FolderLock(folder: options.outputFolder) {
+                warn("another batch is writing \(options.outputFolder); waiting for it to finish")
+            }
+        } catch {
+            throw SessionError(.cannotWrite, "\(error)")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let manifest = Manifest(folder: options.outputFolder, warn: warn)
 
         var results = [BatchResult?](repeating: nil, count: sessions.count)

@@ -103,7 +103,7 @@ struct BatchTests {
         let first = try await Self.run(folder, Self.options(folder))
         #expect(first == ["a-one": .rendered, "a-two": .rendered, "b-three": .rendered])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).sorted() == [
-            "a-one.timeline.json", "a-one.wav", "a-two.timeline.json", "a-two.wav", "b-three.timeline.json", "b-three.wav", "manifest.json",
+            ".render-session.lock", "a-one.timeline.json", "a-one.wav", "a-two.timeline.json", "a-two.wav", "b-three.timeline.json", "b-three.wav", "manifest.json",
         ])
         let timeline = try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one.timeline.json"))))
         #expect(timeline.seed == SeededGenerator.derive(base: 0, label: "a-one"))

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+import SessionKit
+import TestSupport
+
+/// Starts the built `render-session` without waiting for it.
+func startRenderSession(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = Repository.binary
+    process.arguments = arguments
+    process.currentDirectoryURL = Repository.root
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
+/// A script shaped like the 10-minute fixture, repeated `blocks` times: long enough to interrupt.
+func longScript(blocks: Int, id: String, in folder: TemporaryFolder) throws -> String {
+    let data = try Data(contentsOf: Repository.script("ten-minute-session"))
+    var script = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let segments = try #require(script["segments"] as? [[String: Any]])
+    let windows = try #require(script["interjections"] as? [[String: Any]])
+    script["id"] = id
+    script["durationSeconds"] = 600 * blocks
+    script["segments"] = (0..<blocks).flatMap { block in segments.map { segment in
+        segment.merging(["id": "\(segment["id"]!)-\(block)", "startSeconds": (segment["startSeconds"] as! Double) + Double(600 * block)]) { $1 }
+    } }
+    script["interjections"] = (0..<blocks).flatMap { block in windows.map { window in
+        window.merging(["windowStartSeconds": (window["windowStartSeconds"] as! Double) + Double(600 * block),
+                        "windowEndSeconds": (window["windowEndSeconds"] as! Double) + Double(600 * block)]) { $1 }
+    } }
+    let path = folder.path("\(id).json")
+    try JSONSerialization.data(withJSONObject: script).write(to: URL(fileURLWithPath: path))
+    return path
+}
+
+@Suite("Faults: kills, interrupts, full disks, concurrent batches", .serialized)
+struct FaultTests {
+    @Test("A render killed with SIGKILL leaves the previous output intact; the next run leaves no temporary file")
+    func killed() throws {
+        let folder = try TemporaryFolder()
+        let script = try longScript(blocks: 30, id: "five-hours", in: folder)
+        try Data("previous".utf8).write(to: URL(fileURLWithPath: folder.path("out.wav")))
+        let arguments = ["render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--seed", "1", "--offline"]
+        let process = try startRenderSession(arguments)
+        // Wait until the temporary file exists and is growing, then kill.
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !(try folder.contents().contains { $0.hasSuffix(".partial") }) { usleep(20_000) }
+        usleep(100_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(try String(contentsOfFile: folder.path("out.wav"), encoding: .utf8) == "previous")
+        #expect(try folder.contents().contains { $0.hasPrefix(".out.wav.") && $0.hasSuffix(".partial") }, "the kill left its temporary")
+
+        let again = try renderSession(arguments)
+        #expect(again.status == 0)
+        #expect(try folder.contents() == ["five-hours.json", "out.wav"], "the stale temporary is gone")
+    }
+
+    @Test("SIGINT stops a render, removes its temporary and exits 130")
+    func interruptedRender() throws {
+        let folder = try TemporaryFolder()
+        let script = try longScript(blocks: 30, id: "five-hours", in: folder)
+        let process = try startRenderSession(["render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--offline"])
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !(try folder.contents().contains { $0.hasSuffix(".partial") }) { usleep(20_000) }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(try folder.contents() == ["five-hours.json"])
+    }
+
+    @Test("SIGINT during a batch keeps every finished session and its manifest entry; the next run resumes")
+    func interruptedBatch() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
+        let scriptsFolder = try TemporaryFolder()
+        for index in 1...6 {
+            let path = try longScript(blocks: 6, id: "long-\(index)", in: scriptsFolder)
+            try FileManager.default.copyItem(atPath: path, toPath: folder.path("scripts/long-\(index).json"))
+        }
+        let arguments = ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline", "--jobs", "1"]
+        let process = try startRenderSession(arguments)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !FileManager.default.fileExists(atPath: folder.path("out/long-2.wav")) { usleep(10_000) }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path("out"))
+        #expect(!left.contains { $0.hasSuffix(".partial") }, "no temporaries: \(left)")
+        let finished = left.filter { $0.hasSuffix(".wav") }.count
+        #expect((2...5).contains(finished))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.path("out/manifest.json")))) as? [String: Any])
+        #expect((manifest["outputs"] as? [String: Any])?.count == finished, "every finished session is in the manifest")
+
+        let resumed = try renderSession(arguments)
+        #expect(resumed.status == 0)
+        #expect(resumed.standardError.contains("\(6 - finished) rendered, \(finished) up to date, 0 failed"))
+    }
+
+    @Test("Two batches over one folder at once: the second waits, and both end with every output correct")
+    func concurrentBatches() async throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Repository.script("ten-minute-session").path, toPath: folder.path("scripts/a.json"))
+        try FileManager.default.copyItem(atPath: Repository.script("edge-cases").path, toPath: folder.path("scripts/b.json"))
+        let arguments = ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline"]
+        async let first = Task { try renderSession(arguments) }.value
+        async let second = Task { try renderSession(arguments) }.value
+        let results = try await [first, second]
+        #expect(results.allSatisfy { $0.status == 0 })
+        let summaries = results.map(\.standardError)
+        // The lock makes one render everything and the other find it done, whichever starts first.
+        #expect(summaries.filter { $0.contains("2 rendered, 0 up to date") }.count == 1, "\(summaries)")
+        #expect(summaries.filter { $0.contains("0 rendered, 2 up to date") }.count == 1, "\(summaries)")
+        for name in ["ten-minute-session", "edge-cases"] {
+            let timeline = try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/\(name).timeline.json"))))
+            #expect(try AudioFileDecoder.measure(path: folder.path("out/\(name).wav")).frameCount == timeline.totalFrames.count)
+        }
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).contains { $0.hasSuffix(".partial") }))
+    }
+
+    @Test("A full disk is a clear error and leaves the previous output intact")
+    func fullDisk() throws {
+        let folder = try TemporaryFolder()
+        let mountPoint = folder.path("small")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint]
+        mount.standardError = FileHandle.nullDevice
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else {
+            print("skipped: cannot mount a small tmpfs here (needs root)")
+            return
+        }
+        defer {
+            let unmount = Process()
+            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            unmount.arguments = [mountPoint]
+            try? unmount.run()
+            unmount.waitUntilExit()
+        }
+        try Data("previous".utf8).write(to: URL(fileURLWithPath: mountPoint + "/out.wav"))
+        let result = try renderSession(["render", Repository.script("ten-minute-session").path, "-o", mountPoint + "/out.wav",
+                                        "--cache", "Fixtures/cache", "--seed", "1", "--offline"])
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("error: Cannot write \(mountPoint)/.out.wav."))
+        #expect(result.standardError.contains("No space left on device"), "\(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1)
+        #expect(try String(contentsOfFile: mountPoint + "/out.wav", encoding: .utf8) == "previous")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint) == ["out.wav"])
+    }
+
+    @Test("An unusable cache folder is reported before any request")
+    func unusableCache() async throws {
+        let server = try TTSServer()
+        let folder = try TemporaryFolder()
+        try Data("a file".utf8).write(to: URL(fileURLWithPath: folder.path("file")))
+        let result = try renderSession(["prepare", "Fixtures/scripts/edge-cases.json", "--cache", folder.path("file/cache"),
+                                        "--provider", "proxy", "--tts-url", server.baseURL.absoluteString])
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("error: Cannot create the cache folder \(folder.path("file/cache")): "))
+        #expect(try await server.stats().count == 0)
+    }
+}
