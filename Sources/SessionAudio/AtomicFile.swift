@@ -94,22 +94,37 @@ public enum Terminal {
     public static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 }
 
-/// What happens to the process's unfinished files when it is interrupted.
+/// What happens when the process is interrupted (SIGINT, SIGTERM).
+///
+/// Work stops cooperatively: the signal sets ``isRequested``, long loops (rendering, synthesis,
+/// batches) check it between blocks and unwind through their normal error paths, which remove
+/// their temporary files; the command then exits with 128 + the signal's number. Should the work
+/// not stop within three seconds, every registered temporary is removed and the process exits.
 public enum Interruption {
-    /// On SIGINT or SIGTERM, removes every unfinished temporary file and exits with status
-    /// 128 + the signal's number, as a shell would report it.
+    /// Installs the handlers. Call once, at the start of a command.
     public static func removeTemporaryFilesOnExit() {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
-                AtomicFile.removeAllRegistered()
-                _exit(128 + signalNumber)
+                received.store(signalNumber, ordering: .relaxed)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
+                    AtomicFile.removeAllRegistered()
+                    _exit(128 + signalNumber)
+                }
             }
             source.resume()
             sources.append(source)
         }
     }
+
+    /// Whether SIGINT or SIGTERM has arrived.
+    public static var isRequested: Bool { received.load(ordering: .relaxed) != 0 }
+
+    /// The exit status a shell reports for the signal that arrived: 130 for SIGINT, 143 for SIGTERM.
+    public static var exitStatus: Int32 { 128 + received.load(ordering: .relaxed) }
+
+    private static let received = Atomic<Int32>(0)
 
     /// Keeps the signal sources alive. Only `removeTemporaryFilesOnExit()` touches it, once, at
     /// the start of a command, before any other thread runs.

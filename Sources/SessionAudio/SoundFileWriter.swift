@@ -131,7 +131,7 @@ public final class SoundFileWriter {
         let block = 65_536
         if zeros.count < block * channelCount { zeros = [Int16](repeating: 0, count: block * channelCount) }
         var remaining = frames
-        while remaining > 0 {
+        while remaining > 0, !Interruption.isRequested {
             let chunk = Int(min(remaining, Int64(block)))
             let written = zeros.withUnsafeBufferPointer { sf_writef_short(file, $0.baseAddress, sf_count_t(chunk)) }
             guard written == chunk else { throw failure("wrote \(written) of \(chunk) frames") }

@@ -128,6 +128,7 @@ public enum BatchRenderer {
     }
 
     private static func render(_ session: BatchSession, options: BatchOptions, manifest: Manifest, warn: @Sendable (String) -> Void) -> BatchResult {
+        if Interruption.isRequested { return .failed(["interrupted"]) }
         var renderOptions = options.render
         renderOptions.seed = session.seed
         let hash = inputsHash(session, options: renderOptions)

@@ -1,7 +1,5 @@
 public import Foundation
-internal import Dispatch
 internal import SessionAudio
-import Synchronization
 internal import SessionTimeline
 
 extension ClipCache {
@@ -136,13 +134,16 @@ public struct ClipPreparer: Sendable {
         var state = PrepareProgress(needed: entries.count, done: 0, alreadyCached: 0, synthesized: 0, replaced: 0, failures: [], elapsed: .zero)
 
         // Measuring is a scan of each file: spread it over the cores.
-        let states = Mutex([ClipCache.EntryState](repeating: .missing, count: entries.count))
-        DispatchQueue.concurrentPerform(iterations: entries.count) { index in
-            let state = cache.state(of: entries[index])
-            states.withLock { $0[index] = state }
+        let states = await withTaskGroup(of: (Int, ClipCache.EntryState).self) { group in
+            for (index, entry) in entries.enumerated() {
+                group.addTask { [cache] in (index, cache.state(of: entry)) }
+            }
+            var states = [ClipCache.EntryState](repeating: .missing, count: entries.count)
+            for await (index, state) in group { states[index] = state }
+            return states
         }
         var toMake: [ClipCache.Entry] = []
-        for (entry, entryState) in zip(entries, states.withLock { $0 }) {
+        for (entry, entryState) in zip(entries, states) {
             switch entryState {
             case .usable:
                 state.alreadyCached += 1
@@ -167,6 +168,7 @@ public struct ClipPreparer: Sendable {
             func startNext() -> Bool {
                 guard let entry = pending.next() else { return false }
                 group.addTask { [provider, cache, voice, speed] in
+                    if Interruption.isRequested { return (entry, SpeechError("interrupted")) }
                     do throws(SpeechError) {
                         let audio = try await provider.synthesize(text: entry.text, voice: voice, speed: speed)
                         try cache.store(audio, for: entry)

@@ -24,7 +24,12 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         case invalidOption
         /// The output cannot be written.
         case cannotWrite
+        /// SIGINT or SIGTERM stopped the work.
+        case interrupted
     }
+
+    /// The error for work stopped by a signal.
+    public static let interrupted = SessionError(.interrupted, "Interrupted; unfinished files were removed")
 
     public init(_ code: Code, lines: [String]) {
         precondition(!lines.isEmpty, "a SessionError needs at least one line")

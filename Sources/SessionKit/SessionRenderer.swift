@@ -75,6 +75,7 @@ public enum SessionRenderer {
                                                 outputFrames: item.frameCount.count)
                     }
                     while case let frames = try stream.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
+                        guard !Interruption.isRequested else { break }
                         try writer.write(buffer, frames: frames)
                         progress?(Frames(writer.framesWritten))
                     }
@@ -82,6 +83,7 @@ public enum SessionRenderer {
             } catch {
                 throw SessionError(error.code == .cannotWrite ? .cannotWrite : .unusableClips, describe(item, error))
             }
+            if Interruption.isRequested { throw SessionError.interrupted }
             let end = (item.startFrame + item.frameCount).count
             guard writer.framesWritten == end else {
                 throw SessionError(.cannotWrite, "Item \(item.index) (\(item.kind.rawValue)) ended at frame \(writer.framesWritten), not at its planned end \(end)")
@@ -144,8 +146,14 @@ public enum SilenceFile {
             let writer = try SoundFileWriter(path: file.temporaryPath, sampleRate: sampleRate, channelCount: 1,
                                              format: .pcm16, frameCount: frameCount.count)
             try writer.writeSilence(frames: frameCount.count)
+            guard writer.framesWritten == frameCount.count else {
+                file.discard()
+                throw SessionError.interrupted
+            }
             try writer.close()
             try file.commit()
+        } catch let error as SessionError {
+            throw error
         } catch {
             file.discard()
             throw SessionError(.cannotWrite, "\(error)")

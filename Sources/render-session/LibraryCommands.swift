@@ -75,7 +75,7 @@ struct ListCommand: AsyncParsableCommand {
             }
             Console.writeStandardOutput(Data(text.utf8))
         }
-        if failed { throw ExitCode.failure }
+        try exitIfFailed(failed)
     }
 }
 
@@ -163,14 +163,16 @@ struct BatchCommand: AsyncParsableCommand {
                 case .rendered: counts.rendered += 1
                 case .upToDate: counts.upToDate += 1
                 case .failed(let lines):
-                    for line in lines { Console.error("\(session.name): \(line)") }
                     failedNames.append(session.name)
+                    if Interruption.isRequested { continue }
+                    for line in lines { Console.error("\(session.name): \(line)") }
                 }
             }
+            if Interruption.isRequested { return }
             let failedText = failedNames.isEmpty ? "0 failed" : "\(failedNames.count) failed (\(failedNames.joined(separator: ", ")))"
             Console.status("Batch of \(sessions.count) sessions into \(output): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText), in \(Console.seconds(clock.now - started))")
         }
-        if !failedNames.isEmpty { throw ExitCode.failure }
+        try exitIfFailed(!failedNames.isEmpty)
     }
 }
 

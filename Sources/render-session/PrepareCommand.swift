@@ -60,7 +60,7 @@ struct PrepareCommand: AsyncParsableCommand {
             try await CacheFilling.fill(texts: texts, options: options, source: source, jobs: jobs, onFailure: .fail,
                                         quietWhenCached: false, summaryPrefix: "Prepared \(scripts), ")
         }
-        if failed { throw ExitCode.failure }
+        try exitIfFailed(failed)
     }
 }
 

