@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -47,6 +47,18 @@ public struct AtomicFile: Sendable {
             fsync(directoryDescriptor)
             Glibc.close(directoryDescriptor)
         }
+    }
+
+    /// Writes `data` to `destination` atomically.
+    public static func write(_ data: Data, to destination: String) throws(AudioError) {
+        let file = AtomicFile(destination: destination)
+        do {
+            try data.write(to: URL(fileURLWithPath: file.temporaryPath))
+        } catch {
+            file.discard()
+            throw AudioError(.cannotWrite, path: destination, reason: (error as NSError).localizedDescription)
+        }
+        try file.commit()
     }
 
     /// Removes the temporary, leaving any earlier file at the destination untouched.

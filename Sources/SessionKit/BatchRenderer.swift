@@ -208,16 +208,8 @@ final class Manifest: Sendable {
     func record(_ name: String, hash: String, seed: UInt64) {
         file.withLock { file in
             file.outputs[name] = Record(inputsHash: hash, seed: seed)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            guard let data = try? encoder.encode(file) else { return }
-            let atomic = AtomicFile(destination: path)
-            do {
-                try data.write(to: URL(fileURLWithPath: atomic.temporaryPath))
-                try atomic.commit()
-            } catch {
-                atomic.discard()
-            }
+            // A manifest that cannot be written only costs re-rendering next time.
+            try? AtomicFile.write(CanonicalJSON.encode(file), to: path)
         }
     }
 }

@@ -44,11 +44,7 @@ public struct ScriptLibrary: Sendable {
     /// The JSON of ``categories``, shaped like the backend's `GET /guided-meditations/categories`
     /// with each category's scripts (without their text) added.
     public static func json(_ categories: [CategorySummary]) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard var data = try? encoder.encode(categories) else { preconditionFailure("summaries always encode") }
-        data.append(0x0A)
-        return data
+        CanonicalJSON.encode(categories)
     }
 }
 
@@ -108,13 +104,10 @@ public enum MeditationImport {
         var written: [String] = []
         for script in category.scripts {
             let path = (folder as NSString).appendingPathComponent("\(script.id).json")
-            let file = AtomicFile(destination: path)
             do {
-                try MeditationMarkdown.json(script).write(to: URL(fileURLWithPath: file.temporaryPath))
-                try file.commit()
+                try AtomicFile.write(MeditationMarkdown.json(script), to: path)
             } catch {
-                file.discard()
-                throw SessionError(.cannotWrite, "Cannot write \(path): \(error)")
+                throw SessionError(.cannotWrite, "\(error)")
             }
             written.append(path)
         }

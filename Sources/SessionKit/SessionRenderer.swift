@@ -126,13 +126,7 @@ public enum SessionRenderer {
 /// bytes), slashes unescaped, a final newline.
 public enum TimelineJSON {
     public static func encode(_ timeline: Timeline) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard var data = try? encoder.encode(timeline) else {
-            preconditionFailure("a timeline always encodes")
-        }
-        data.append(0x0A)
-        return data
+        CanonicalJSON.encode(timeline)
     }
 }
 

@@ -75,11 +75,7 @@ public enum MeditationMarkdown {
 
     /// A script's JSON as `import` writes it: pretty-printed, keys sorted, a final newline.
     public static func json(_ script: Script) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard var data = try? encoder.encode(script) else { preconditionFailure("a script always encodes") }
-        data.append(0x0A)
-        return data
+        CanonicalJSON.encode(script)
     }
 
     private struct Parser {
