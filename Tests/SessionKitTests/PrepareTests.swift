@@ -101,7 +101,7 @@ struct PrepareTests {
         let server = try TTSServer()
         let folder = try TemporaryFolder()
         let preparer = try Self.preparer(server, kind: .proxy, cache: folder.path("c"), timeout: 0.5)
-        let result = try await preparer.prepare(texts: ["[delay=2] Slow."])
+        let result = try await preparer.prepare(texts: ["[delay=6] Slow."])
         #expect(result.failures.count == 1)
         #expect(result.failures.first?.reason.hasPrefix("no answer within 0.5 s from \(server.baseURL.absoluteString)/tts/synthesize") == true)
         #expect(result.failures.first?.reason.hasSuffix("(gave up after 3 tries)") == true)
