@@ -206,8 +206,9 @@ public enum MeditationMarkdown {
             while index < lines.count, lines[index].trimmingCharacters(in: .whitespaces).isEmpty { index += 1 }
         }
 
+        /// A problem at the current line, or at the last line when the file has ended.
         private func problem(_ message: String) -> Problem {
-            Problem(line: index + 1, message: message)
+            Problem(line: min(index + 1, lines.count), message: message)
         }
     }
 }

@@ -62,6 +62,9 @@ struct MeditationMarkdownTests {
         ("# C\n## 1. T\n*s*\n[10:00]\nx", "line 4: the marker is at or past the end of the meditation (600 s)"),
         ("# C\n## 1. T\n*s*\n[0:00]\nx\n- a list in prose", "line 6: a list item inside prose; put interjection options under their own marker"),
         ("# C\n", "line 2: expected at least one meditation, '## 1. Title'"),
+        // Found by the Markdown fuzzer (Fuzz/regressions/markdown-077896a4.bin): a file ending right
+        // after a title was reported at a line past its end.
+        ("# t\n## 1. n", "line 2: expected the subtitle in single asterisks, '*Subtitle*', after the title"),
     ])
     func malformed(text: String, expected: String) {
         #expect(throws: (any Error).self) { try MeditationMarkdown.parse(text) }
