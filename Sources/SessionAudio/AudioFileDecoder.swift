@@ -56,7 +56,14 @@ public final class AudioFileDecoder {
         guard channelCount > 0, sampleRate > 0 else {
             throw AudioError(.unsupportedFormat, path: path, reason: "the file reports \(sampleRate) Hz and \(channelCount) channels")
         }
+        guard Self.supportedSampleRates.contains(sampleRate) else {
+            throw AudioError(.unsupportedFormat, path: path, reason: "its sample rate of \(sampleRate) Hz is outside the supported \(Self.supportedSampleRates.lowerBound)…\(Self.supportedSampleRates.upperBound) Hz")
+        }
     }
+
+    /// The source rates a clip or bell may have. libsndfile accepts any positive rate in a
+    /// header; below 1 kHz a file is not speech or a bell, and above 768 kHz no audio format goes.
+    public static let supportedSampleRates = 1_000...768_000
 
     /// Decodes up to `maximumFrames` frames into `samples`, interleaved from index 0, growing it if needed.
     /// Returns the number of frames decoded; 0 only at the end.

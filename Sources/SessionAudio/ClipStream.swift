@@ -57,6 +57,9 @@ public final class ClipStream {
     private let fadeFrames: Int64
     private let resampler: Resampler?
     private static let blockFrames = 16_384
+    /// Source frames decoded per pull: a block, or fewer when upsampling, so that one pull never
+    /// produces much more than a block of output whatever the ratio of rates.
+    private let sourceBlockFrames: Int
 
     private var decoded: [Float] = []
     private var converted: [Float] = []
@@ -92,6 +95,7 @@ public final class ClipStream {
         self.outputChannels = outputChannels
         self.outputFrames = outputFrames
         fadeFrames = min(Int64((Double(outputRate) * Self.fadeDuration).rounded()), outputFrames / 2)
+        sourceBlockFrames = max(1, min(Self.blockFrames, Self.blockFrames * source.sampleRate / outputRate))
         resampler = source.sampleRate == outputRate
             ? nil
             : try Resampler(inputRate: source.sampleRate, outputRate: outputRate, channelCount: outputChannels)
@@ -138,7 +142,7 @@ public final class ClipStream {
     /// Decodes one block and converts it into `pending`; at the end of the source, flushes the
     /// resampler and fixes the length.
     private func pull() throws(AudioError) {
-        let frames = try source.read(into: &decoded, maximumFrames: Self.blockFrames)
+        let frames = try source.read(into: &decoded, maximumFrames: sourceBlockFrames)
         sourceFramesRead += Int64(frames)
         if sourceFramesRead > expectedSourceFrames {
             throw AudioError(.cannotDecode, path: path, reason: "the file decodes to more than the \(expectedSourceFrames) frames measured before rendering; was it replaced?")

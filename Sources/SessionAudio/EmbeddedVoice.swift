@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 internal import CEspeakNG
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +52,7 @@ public enum EmbeddedVoice {
     /// The corresponding libespeak-ng calls are `espeak_Initialize`, `espeak_SetVoiceByName`,
     /// `espeak_SetParameter` and `espeak_Synth` (synchronous mode, audio through the callback).
     static func synthesize(text: String, voice: String, speed: Double) throws(AudioError) -> (samples: [Int16], sampleRate: Int) {
-        try engine.withLock { (state) throws(AudioError) -> ([Int16], Int) in
+        try engine.withLockedValue { state in Result { () throws(AudioError) -> ([Int16], Int) in
             if state.library == nil {
                 let library = try ESpeakLibrary.load()
                 library.setSynthCallback(collectSamples)
@@ -80,15 +80,16 @@ public enum EmbeddedVoice {
                 throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG failed to speak (code \(result.rawValue))")
             }
             return (collector.samples, state.sampleRate ?? 22_050)
-        }
+        } }.get()
     }
 
-    private struct EngineState {
+    // @unchecked: the library's function pointers are used only under `engine`'s lock.
+    private struct EngineState: @unchecked Sendable {
         var library: ESpeakLibrary?
         var sampleRate: Int?
     }
 
-    private static let engine = Mutex(EngineState())
+    private static let engine = NIOLockedValueBox(EngineState())
 }
 
 /// libespeak-ng's entry points, loaded when the embedded voice first speaks.

@@ -199,7 +199,8 @@ public enum MeditationMarkdown {
             let parts = trimmed.dropFirst().dropLast().split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, parts[1].count == 2, let minutes = Int(parts[0]), let seconds = Int(parts[1]),
                   minutes >= 0, (0..<60).contains(seconds) else { return nil }
-            return Double(minutes * 60 + seconds)
+            // In Double, so that a huge minute count is reported as past the end, not an overflow.
+            return Double(minutes) * 60 + Double(seconds)
         }
 
         private mutating func skipBlank() {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import SessionKit
 
 /// Where the command's words go: data on standard output, everything else on standard error.
@@ -58,11 +58,11 @@ final class ProgressLine: Sendable {
 
     private let enabled = Terminal.standardErrorIsTerminal
     private let started = ContinuousClock.now
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
     private let describe: @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String
 
     init(total: Int64, describe: @escaping @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String) {
-        state = Mutex(State(total: total))
+        state = NIOLockedValueBox(State(total: total))
         self.describe = describe
     }
 
@@ -70,7 +70,7 @@ final class ProgressLine: Sendable {
         guard enabled else { return }
         let now = ContinuousClock.now
         let elapsed = now - started
-        state.withLock { state in
+        state.withLockedValue { state in
             if let newTotal { state.total = newTotal }
             guard elapsed > .milliseconds(300), state.total > 0 else { return }
             if let last = state.lastDrawn, now - last < .milliseconds(100), done < state.total { return }
@@ -86,7 +86,7 @@ final class ProgressLine: Sendable {
     }
 
     func finish() {
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.drawn { Console.writeStandardError("\r\u{1B}[K") }
             state.drawn = false
         }

@@ -42,6 +42,23 @@ struct ClipStreamTests {
         #expect(abs(rms - 0.5 / 2.0.squareRoot().asFloat) < 0.01)
     }
 
+    @Test("Extreme ratios keep the exact length, reading the source in small pulls", arguments: [
+        (1_000, 384_000), (384_000, 1_000),
+    ])
+    func extremeRatio(from source: Int, to target: Int) throws {
+        let frames = 3 * 16_384 + 5
+        let planned = Int64((frames * target + source / 2) / source)
+        let stream = try ClipStream(samples: [Float](repeating: 0, count: frames), sampleRate: source, channelCount: 1,
+                                    outputRate: target, outputChannels: 1, outputFrames: planned)
+        var buffer: [Float] = []
+        var total: Int64 = 0
+        while case let read = try stream.read(into: &buffer, maximumFrames: 16_384), read > 0 {
+            total += Int64(read)
+        }
+        #expect(total == planned)
+        #expect(buffer.count <= 16_384, "the caller's buffer never grows past the block asked for")
+    }
+
     @Test("At the same rate the samples pass through untouched, however they are read", arguments: [1, 999, 100_000])
     func passThrough(block: Int) throws {
         // Starts at zero and ends in silence: no fade.

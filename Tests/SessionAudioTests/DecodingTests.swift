@@ -84,6 +84,18 @@ struct DecodingTests {
         }
     }
 
+    // Found by the decode fuzzer (Fuzz/regressions/): libsndfile accepts any positive rate in a
+    // header. At 1,000,000 Hz the planner trapped; at 1 Hz one 2 KB file took 100 s and 800 MB.
+    @Test("Sample rates outside 1 kHz…768 kHz are refused with the rate", arguments: [
+        ("decode-9cf0652d.bin", 1_000_000), ("decode-f29aa5a3.bin", 1),
+    ])
+    func unsupportedRate(name: String, rate: Int) {
+        let path = Repository.root.appendingPathComponent("Fuzz/regressions/\(name)").path
+        #expect(throws: AudioError(.unsupportedFormat, path: path, reason: "its sample rate of \(rate) Hz is outside the supported 1000…768000 Hz")) {
+            try AudioFileDecoder.measure(path: path)
+        }
+    }
+
     @Test("A missing file and a directory get their own messages")
     func notAFile() throws {
         let folder = try TemporaryFolder()

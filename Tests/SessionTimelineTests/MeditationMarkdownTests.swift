@@ -65,6 +65,9 @@ struct MeditationMarkdownTests {
         // Found by the Markdown fuzzer (Fuzz/regressions/markdown-077896a4.bin): a file ending right
         // after a title was reported at a line past its end.
         ("# t\n## 1. n", "line 2: expected the subtitle in single asterisks, '*Subtitle*', after the title"),
+        // Found by the Markdown fuzzer (Fuzz/regressions/markdown-45fae434.bin): minutes that overflow
+        // when multiplied by 60 trapped instead of being reported.
+        ("# t\n## 1. e\n*S*\n[919999999999999999:00]", "line 4: the marker is at or past the end of the meditation (600 s)"),
     ])
     func malformed(text: String, expected: String) {
         #expect(throws: (any Error).self) { try MeditationMarkdown.parse(text) }
