@@ -12,9 +12,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // Already there for AsyncHTTPClient; its NIOLockedValueBox is a pthread mutex, which the
-        // thread sanitizer understands (Synchronization.Mutex's futex on Linux it does not).
-        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // C libraries, one system-library target each (Debian packages in `providers`).
@@ -50,10 +47,7 @@ let package = Package(
         // The only module that touches C: decoding, resampling, writing, encoding, synthesis.
         .target(
             name: "SessionAudio",
-            dependencies: [
-                "CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
+            dependencies: ["CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG"]
         ),
 
         // The library users call: joins the timeline model and the audio I/O.
@@ -64,7 +58,6 @@ let package = Package(
                 "SessionAudio",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
 
@@ -74,17 +67,13 @@ let package = Package(
             dependencies: [
                 "SessionKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
 
         .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["tts-server.py"]),
         .testTarget(name: "SessionTimelineTests", dependencies: ["SessionTimeline"]),
         .testTarget(name: "SessionAudioTests", dependencies: ["SessionAudio", "TestSupport"]),
-        .testTarget(
-            name: "SessionKitTests",
-            dependencies: ["SessionKit", "TestSupport", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
-        ),
+        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "TestSupport"]),
         .testTarget(name: "RenderSessionTests", dependencies: ["render-session", "TestSupport", "SessionKit"]),
     ]
 )

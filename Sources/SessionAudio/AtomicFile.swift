@@ -1,5 +1,4 @@
 public import Foundation
-import NIOConcurrencyHelpers
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +25,7 @@ public struct AtomicFile: Sendable {
         let name = ".\(url.lastPathComponent).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).partial"
         temporaryPath = url.deletingLastPathComponent().appendingPathComponent(name).path
         if removingStaleTemporaries { Self.removeStaleTemporaries(for: destination) }
-        Self.registered.withLockedValue { _ = $0.insert(temporaryPath) }
+        Self.registered.withLock { _ = $0.insert(temporaryPath) }
     }
 
     /// Flushes the temporary to disk and renames it over the destination.
@@ -41,7 +40,7 @@ public struct AtomicFile: Sendable {
             discard()
             throw AudioError(.cannotWrite, path: destination, reason: "cannot move the finished file into place: \(reason)")
         }
-        Self.registered.withLockedValue { _ = $0.remove(temporaryPath) }
+        Self.registered.withLock { _ = $0.remove(temporaryPath) }
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY)
         if directoryDescriptor >= 0 {
@@ -65,12 +64,12 @@ public struct AtomicFile: Sendable {
     /// Removes the temporary, leaving any earlier file at the destination untouched.
     public func discard() {
         unlink(temporaryPath)
-        Self.registered.withLockedValue { _ = $0.remove(temporaryPath) }
+        Self.registered.withLock { _ = $0.remove(temporaryPath) }
     }
 
     /// Removes every registered temporary; safe to call from a signal handler's queue.
     public static func removeAllRegistered() {
-        registered.withLockedValue { paths in
+        registered.withLock { paths in
             for path in paths { unlink(path) }
             paths.removeAll()
         }
@@ -98,7 +97,7 @@ public struct AtomicFile: Sendable {
         return removed
     }
 
-    private static let registered = NIOLockedValueBox<Set<String>>([])
+    private static let registered = Locked<Set<String>>([])
 }
 
 /// Facts about the terminal the process runs in.

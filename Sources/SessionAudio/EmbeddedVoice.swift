@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 internal import CEspeakNG
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +51,7 @@ public enum EmbeddedVoice {
     /// The corresponding libespeak-ng calls are `espeak_Initialize`, `espeak_SetVoiceByName`,
     /// `espeak_SetParameter` and `espeak_Synth` (synchronous mode, audio through the callback).
     static func synthesize(text: String, voice: String, speed: Double) throws(AudioError) -> (samples: [Int16], sampleRate: Int) {
-        try engine.withLockedValue { state in Result { () throws(AudioError) -> ([Int16], Int) in
+        try engine.withLock { (state) throws(AudioError) -> ([Int16], Int) in
             if state.library == nil {
                 let library = try ESpeakLibrary.load()
                 library.setSynthCallback(collectSamples)
@@ -80,16 +79,15 @@ public enum EmbeddedVoice {
                 throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG failed to speak (code \(result.rawValue))")
             }
             return (collector.samples, state.sampleRate ?? 22_050)
-        } }.get()
+        }
     }
 
-    // @unchecked: the library's function pointers are used only under `engine`'s lock.
-    private struct EngineState: @unchecked Sendable {
+    private struct EngineState {
         var library: ESpeakLibrary?
         var sampleRate: Int?
     }
 
-    private static let engine = NIOLockedValueBox(EngineState())
+    private static let engine = Locked(EngineState())
 }
 
 /// libespeak-ng's entry points, loaded when the embedded voice first speaks.

@@ -2,7 +2,6 @@ public import Foundation
 public import SessionTimeline
 internal import SessionAudio
 internal import Crypto
-internal import NIOConcurrencyHelpers
 
 /// How a batch renders a folder of scripts.
 public struct BatchOptions: Sendable {
@@ -185,7 +184,7 @@ final class Manifest: Sendable {
     }
 
     private let path: String
-    private let file: NIOLockedValueBox<File>
+    private let file: Locked<File>
 
     init(folder: String, warn: @Sendable (String) -> Void) {
         path = (folder as NSString).appendingPathComponent("manifest.json")
@@ -197,16 +196,16 @@ final class Manifest: Sendable {
                 warn("\(path) is not a manifest this version reads; every session will be rendered")
             }
         }
-        file = NIOLockedValueBox(loaded)
+        file = Locked(loaded)
     }
 
     func hash(for name: String) -> String? {
-        file.withLockedValue { $0.outputs[name]?.inputsHash }
+        file.withLock { $0.outputs[name]?.inputsHash }
     }
 
     /// Records an output and rewrites the manifest atomically.
     func record(_ name: String, hash: String, seed: UInt64) {
-        file.withLockedValue { file in
+        file.withLock { file in
             file.outputs[name] = Record(inputsHash: hash, seed: seed)
             // A manifest that cannot be written only costs re-rendering next time.
             try? AtomicFile.write(CanonicalJSON.encode(file), to: path)

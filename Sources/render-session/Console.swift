@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import SessionKit
 
 /// Where the command's words go: data on standard output, everything else on standard error.
@@ -58,11 +57,11 @@ final class ProgressLine: Sendable {
 
     private let enabled = Terminal.standardErrorIsTerminal
     private let started = ContinuousClock.now
-    private let state: NIOLockedValueBox<State>
+    private let state: Locked<State>
     private let describe: @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String
 
     init(total: Int64, describe: @escaping @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String) {
-        state = NIOLockedValueBox(State(total: total))
+        state = Locked(State(total: total))
         self.describe = describe
     }
 
@@ -70,7 +69,7 @@ final class ProgressLine: Sendable {
         guard enabled else { return }
         let now = ContinuousClock.now
         let elapsed = now - started
-        state.withLockedValue { state in
+        state.withLock { state in
             if let newTotal { state.total = newTotal }
             guard elapsed > .milliseconds(300), state.total > 0 else { return }
             if let last = state.lastDrawn, now - last < .milliseconds(100), done < state.total { return }
@@ -86,7 +85,7 @@ final class ProgressLine: Sendable {
     }
 
     func finish() {
-        state.withLockedValue { state in
+        state.withLock { state in
             if state.drawn { Console.writeStandardError("\r\u{1B}[K") }
             state.drawn = false
         }

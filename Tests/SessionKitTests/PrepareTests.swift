@@ -1,14 +1,13 @@
 import Foundation
-import NIOConcurrencyHelpers
 import Testing
 import SessionKit
 import TestSupport
 
 /// Collects warnings from a prepare run.
 final class Warnings: Sendable {
-    private let lines = NIOLockedValueBox<[String]>([])
-    var all: [String] { lines.withLockedValue { $0 } }
-    func add(_ line: String) { lines.withLockedValue { $0.append(line) } }
+    private let lines = Locked<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
 }
 
 @Suite("Filling the cache", .serialized)

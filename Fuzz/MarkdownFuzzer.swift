@@ -1,0 +1,56 @@
+// libFuzzer target for meditation Markdown: `MeditationMarkdown.parse` (MeditationMarkdown.swift),
+// fed the input as UTF-8. (ScriptLibrary reads a file with `String(contentsOfFile:encoding: .utf8)`,
+// which refuses invalid UTF-8; here `String(decoding:)` turns it into U+FFFD, a superset.)
+//
+// Compiled into the SessionTimeline module itself (see scripts/fuzz), so internal API is visible.
+//
+// Every thrown Problem is an expected outcome. Findings are crashes, sanitizer reports, timeouts,
+// out-of-memory, and these broken promises
+// (checked with `expect`, which stops with its message even in -O builds):
+// - a problem names a line within the file (1…number of lines), or 0 for the file as a whole;
+// - an accepted category has a non-empty id made by `identifier`, and at least one script;
+// - script N has id `<category>-NN`, orderIndex N, duration 600 s, and passes `Script(json:)`
+//   unchanged when written as `import` writes it.
+//
+// Earlier findings, fixed, with regression tests in MeditationMarkdownTests: markdown-45fae434.bin
+// (minutes that overflowed `minutes * 60` trapped) and markdown-077896a4.bin (a problem reported
+// at "line 3" of a 2-line file).
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let lineCount = lines.count
+    let category: MeditationMarkdown.Category
+    do {
+        category = try MeditationMarkdown.parse(text)
+    } catch {
+        expect(error.line >= 0 && error.line <= lineCount, "problem at line \(error.line) of \(lineCount): \(error)")
+        expect(!error.description.isEmpty)
+        return 0
+    }
+    expect(!category.id.isEmpty && category.id == MeditationMarkdown.identifier(category.name))
+    expect(!category.scripts.isEmpty)
+    for (offset, script) in category.scripts.enumerated() {
+        let number = offset + 1
+        expect(script.orderIndex == number && script.category == category.id)
+        expect(script.id == "\(category.id)-\(number < 10 ? "0" : "")\(number)")
+        expect(script.durationSeconds == MeditationMarkdown.durationSeconds)
+        let json = MeditationMarkdown.json(script)
+        do {
+            let again = try Script(json: json)
+            expect(again == script, "meditation \(number) changed on a round trip through JSON")
+        } catch {
+            fatalError("meditation \(number) was accepted but its JSON is refused: \(error)")
+        }
+    }
+    return 0
+}
+
+
+/// `precondition` that keeps its message in optimized builds: the finding's one-line summary.
+private func expect(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String = "",
+                    file: StaticString = #file, line: UInt = #line) {
+    if !condition() { fatalError("broken promise: \(message())", file: file, line: line) }
+}

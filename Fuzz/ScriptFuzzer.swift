@@ -1,0 +1,110 @@
+// libFuzzer target for script JSON: `Script(json:)` (JSONValue.swift's strict parser, then
+// ScriptValidator.swift), and for every script it accepts, the code a validated script flows into.
+//
+// Compiled into the SessionTimeline module itself (see scripts/fuzz), so internal API is visible.
+//
+// Every thrown ScriptError is an expected outcome. Findings are crashes, sanitizer reports,
+// timeouts, out-of-memory, and these broken promises
+// (checked with `expect`, which stops with its message even in -O builds):
+// - a rejected script comes with 1…101 problems (100 listed, then a summary);
+// - an accepted script keeps every rule in ScriptRules (docs/scripts.md);
+// - an accepted script, written back as `import` writes it (MeditationMarkdown.json), parses to
+//   an equal script;
+// - interjections resolve inside their windows, and Timeline.plan at 22,050 and 48,000 Hz (with
+//   clips at other rates) gives a contiguous timeline that reaches the session's end; its
+//   preconditions ("a validated script's time … must convert to frames") hold.
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Data(bytes: data, count: size)
+    let script: Script
+    do {
+        script = try Script(json: bytes)
+    } catch {
+        expect(!error.problems.isEmpty, "a ScriptError without problems")
+        expect(error.problems.count <= ScriptRules.maximumReportedProblems + 1, "\(error.problems.count) problems reported")
+        expect(!error.description.isEmpty)
+        return 0
+    }
+    checkRules(script)
+    checkRoundTrip(script)
+    checkPlanning(script, seed: UInt64(truncatingIfNeeded: bytes.hashValue))
+    return 0
+}
+
+private func checkRules(_ script: Script) {
+    expect(ScriptRules.isValidIdentifier(script.id), "accepted id \(quoted(script.id))")
+    expect(script.durationSeconds > 0 && script.durationSeconds <= ScriptRules.maximumDurationSeconds)
+    expect(!script.category.isEmpty && script.category.count <= ScriptRules.maximumLabelLength)
+    expect(!script.title.isEmpty && script.title.count <= ScriptRules.maximumLabelLength)
+    expect(script.subtitle.count <= ScriptRules.maximumLabelLength)
+    expect(abs(script.orderIndex) <= 1_000_000_000)
+    expect(!script.segments.isEmpty && script.segments.count <= ScriptRules.maximumCueCount)
+    expect(script.interjections.count <= ScriptRules.maximumCueCount)
+    expect(Set(script.segments.map(\.id)).count == script.segments.count, "duplicate segment ids accepted")
+    for segment in script.segments {
+        expect(segment.startSeconds >= 0 && segment.startSeconds <= script.durationSeconds)
+        expect(!segment.phase.isEmpty)
+        checkText(segment.text)
+    }
+    for interjection in script.interjections {
+        expect(interjection.windowStartSeconds >= 0)
+        expect(interjection.windowStartSeconds <= interjection.windowEndSeconds)
+        expect(interjection.windowEndSeconds <= script.durationSeconds)
+        expect((1...ScriptRules.maximumTextOptions).contains(interjection.textOptions.count))
+        interjection.textOptions.forEach(checkText)
+    }
+}
+
+private func checkText(_ text: String) {
+    expect((1...ScriptRules.maximumTextLength).contains(text.utf16.count))
+    expect(!text.allSatisfy(\.isWhitespace))
+}
+
+private func checkRoundTrip(_ script: Script) {
+    let json = MeditationMarkdown.json(script)
+    do {
+        let again = try Script(json: json)
+        expect(again == script, "the script changed on a round trip through JSON:\n\(String(decoding: json, as: UTF8.self))")
+    } catch {
+        fatalError("a valid script, written back, is refused: \(error)\n\(String(decoding: json, as: UTF8.self))")
+    }
+}
+
+private func checkPlanning(_ script: Script, seed: UInt64) {
+    let interjections = script.resolveInterjections(seed: seed)
+    expect(interjections.count == script.interjections.count)
+    for (resolved, interjection) in zip(interjections, script.interjections) {
+        expect(resolved.plannedSeconds >= interjection.windowStartSeconds
+            && resolved.plannedSeconds <= interjection.windowEndSeconds, "interjection planned outside its window")
+        expect(interjection.textOptions.indices.contains(resolved.optionIndex))
+    }
+    // Clips of a fixed length at a rate unlike the output's; every third one missing (a silent slot).
+    let clipSource = AudioSourceInfo(path: "/clip.mp3", sampleRate: 24_000, frameCount: Frames(12_345), gapless: true)
+    func clips(_ count: Int) -> [SourcedClip?] {
+        (0..<count).map { $0 % 3 == 2 ? nil : SourcedClip(key: "k\($0)", source: clipSource) }
+    }
+    for hertz in [22_050, 48_000] {
+        let rate = SampleRate(hertz)!
+        let bell = AudioSourceInfo(path: nil, sampleRate: 44_100, frameCount: Frames(44_100), gapless: false)
+        let timeline = Timeline.plan(
+            script: script, seed: seed, sampleRate: rate, channels: 1,
+            segmentClips: clips(script.segments.count), interjections: interjections,
+            interjectionClips: clips(interjections.count), bell: bell)
+        var cursor = Frames.zero
+        for (index, item) in timeline.items.enumerated() {
+            expect(item.index == index && item.startFrame == cursor && item.frameCount >= .zero, "the timeline is not contiguous")
+            cursor = item.startFrame + item.frameCount
+        }
+        expect(timeline.items.last?.kind == .bell, "the timeline does not end with the bell")
+        let end = rate.frames(atSeconds: script.durationSeconds)!
+        expect(timeline.totalFrames >= end, "the timeline ends before the session does")
+    }
+}
+
+/// `precondition` that keeps its message in optimized builds: the finding's one-line summary.
+private func expect(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String = "",
+                    file: StaticString = #file, line: UInt = #line) {
+    if !condition() { fatalError("broken promise: \(message())", file: file, line: line) }
+}
