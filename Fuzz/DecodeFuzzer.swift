@@ -85,9 +85,3 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     expect(delivered == outputFrames, "the stream delivered \(delivered) frames, not the \(outputFrames) promised")
     return 0
 }
-
-/// `precondition` that keeps its message in optimized builds: the finding's one-line summary.
-private func expect(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String = "",
-                    file: StaticString = #file, line: UInt = #line) {
-    if !condition() { fatalError("broken promise: \(message())", file: file, line: line) }
-}

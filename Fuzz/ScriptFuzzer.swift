@@ -102,9 +102,3 @@ private func checkPlanning(_ script: Script, seed: UInt64) {
         expect(timeline.totalFrames >= end, "the timeline ends before the session does")
     }
 }
-
-/// `precondition` that keeps its message in optimized builds: the finding's one-line summary.
-private func expect(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String = "",
-                    file: StaticString = #file, line: UInt = #line) {
-    if !condition() { fatalError("broken promise: \(message())", file: file, line: line) }
-}
