@@ -171,6 +171,20 @@ struct WritingTests {
         #expect(bytes.firstRange(of: Data("The Space Between".utf8)) != nil)
     }
 
+    @Test("A file whose data would pass 4 GiB is RF64, a smaller one RIFF", arguments: [
+        (Int64(1_100_000_000), "RF64"), (Int64(1_000_000_000), "RIFF"),
+    ])
+    func container(frames: Int64, magic: String) throws {
+        // 16-bit stereo: 4 bytes a frame, so 1.1 G frames are 4.4 GB. Only the header's choice is
+        // checked; writing the gigabytes themselves would prove nothing more about libsndfile.
+        let folder = try TemporaryFolder()
+        let writer = try SoundFileWriter(path: folder.path("big.wav"), sampleRate: 48_000, channelCount: 2, format: .pcm16, frameCount: frames)
+        try writer.writeSilence(frames: 10)
+        try writer.close()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.path("big.wav")))
+        #expect(String(decoding: bytes.prefix(4), as: UTF8.self) == magic)
+    }
+
     @Test("A file in a missing folder cannot be created, and says why")
     func unwritable() {
         #expect {
