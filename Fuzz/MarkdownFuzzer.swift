@@ -37,13 +37,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         expect(script.orderIndex == number && script.category == category.id)
         expect(script.id == "\(category.id)-\(number < 10 ? "0" : "")\(number)")
         expect(script.durationSeconds == MeditationMarkdown.durationSeconds)
-        let json = MeditationMarkdown.json(script)
-        do {
-            let again = try Script(json: json)
-            expect(again == script, "meditation \(number) changed on a round trip through JSON")
-        } catch {
-            fatalError("meditation \(number) was accepted but its JSON is refused: \(error)")
-        }
+        checkRoundTrip(script)
     }
     return 0
 }

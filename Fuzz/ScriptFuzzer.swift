@@ -62,16 +62,6 @@ private func checkText(_ text: String) {
     expect(!text.allSatisfy(\.isWhitespace))
 }
 
-private func checkRoundTrip(_ script: Script) {
-    let json = MeditationMarkdown.json(script)
-    do {
-        let again = try Script(json: json)
-        expect(again == script, "the script changed on a round trip through JSON:\n\(String(decoding: json, as: UTF8.self))")
-    } catch {
-        fatalError("a valid script, written back, is refused: \(error)\n\(String(decoding: json, as: UTF8.self))")
-    }
-}
-
 private func checkPlanning(_ script: Script, seed: UInt64) {
     let interjections = script.resolveInterjections(seed: seed)
     expect(interjections.count == script.interjections.count)
