@@ -5,7 +5,8 @@ import PackageDescription
 let package = Package(
     name: "render-session",
     products: [
-        .library(name: "SessionKit", targets: ["SessionKit"]),
+        // SessionTimeline is the vocabulary SessionKit's API speaks (scripts, frames, timelines).
+        .library(name: "SessionKit", targets: ["SessionKit", "SessionTimeline"]),
         .executable(name: "render-session", targets: ["render-session"]),
     ],
     dependencies: [
@@ -48,7 +49,7 @@ let package = Package(
         // The only module that touches C: decoding, resampling, writing, encoding, synthesis.
         .target(
             name: "SessionAudio",
-            dependencies: ["CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG"]
+            dependencies: ["SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG"]
         ),
 
         // The library users call: joins the timeline model and the audio I/O.
@@ -71,15 +72,17 @@ let package = Package(
             name: "render-session",
             dependencies: [
                 "SessionKit",
+                "SessionTimeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["tts-server.py"]),
         .testTarget(name: "SessionTimelineTests", dependencies: ["SessionTimeline"]),
-        .testTarget(name: "SessionAudioTests", dependencies: ["SessionAudio", "TestSupport"]),
-        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "TestSupport"]),
-        .testTarget(name: "RenderSessionTests", dependencies: ["render-session", "TestSupport", "SessionKit"]),
+        .testTarget(name: "SessionAudioTests", dependencies: ["SessionAudio", "SessionTimeline", "TestSupport"]),
+        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionTimeline", "SessionAudio", "TestSupport"]),
+        .testTarget(
+            name: "RenderSessionTests", dependencies: ["render-session", "TestSupport", "SessionKit", "SessionTimeline", "SessionAudio"]),
     ]
 )
 

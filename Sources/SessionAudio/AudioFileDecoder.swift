@@ -1,13 +1,14 @@
 import Foundation
+public import SessionTimeline
 
 /// What a measurement found out about an audio file before decoding it for real.
 public struct AudioMeasurement: Sendable, Equatable {
     /// The file's sample rate.
-    public var sampleRate: Int
+    public var sampleRate: SampleRate
     /// The file's channel count.
-    public var channelCount: Int
+    public var channelCount: ChannelCount
     /// The exact number of frames the file decodes to.
-    public var frameCount: Int64
+    public var frameCount: Frames
     /// Whether encoder delay and padding from a LAME/Xing tag were removed.
     public var gapless: Bool
     /// What the file is: `MPEG audio` or libsndfile's name for the container.
@@ -26,9 +27,9 @@ public final class AudioFileDecoder {
     /// The file being decoded.
     public let path: String
     /// The file's sample rate.
-    public let sampleRate: Int
+    public let sampleRate: SampleRate
     /// The file's channel count.
-    public let channelCount: Int
+    public let channelCount: ChannelCount
     /// Whether encoder delay and padding from a LAME/Xing tag are being removed.
     public let gapless: Bool
     /// What the file is: `MPEG audio` or libsndfile's name for the container.
@@ -37,33 +38,31 @@ public final class AudioFileDecoder {
     /// Opens `path`, choosing the decoder by the file's first bytes, never by its name.
     public init(path: String) throws(AudioError) {
         let prefix = try Self.firstBytes(of: path)
+        let rate: Int
+        let channels: Int
         if Self.isSoundFileContainer(prefix) {
             let reader = try SoundFileReader(path: path)
             backend = .soundFile(reader)
-            sampleRate = reader.sampleRate
-            channelCount = reader.channelCount
+            (rate, channels) = (reader.sampleRate, reader.channelCount)
             gapless = false
             formatName = reader.formatName
         } else {
             let decoder = try MPEGDecoder(path: path)
             backend = .mpeg(decoder)
-            sampleRate = decoder.sampleRate
-            channelCount = decoder.channelCount
+            (rate, channels) = (decoder.sampleRate, decoder.channelCount)
             gapless = decoder.gapless
             formatName = "MPEG audio"
         }
         self.path = path
-        guard channelCount > 0, sampleRate > 0 else {
-            throw AudioError(.unsupportedFormat, path: path, reason: "the file reports \(sampleRate) Hz and \(channelCount) channels")
+        guard let channelCount = ChannelCount(channels) else {
+            throw AudioError(.unsupportedFormat, path: path, reason: "the file reports \(channels) channels, outside \(ChannelCount.supported.lowerBound)…\(ChannelCount.supported.upperBound)")
         }
-        guard Self.supportedSampleRates.contains(sampleRate) else {
-            throw AudioError(.unsupportedFormat, path: path, reason: "its sample rate of \(sampleRate) Hz is outside the supported \(Self.supportedSampleRates.lowerBound)…\(Self.supportedSampleRates.upperBound) Hz")
+        guard let sampleRate = SampleRate(rate) else {
+            throw AudioError(.unsupportedFormat, path: path, reason: "its sample rate of \(rate) Hz is outside the supported \(SampleRate.supported.lowerBound)…\(SampleRate.supported.upperBound) Hz")
         }
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
     }
-
-    /// The source rates a clip or bell may have. libsndfile accepts any positive rate in a
-    /// header; below 1 kHz a file is not speech or a bell, and above 768 kHz no audio format goes.
-    public static let supportedSampleRates = 1_000...768_000
 
     /// Decodes up to `maximumFrames` frames into `samples`, interleaved from index 0, growing it if needed.
     /// Returns the number of frames decoded; 0 only at the end.
@@ -81,17 +80,17 @@ public final class AudioFileDecoder {
     /// Zero frames is an error: libmpg123 reports success for empty and non-audio files.
     public static func measure(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
-        var frameCount: Int64
+        let frameCount: Frames
         switch decoder.backend {
         case .mpeg(let mpeg):
-            frameCount = try mpeg.scannedFrameCount()
+            frameCount = Frames(try mpeg.scannedFrameCount())
         case .soundFile(let reader):
             frameCount = try decoder.decodeToEnd()
             if let shortfall = reader.dataShortfall {
                 throw AudioError(.truncated, path: path,
                                  reason: "the file is cut short: its header declares \(shortfall.declared) bytes of audio, it holds \(shortfall.actual)")
             }
-            if reader.declaredFrameCount > frameCount {
+            if reader.declaredFrameCount > frameCount.count {
                 throw AudioError(.truncated, path: path,
                                  reason: "the file is cut short: its header declares \(reader.declaredFrameCount) frames, it holds \(frameCount)")
             }
@@ -110,19 +109,19 @@ public final class AudioFileDecoder {
     }
 
     /// Reads the rest of the file, returning how many frames it held.
-    private func decodeToEnd() throws(AudioError) -> Int64 {
-        var frameCount: Int64 = 0
+    private func decodeToEnd() throws(AudioError) -> Frames {
+        var frameCount = Frames.zero
         var buffer: [Float] = []
         while case let frames = try read(into: &buffer, maximumFrames: 16_384), frames > 0 {
-            frameCount += Int64(frames)
+            frameCount += Frames(Int64(frames))
         }
         return frameCount
     }
 
     /// This file's measurement with `frameCount` frames; zero frames is an error, since
     /// libmpg123 reports success for empty and non-audio files.
-    private func measurement(frameCount: Int64) throws(AudioError) -> AudioMeasurement {
-        guard frameCount > 0 else {
+    private func measurement(frameCount: Frames) throws(AudioError) -> AudioMeasurement {
+        guard frameCount > .zero else {
             throw AudioError(.noAudio, path: path, reason: "the file decodes to no audio frames")
         }
         return AudioMeasurement(sampleRate: sampleRate, channelCount: channelCount,

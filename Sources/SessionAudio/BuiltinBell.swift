@@ -1,4 +1,5 @@
 import Foundation
+public import SessionTimeline
 
 /// The default closing bell: a struck singing bowl, synthesized on demand, identical every time.
 ///
@@ -12,14 +13,14 @@ public enum BuiltinBell {
     public static let durationSeconds = 8
 
     /// The bell's length at `sampleRate`: exactly ``durationSeconds`` × rate frames.
-    public static func frameCount(sampleRate: Int) -> Int64 {
-        Int64(durationSeconds * sampleRate)
+    public static func frameCount(sampleRate: SampleRate) -> Frames {
+        Frames(Int64(durationSeconds * sampleRate.hertz))
     }
 
     /// The bell as mono float frames at `sampleRate`.
-    public static func samples(sampleRate: Int) -> [Float] {
-        let count = Int(frameCount(sampleRate: sampleRate))
-        let rate = Double(sampleRate)
+    public static func samples(sampleRate: SampleRate) -> [Float] {
+        let count = Int(frameCount(sampleRate: sampleRate).count)
+        let rate = Double(sampleRate.hertz)
         var mix = [Double](repeating: 0, count: count)
         let fundamental = 196.0
         // (frequency ratio, amplitude, time to decay by 60 dB in seconds, beat in hertz)

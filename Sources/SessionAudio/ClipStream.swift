@@ -1,9 +1,10 @@
 import Foundation
+public import SessionTimeline
 
 /// A source of interleaved float frames at its own rate and channel count.
 protocol FrameSource: AnyObject {
-    var sampleRate: Int { get }
-    var channelCount: Int { get }
+    var sampleRate: SampleRate { get }
+    var channelCount: ChannelCount { get }
     /// Writes up to `maximumFrames` frames into `samples` from index 0; returns 0 only at the end.
     func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int
 }
@@ -12,18 +13,19 @@ extension AudioFileDecoder: FrameSource {}
 
 /// Frames already in memory, such as the synthesized bell.
 final class MemoryFrameSource: FrameSource {
-    let sampleRate: Int
-    let channelCount: Int
+    let sampleRate: SampleRate
+    let channelCount: ChannelCount
     private let samples: [Float]
     private var position = 0
 
-    init(samples: [Float], sampleRate: Int, channelCount: Int) {
+    init(samples: [Float], sampleRate: SampleRate, channelCount: ChannelCount) {
         self.samples = samples
         self.sampleRate = sampleRate
         self.channelCount = channelCount
     }
 
     func read(into buffer: inout [Float], maximumFrames: Int) -> Int {
+        let channelCount = channelCount.count
         let frames = min(maximumFrames, (samples.count - position) / channelCount)
         if buffer.count < frames * channelCount { buffer = [Float](repeating: 0, count: frames * channelCount) }
         buffer.replaceSubrange(0..<(frames * channelCount), with: samples[position..<(position + frames * channelCount)])
@@ -76,29 +78,37 @@ public final class ClipStream {
     public private(set) var fadedOut = false
 
     /// A stream of the file `decoder` reads, which measured `sourceFrames` frames.
-    public convenience init(decoder: AudioFileDecoder, sourceFrames: Int64, outputRate: Int, outputChannels: Int, outputFrames: Int64) throws(AudioError) {
+    public convenience init(
+        decoder: AudioFileDecoder, sourceFrames: Frames, outputRate: SampleRate, outputChannels: ChannelCount, outputFrames: Frames
+    ) throws(AudioError) {
         try self.init(source: decoder, path: decoder.path, sourceFrames: sourceFrames, outputRate: outputRate,
                       outputChannels: outputChannels, outputFrames: outputFrames)
     }
 
-    /// A stream of frames in memory.
-    public convenience init(samples: [Float], sampleRate: Int, channelCount: Int, outputRate: Int, outputChannels: Int, outputFrames: Int64) throws(AudioError) {
+    /// A stream of interleaved frames in memory.
+    public convenience init(
+        samples: [Float], sampleRate: SampleRate, channelCount: ChannelCount,
+        outputRate: SampleRate, outputChannels: ChannelCount, outputFrames: Frames
+    ) throws(AudioError) {
         let source = MemoryFrameSource(samples: samples, sampleRate: sampleRate, channelCount: channelCount)
-        try self.init(source: source, path: nil, sourceFrames: Int64(samples.count / channelCount), outputRate: outputRate,
+        try self.init(source: source, path: nil, sourceFrames: Frames(Int64(samples.count / channelCount.count)), outputRate: outputRate,
                       outputChannels: outputChannels, outputFrames: outputFrames)
     }
 
-    private init(source: any FrameSource, path: String?, sourceFrames: Int64, outputRate: Int, outputChannels: Int, outputFrames: Int64) throws(AudioError) {
+    private init(
+        source: any FrameSource, path: String?, sourceFrames: Frames, outputRate: SampleRate, outputChannels: ChannelCount, outputFrames: Frames
+    ) throws(AudioError) {
+        // Below this line frame counts are plain integers: they index buffers handed to C.
         self.source = source
         self.path = path
-        expectedSourceFrames = sourceFrames
-        self.outputChannels = outputChannels
-        self.outputFrames = outputFrames
-        fadeFrames = min(Int64((Double(outputRate) * Self.fadeDuration).rounded()), outputFrames / 2)
-        sourceBlockFrames = max(1, min(Self.blockFrames, Self.blockFrames * source.sampleRate / outputRate))
+        expectedSourceFrames = sourceFrames.count
+        self.outputChannels = outputChannels.count
+        self.outputFrames = outputFrames.count
+        fadeFrames = min(Int64((Double(outputRate.hertz) * Self.fadeDuration).rounded()), outputFrames.count / 2)
+        sourceBlockFrames = max(1, min(Self.blockFrames, Self.blockFrames * source.sampleRate.hertz / outputRate.hertz))
         resampler = source.sampleRate == outputRate
             ? nil
-            : try Resampler(inputRate: source.sampleRate, outputRate: outputRate, channelCount: outputChannels)
+            : try Resampler(inputRate: source.sampleRate.hertz, outputRate: outputRate.hertz, channelCount: outputChannels.count)
     }
 
     /// Writes up to `maximumFrames` frames into `samples` from index 0, growing it if needed.
@@ -163,9 +173,9 @@ public final class ClipStream {
             return
         }
         // Same channel count: no conversion copy.
-        let channelsMatch = source.channelCount == outputChannels
+        let channelsMatch = source.channelCount.count == outputChannels
         if !channelsMatch {
-            ChannelMixer.convert(decoded, frames: frames, from: source.channelCount, to: outputChannels, into: &converted)
+            ChannelMixer.convert(decoded, frames: frames, from: source.channelCount.count, to: outputChannels, into: &converted)
         }
         if let resampler {
             try resampler.process(channelsMatch ? decoded : converted, frames: frames, appendingTo: &pending)

@@ -1,26 +1,8 @@
 internal import CSndFile
+public import SessionTimeline
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// How samples are stored in a written file.
-public enum SampleFormat: String, Sendable, CaseIterable {
-    /// Signed 16-bit integers, the default: what every player reads.
-    case pcm16 = "s16"
-    /// Signed 24-bit integers.
-    case pcm24 = "s24"
-    /// 32-bit IEEE floats.
-    case float32 = "f32"
-
-    /// Bytes per sample in the file.
-    public var bytesPerSample: Int {
-        switch self {
-        case .pcm16: 2
-        case .pcm24: 3
-        case .float32: 4
-        }
-    }
-}
 
 /// Writes a WAV file with libsndfile, which writes every header; frames go in as 32-bit floats
 /// and are rounded to the file's format here.
@@ -36,11 +18,11 @@ public final class SoundFileWriter {
     /// The file being written.
     public let path: String
     /// The file's channel count.
-    public let channelCount: Int
+    public let channelCount: ChannelCount
     /// The file's sample format.
     public let format: SampleFormat
     /// Frames written so far.
-    public private(set) var framesWritten: Int64 = 0
+    public private(set) var framesWritten = Frames.zero
     private var integers: [Int32] = []
     private var shorts: [Int16] = []
     private var zeros: [Int16] = []
@@ -48,8 +30,10 @@ public final class SoundFileWriter {
     /// Creates `path` (replacing any file there) for `frameCount` frames, or an unknown number.
     ///
     /// The corresponding libsndfile calls are `sf_open_fd` and `sf_set_string`.
-    public init(path: String, sampleRate: Int, channelCount: Int, format: SampleFormat, frameCount: Int64? = nil, title: String? = nil) throws(AudioError) {
-        let dataBytes = (frameCount ?? 0) * Int64(channelCount * format.bytesPerSample)
+    public init(
+        path: String, sampleRate: SampleRate, channelCount: ChannelCount, format: SampleFormat, frameCount: Frames? = nil, title: String? = nil
+    ) throws(AudioError) {
+        let dataBytes = (frameCount ?? .zero).count * Int64(channelCount.count * format.bytesPerSample)
         let container = dataBytes > Int64(UInt32.max) - (1 << 20) ? SF_FORMAT_RF64 : SF_FORMAT_WAV
         let encoding = switch format {
         case .pcm16: SF_FORMAT_PCM_16
@@ -57,8 +41,8 @@ public final class SoundFileWriter {
         case .float32: SF_FORMAT_FLOAT
         }
         var info = SF_INFO()
-        info.samplerate = Int32(sampleRate)
-        info.channels = Int32(channelCount)
+        info.samplerate = Int32(sampleRate.hertz)
+        info.channels = Int32(channelCount.count)
         info.format = Int32(container | encoding)
         guard sf_format_check(&info) != 0 else {
             throw AudioError(.unsupportedFormat, path: path, reason: "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(format.rawValue) WAV")
@@ -92,7 +76,7 @@ public final class SoundFileWriter {
     /// The corresponding libsndfile calls are `sf_writef_short`, `sf_writef_int` and `sf_writef_float`.
     public func write(_ samples: [Float], frames: Int) throws(AudioError) {
         guard let file else { throw AudioError(.cannotWrite, path: path, reason: "the file is already closed") }
-        let count = frames * channelCount
+        let count = frames * channelCount.count
         precondition(samples.count >= count, "write(_:frames:) was given fewer samples than frames × channels")
         let written: sf_count_t
         switch format {
@@ -110,14 +94,14 @@ public final class SoundFileWriter {
         guard written == frames else {
             throw failure("wrote \(written) of \(frames) frames")
         }
-        framesWritten += Int64(frames)
+        framesWritten += Frames(Int64(frames))
         startWriteBack(after: frames)
     }
 
     /// Every 4 MiB, asks the kernel to start writing what is in the page cache to disk, so that
     /// the disk works while the render goes on and the flush in ``close()`` has little left to wait for.
     private func startWriteBack(after frames: Int) {
-        bytesSinceWriteBack += frames * channelCount * format.bytesPerSample
+        bytesSinceWriteBack += frames * channelCount.count * format.bytesPerSample
         if bytesSinceWriteBack >= 4 << 20 {
             bytesSinceWriteBack = 0
             WriteBack.start(descriptor)
@@ -125,17 +109,17 @@ public final class SoundFileWriter {
     }
 
     /// Writes `frames` frames of digital silence, straight from a block of zeros in the file's
-    /// own sample type (no conversion).
-    public func writeSilence(frames: Int64) throws(AudioError) {
+    /// own sample type (no conversion). Stops early, between blocks, if the task is cancelled.
+    public func writeSilence(frames: Frames) throws(AudioError) {
         guard let file else { throw AudioError(.cannotWrite, path: path, reason: "the file is already closed") }
         let block = 65_536
-        if zeros.count < block * channelCount { zeros = [Int16](repeating: 0, count: block * channelCount) }
-        var remaining = frames
-        while remaining > 0, !Interruption.isRequested {
+        if zeros.count < block * channelCount.count { zeros = [Int16](repeating: 0, count: block * channelCount.count) }
+        var remaining = frames.count
+        while remaining > 0, !Task.isCancelled {
             let chunk = Int(min(remaining, Int64(block)))
             let written = zeros.withUnsafeBufferPointer { sf_writef_short(file, $0.baseAddress, sf_count_t(chunk)) }
             guard written == chunk else { throw failure("wrote \(written) of \(chunk) frames") }
-            framesWritten += Int64(chunk)
+            framesWritten += Frames(Int64(chunk))
             startWriteBack(after: chunk)
             remaining -= Int64(chunk)
         }
@@ -207,5 +191,15 @@ enum SampleConversion {
                 }
             }
         }
+    }
+}
+
+// TEMPORARY STUB until the streaming writer lands.
+extension SoundFileWriter {
+    public convenience init(
+        streamingTo descriptor: Int32, name: String, sampleRate: SampleRate, channelCount: ChannelCount, format: SampleFormat,
+        frameCount: Frames, title: String? = nil
+    ) throws(AudioError) {
+        throw AudioError(.unsupportedFormat, path: name, reason: "streaming is not built yet")
     }
 }

@@ -7,8 +7,9 @@ internal import Crypto
 public struct BatchOptions: Sendable {
     /// Where `{id}.wav`, `{id}.timeline.json` and `manifest.json` go.
     public var outputFolder: String
-    /// The render settings every session shares (their `seed` is ignored: see ``baseSeed``).
-    public var render: RenderOptions
+    /// The settings every session shares; each session's seed and outputs replace the plan's seed
+    /// and the output destinations (see ``baseSeed``).
+    public var pipeline: SessionPipeline
     /// The seed each session's seed is derived from (`SeededGenerator.derive(base:label:)`).
     public var baseSeed: UInt64
     /// How many versions of each script with different interjection draws; 0 renders one, unnumbered.
@@ -18,10 +19,12 @@ public struct BatchOptions: Sendable {
     /// Whether to render sessions whose output is up to date anyway.
     public var force: Bool
 
-    public init(outputFolder: String, render: RenderOptions, baseSeed: UInt64 = 0, variants: Int = 0,
-                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, force: Bool = false) {
+    public init(
+        outputFolder: String, pipeline: SessionPipeline, baseSeed: UInt64 = 0, variants: Int = 0,
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount, force: Bool = false
+    ) {
         self.outputFolder = outputFolder
-        self.render = render
+        self.pipeline = pipeline
         self.baseSeed = baseSeed
         self.variants = variants
         self.jobs = max(1, jobs)
@@ -50,8 +53,20 @@ public enum BatchResult: Sendable, Equatable {
     case failed([String])
 }
 
-/// Renders many sessions, several at once, skipping those whose output is up to date.
+/// What a batch did: its sessions and what became of each, and the clips it prepared.
+public struct BatchReport: Sendable {
+    /// The sessions, in script order, each script's variants together.
+    public let sessions: [BatchSession]
+    /// What became of each session, aligned with ``sessions``.
+    public let results: [BatchResult]
+    /// The clips every session drew on, prepared once for all.
+    public let clips: PreparedClips
+}
+
+/// Renders many sessions through one pipeline, several at once, skipping those whose output is
+/// up to date.
 ///
+/// Every clip of every script is prepared (and measured) once, before any session renders.
 /// `manifest.json` in the output folder records, per output, a SHA-256 of everything that
 /// determines its bytes: the tool's version, the script file, the voice, speed and output
 /// settings, the bell, the seed, and each clip's key, size and modification time. A session whose
@@ -75,44 +90,40 @@ public enum BatchRenderer {
         }
     }
 
-    /// Renders `sessions`, at most `options.jobs` at a time.
+    /// Prepares the clips of every script in `library`, then renders its sessions, at most
+    /// `options.jobs` at a time.
     ///
-    /// - Parameters:
-    ///   - warn: told of clips left out under `allowMissing` and of an unreadable manifest.
-    ///   - progress: called as each session finishes, with the results so far.
-    /// - Throws: ``SessionError`` only if the output folder cannot be created or written.
+    /// - Parameter progress: called as each session finishes, with the number done and the total.
+    /// - Throws: ``SessionError`` if the library holds no script at all, the output folder cannot be
+    ///   created or written, or the task is cancelled.
     public static func run(
-        _ sessions: [BatchSession],
+        _ library: ScriptLibrary,
         options: BatchOptions,
-        warn: @escaping @Sendable (String) -> Void = { _ in },
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
-    ) async throws(SessionError) -> [BatchResult] {
-        do {
-            try FileManager.default.createDirectory(atPath: options.outputFolder, withIntermediateDirectories: true)
-        } catch {
-            throw SessionError(.cannotWrite, "Cannot create the output folder \(options.outputFolder): \(FileProblem.describe(error, path: options.outputFolder))")
+    ) async throws(SessionError) -> BatchReport {
+        guard !library.entries.isEmpty || !library.problems.isEmpty else {
+            throw SessionError(.noScripts, "No scripts to render: \(library.paths.joined(separator: ", ")) holds no *.json file")
         }
-        try SessionRenderer.checkWritableFolder(of: (options.outputFolder as NSString).appendingPathComponent("manifest.json"))
+        let folder = options.outputFolder
+        let manifestPath = (folder as NSString).appendingPathComponent("manifest.json")
+        _ = try OutputTarget.resolve(.path(manifestPath), replaceExisting: true)
         // One batch at a time per output folder: a second one waits, then finds the work done.
-        let lock: FolderLock
-        do {
-            lock = try FolderLock(folder: options.outputFolder) {
-                warn("another batch is writing \(options.outputFolder); waiting for it to finish")
-            }
-        } catch {
-            throw SessionError(.cannotWrite, "\(error)")
+        let lock = try FolderLock(folder: folder) {
+            options.pipeline.observer.warning("another batch is writing \(folder); waiting for it to finish")
         }
         defer { withExtendedLifetime(lock) {} }
-        let manifest = Manifest(folder: options.outputFolder, warn: warn)
+        let manifest = Manifest(folder: folder, warn: options.pipeline.observer.warning)
 
+        let clips = try await options.pipeline.prepare(texts: library.entries.flatMap(\.script.allTexts))
+        let sessions = sessions(of: library, options: options)
         var results = [BatchResult?](repeating: nil, count: sessions.count)
         await withTaskGroup(of: (Int, BatchResult).self) { group in
             var next = 0
             func startNext() {
-                guard next < sessions.count else { return }
+                guard next < sessions.count, !Task.isCancelled else { return }
                 let index = next
                 next += 1
-                group.addTask { (index, render(sessions[index], options: options, manifest: manifest, warn: warn)) }
+                group.addTask { (index, render(sessions[index], clips: clips, options: options, manifest: manifest)) }
             }
             for _ in 0..<options.jobs { startNext() }
             var done = 0
@@ -123,21 +134,32 @@ public enum BatchRenderer {
                 startNext()
             }
         }
-        return results.map { $0 ?? .failed(["not run"]) }
+        if Task.isCancelled { throw SessionError.cancelled }
+        return BatchReport(sessions: sessions, results: results.map { $0 ?? .failed(["not run"]) }, clips: clips)
     }
 
-    private static func render(_ session: BatchSession, options: BatchOptions, manifest: Manifest, warn: @Sendable (String) -> Void) -> BatchResult {
-        if Interruption.isRequested { return .failed(["interrupted"]) }
-        var renderOptions = options.render
-        renderOptions.seed = session.seed
-        let hash = inputsHash(session, options: renderOptions)
+    private static func render(_ session: BatchSession, clips: PreparedClips, options: BatchOptions, manifest: Manifest) -> BatchResult {
+        var pipeline = options.pipeline
+        pipeline.plan.seed = session.seed
+        pipeline.output.audio = .path(session.outputPath)
+        pipeline.output.timeline = .path(session.timelinePath)
+        pipeline.output.replaceExisting = true
+        let observer = pipeline.observer
+        pipeline.observer = PipelineObserver(warning: { observer.warning("\(session.name): \($0)") })
+        let hash = inputsHash(session, pipeline: pipeline)
         let outputs = [session.outputPath, session.timelinePath]
         if !options.force, manifest.hash(for: session.name) == hash, outputs.allSatisfy(FileManager.default.fileExists) {
             return .upToDate
         }
+        // Clips that could not be made were reported once, for the whole batch.
+        let failed = Set(clips.problems.compactMap { if case .failed = $0.state { $0.entry.key } else { nil } })
+        let needed = session.script.allTexts.filter { failed.contains(pipeline.clips.entry(for: $0).key) }
+        if !needed.isEmpty && !pipeline.plan.allowMissing {
+            return .failed(["needs \(needed.count == 1 ? "a clip" : "\(needed.count) clips") that could not be synthesized (above)"])
+        }
         do {
-            let timeline = try SessionPlanner.plan(script: session.script, options: renderOptions) { warn("\(session.name): \($0)") }
-            try SessionRenderer.render(timeline, to: session.outputPath, format: renderOptions.sampleFormat, timelinePath: session.timelinePath)
+            let timeline = try pipeline.plan(session.script, clips: clips)
+            try pipeline.render(timeline)
             manifest.record(session.name, hash: hash, seed: session.seed)
             return .rendered
         } catch {
@@ -146,17 +168,20 @@ public enum BatchRenderer {
     }
 
     /// The SHA-256 of everything that determines a session's output bytes.
-    static func inputsHash(_ session: BatchSession, options: RenderOptions) -> String {
+    static func inputsHash(_ session: BatchSession, pipeline: SessionPipeline) -> String {
         var hasher = SHA256()
         func add(_ line: String) { hasher.update(data: Data((line + "\n").utf8)) }
+        let (clips, plan) = (pipeline.clips, pipeline.plan)
         add("render-session \(SessionKitVersion.current)")
         add("script \(fileDigest(session.scriptPath))")
-        add("voice \(options.voice) speed \(options.speed) seed \(session.seed)")
-        add("rate \(options.sampleRate.map(String.init) ?? "first-clip") channels \(options.channels) format \(options.sampleFormat.rawValue) allow-missing \(options.allowMissing)")
-        add("bell \(options.bellPath.map { "\($0) \(fileDigest($0))" } ?? "builtin")")
-        let cache = ClipCache(directory: options.cacheDirectory)
+        add("voice \(clips.voice) speed \(clips.speed) seed \(session.seed)")
+        add("rate \(plan.sampleRate.map { String($0.hertz) } ?? "first-clip") channels \(plan.channelCount.count) format \(pipeline.output.sampleFormat.rawValue) allow-missing \(plan.allowMissing)")
+        switch plan.bell {
+        case .builtin: add("bell builtin")
+        case .file(let path): add("bell \(path) \(fileDigest(path))")
+        }
         for text in session.script.allTexts {
-            let entry = cache.entry(text: text, voice: options.voice, speed: options.speed)
+            let entry = clips.entry(for: text)
             let attributes = try? FileManager.default.attributesOfItem(atPath: entry.path)
             let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
             let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0

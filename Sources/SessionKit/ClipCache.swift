@@ -57,15 +57,4 @@ public struct ClipCache: Sendable {
         let key = Self.key(text: text, voice: voice, speed: speed)
         return Entry(text: text, key: key, path: path(forKey: key))
     }
-
-    /// The entries of `texts` that have no file in the cache, in order.
-    public func missing(_ texts: [String], voice: String, speed: Double) -> [Entry] {
-        texts.map { entry(text: $0, voice: voice, speed: speed) }
-            .filter { !FileManager.default.fileExists(atPath: $0.path) }
-    }
-
-    /// The sentence that reports a missing entry.
-    static func describeMissing(_ entry: Entry) -> String {
-        "No clip for \(quoted(entry.text)) (key \(entry.key)): nothing at \(entry.path)"
-    }
 }

@@ -1,50 +1,47 @@
 public import Foundation
 internal import SessionAudio
-internal import SessionTimeline
+public import SessionTimeline
 
 extension ClipCache {
-    /// What the cache holds for an entry.
-    public enum EntryState: Sendable, Equatable {
-        /// No file.
-        case missing
-        /// A clip that measures as audio.
-        case usable
-        /// A file that is not a usable clip, and why.
-        case corrupt(String)
-    }
-
-    /// Whether the entry's file exists and measures as audio (a scan of its frame headers, fast).
-    public func state(of entry: Entry) -> EntryState {
-        guard FileManager.default.fileExists(atPath: entry.path) else { return .missing }
+    /// Measures the entry's file: its exact decoded length, from a scan of its frame headers (fast).
+    /// - Returns: `nil` if there is no file.
+    /// - Throws: ``SessionError`` (`unusableClips`) for a file that is not a usable clip.
+    public func measure(_ entry: Entry) throws(SessionError) -> AudioSourceInfo? {
         do {
-            _ = try AudioFileDecoder.measure(path: entry.path)
-            return .usable
+            return try measureFile(entry)
         } catch {
-            return .corrupt(error.reason)
+            throw SessionError(.unusableClips, error.description)
         }
     }
 
-    /// Stores `audio` as the clip for `entry`.
+    func measureFile(_ entry: Entry) throws(AudioError) -> AudioSourceInfo? {
+        guard FileManager.default.fileExists(atPath: entry.path) else { return nil }
+        return AudioSourceInfo(try AudioFileDecoder.measure(path: entry.path), path: entry.path)
+    }
+
+    /// Stores `audio` as the clip for `entry` and returns its measurement.
     ///
     /// The bytes go to a temporary file in the cache folder, are decoded in full (they must be
     /// MPEG audio with at least one frame: an HTML error page, an empty body or bad base64 never
     /// reach the cache), flushed to disk and renamed over the key's file in one step. Concurrent
     /// writers and a kill mid-write never leave a half-written entry under a key.
-    public func store(_ audio: Data, for entry: Entry) throws(SpeechError) {
+    public func store(_ audio: Data, for entry: Entry) throws(SessionError) -> AudioSourceInfo {
         let file = AtomicFile(destination: entry.path, removingStaleTemporaries: false)
         do {
             try audio.write(to: URL(fileURLWithPath: file.temporaryPath))
         } catch {
             file.discard()
-            throw SpeechError("cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))")
+            throw SessionError(.cannotWrite, "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))")
         }
+        let measurement: AudioMeasurement
         do {
-            _ = try AudioFileDecoder.verifyMPEG(path: file.temporaryPath)
-            try file.commit()
+            measurement = try AudioFileDecoder.verifyMPEG(path: file.temporaryPath)
         } catch {
             file.discard()
-            throw SpeechError("the audio received (\(audio.count) bytes) is not a usable MP3: \(error.reason)")
+            throw SessionError(.providerFailed, "the audio received (\(audio.count) bytes) is not a usable MP3: \(error.reason)")
         }
+        try file.commit()
+        return AudioSourceInfo(measurement, path: entry.path)
     }
 
     /// Creates the cache folder if needed and checks that it can be written.
@@ -60,145 +57,127 @@ extension ClipCache {
     }
 }
 
-/// A clip that could not be made.
-public struct ClipFailure: Sendable, Equatable, CustomStringConvertible {
-    /// The clip.
-    public let entry: ClipCache.Entry
-    /// Why.
-    public let reason: String
-
-    /// `Cannot synthesize "text…" (key …): reason`.
-    public var description: String {
-        "Cannot synthesize \(quoted(entry.text)) (key \(entry.key)): \(reason)"
-    }
-}
-
-/// Where a `prepare` run has got to.
-public struct PrepareProgress: Sendable {
-    /// Clips the texts need, each key once.
-    public var needed: Int
-    /// Clips finished so far: found in the cache, synthesized or failed.
-    public var done: Int
-    /// Clips that were already in the cache.
-    public var alreadyCached: Int
-    /// Clips synthesized and stored.
-    public var synthesized: Int
-    /// Corrupt cache entries synthesized again.
-    public var replaced: Int
-    /// Clips that could not be made.
-    public var failures: [ClipFailure]
-    /// Time since the run started.
-    public var elapsed: Duration
-
-    /// `8 clips needed: 3 already cached, 5 synthesized, 0 failed, in 2.10 s`.
-    public var summary: String {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let replacedText = replaced > 0 ? " (\(replaced) corrupt entries replaced)" : ""
-        return "\(needed) clips needed: \(alreadyCached) already cached, \(synthesized) synthesized\(replacedText), \(failures.count) failed, in \(String(format: "%.2f", seconds)) s"
-    }
-}
-
-/// Makes sure the cache holds a clip for every text: finds what is there, synthesizes the rest
-/// with a provider, several at a time, and stores each one safely.
+/// Makes sure the cache holds a clip for every text: measures what is there, synthesizes the rest
+/// with a provider (if there is one), several at a time, and stores each one safely.
+///
+/// Every clip is measured exactly once: a cached clip by a scan of its frames, a new one by the
+/// full decode that checks it before it is stored. Planning reuses those measurements.
 public struct ClipPreparer: Sendable {
-    public let cache: ClipCache
-    public let provider: any SpeechProvider
-    public let voice: String
-    public let speed: Double
+    public let identity: ClipIdentity
+    public let provider: (any SpeechProvider)?
     public let jobs: Int
 
-    public init(cache: ClipCache, provider: any SpeechProvider, voice: String, speed: Double, jobs: Int? = nil) {
-        self.cache = cache
+    /// - Parameters:
+    ///   - provider: where missing clips come from; `nil` leaves them missing (offline).
+    ///   - jobs: how many clips to synthesize at once (`nil`: the provider's default).
+    public init(identity: ClipIdentity, provider: (any SpeechProvider)?, jobs: Int? = nil) {
+        self.identity = identity
         self.provider = provider
-        self.voice = voice
-        self.speed = speed
-        self.jobs = max(1, jobs ?? provider.defaultJobs)
+        self.jobs = max(1, jobs ?? provider?.defaultJobs ?? 1)
     }
 
     /// Prepares the clips of `texts` (duplicates count once).
     ///
     /// A cache entry that exists but does not measure as audio is treated as missing and
     /// synthesized again; `warn` is told. Temporaries left by killed runs are removed first.
+    /// A cancelled task stops starting new clips; clips already stored stay in the cache.
     /// - Parameter progress: called after each clip finishes, on an arbitrary thread.
-    /// - Throws: ``SessionError`` only if the cache folder cannot be created or written; clips
-    ///   that fail are in the result's ``PrepareProgress/failures``.
+    /// - Throws: ``SessionError`` if the cache folder cannot be created or written, or
+    ///   `cancelled`; clips that fail are in the result.
     public func prepare(
         texts: [String],
         warn: @Sendable (String) -> Void = { _ in },
-        progress: @Sendable (PrepareProgress) -> Void = { _ in }
-    ) async throws(SessionError) -> PrepareProgress {
+        progress: @Sendable (PreparedClips) -> Void = { _ in }
+    ) async throws(SessionError) -> PreparedClips {
         let clock = ContinuousClock()
         let started = clock.now
         var seen = Set<String>()
-        let entries = texts.map { cache.entry(text: $0, voice: voice, speed: speed) }.filter { seen.insert($0.key).inserted }
-        var state = PrepareProgress(needed: entries.count, done: 0, alreadyCached: 0, synthesized: 0, replaced: 0, failures: [], elapsed: .zero)
+        let entries = texts.map(identity.entry(for:)).filter { seen.insert($0.key).inserted }
+        var result = PreparedClips(entries: entries)
 
         // Measuring is a scan of each file: spread it over the cores.
-        let states = await withTaskGroup(of: (Int, ClipCache.EntryState).self) { group in
+        let cache = identity.cache
+        let measured = await withTaskGroup(of: (Int, Result<AudioSourceInfo?, AudioError>).self) { group in
             for (index, entry) in entries.enumerated() {
-                group.addTask { [cache] in (index, cache.state(of: entry)) }
+                group.addTask { (index, Result { () throws(AudioError) in try cache.measureFile(entry) }) }
             }
-            var states = [ClipCache.EntryState](repeating: .missing, count: entries.count)
-            for await (index, state) in group { states[index] = state }
-            return states
+            var measured = [Result<AudioSourceInfo?, AudioError>](repeating: .success(nil), count: entries.count)
+            for await (index, outcome) in group { measured[index] = outcome }
+            return measured
         }
         var toMake: [ClipCache.Entry] = []
-        for (entry, entryState) in zip(entries, states) {
-            switch entryState {
-            case .usable:
-                state.alreadyCached += 1
-                state.done += 1
-            case .missing:
+        for (entry, outcome) in zip(entries, measured) {
+            switch outcome {
+            case .success(let measurement?):
+                result.states[entry.key] = .ready(measurement)
+                result.alreadyCached += 1
+                result.done += 1
+            case .success(nil):
+                result.states[entry.key] = .missing
                 toMake.append(entry)
-            case .corrupt(let reason):
-                warn("Cache entry \(entry.key).mp3 for \(quoted(entry.text)) is corrupt (\(reason)); synthesizing it again")
-                state.replaced += 1
+            case .failure(let error):
+                if provider != nil {
+                    warn("Cache entry \(entry.key).mp3 for \(quoted(entry.text)) is corrupt (\(error.reason)); synthesizing it again")
+                    result.replaced += 1
+                }
+                result.states[entry.key] = .unusable(error.description)
                 toMake.append(entry)
             }
         }
-        state.elapsed = clock.now - started
-        progress(state)
-        guard !toMake.isEmpty else { return state }
+        result.elapsed = clock.now - started
+        progress(result)
+        guard let provider, !toMake.isEmpty else { return result }
 
         try cache.prepareFolder()
         AtomicFile.removeStaleTemporaries(in: cache.directory)
-        let outcomes = await withTaskGroup(of: (ClipCache.Entry, SpeechError?).self) { group in
+        let identity = identity
+        await withTaskGroup(of: (ClipCache.Entry, Result<AudioSourceInfo, SessionError>).self) { group in
             var pending = toMake.makeIterator()
-            var outcomes: [String: SpeechError?] = [:]
-            func startNext() -> Bool {
-                guard let entry = pending.next() else { return false }
-                group.addTask { [provider, cache, voice, speed] in
-                    if Interruption.isRequested { return (entry, SpeechError("interrupted")) }
-                    do throws(SpeechError) {
-                        let audio = try await provider.synthesize(text: entry.text, voice: voice, speed: speed)
-                        try cache.store(audio, for: entry)
-                        return (entry, nil)
+            func startNext() {
+                guard !Task.isCancelled, let entry = pending.next() else { return }
+                group.addTask {
+                    do throws(SessionError) {
+                        try Task.checkCancellation(or: .cancelled)
+                        let audio = try await provider.synthesize(text: entry.text, voice: identity.voice, speed: identity.speed)
+                        return (entry, .success(try cache.store(audio, for: entry)))
                     } catch {
-                        return (entry, error)
+                        return (entry, .failure(error))
                     }
                 }
-                return true
             }
-            for _ in 0..<jobs where !startNext() { break }
-            while let (entry, error) = await group.next() {
-                outcomes[entry.key] = error
-                if let error {
-                    state.failures.append(ClipFailure(entry: entry, reason: error.reason))
-                } else {
-                    state.synthesized += 1
+            for _ in 0..<jobs { startNext() }
+            while let (entry, outcome) = await group.next() {
+                switch outcome {
+                case .success(let measurement):
+                    result.states[entry.key] = .ready(measurement)
+                    result.synthesized += 1
+                case .failure(let error) where error.code == .cancelled:
+                    break
+                case .failure(let error):
+                    result.states[entry.key] = .failed(error.description)
                 }
-                state.done += 1
-                state.elapsed = clock.now - started
-                progress(state)
-                _ = startNext()
+                result.done += 1
+                result.elapsed = clock.now - started
+                progress(result)
+                startNext()
             }
-            return outcomes
         }
-        // Failures in the order of the texts, whatever order they finished in.
-        let order = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
-        state.failures.sort { order[$0.entry.key, default: 0] < order[$1.entry.key, default: 0] }
-        precondition(outcomes.count == toMake.count)
-        state.elapsed = clock.now - started
-        return state
+        result.elapsed = clock.now - started
+        if Task.isCancelled { throw SessionError.cancelled }
+        return result
+    }
+}
+
+extension Task where Success == Never, Failure == Never {
+    /// Throws `error` if the current task is cancelled.
+    static func checkCancellation(or error: SessionError) throws(SessionError) {
+        if isCancelled { throw error }
+    }
+}
+
+extension AudioSourceInfo {
+    /// The source a measurement of the file at `path` describes.
+    init(_ measurement: AudioMeasurement, path: String) {
+        self.init(path: path, sampleRate: measurement.sampleRate, frameCount: measurement.frameCount, gapless: measurement.gapless)
     }
 }

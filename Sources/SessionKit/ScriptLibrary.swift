@@ -10,22 +10,31 @@ public struct ScriptLibrary: Sendable {
         public let script: Script
     }
 
+    /// A file that could not be used, and why.
+    public struct Problem: Sendable {
+        public let path: String
+        public let error: SessionError
+    }
+
+    /// The folders and files the library was read from.
+    public let paths: [String]
     /// The valid scripts, by path.
     public let entries: [Entry]
-    /// One ``SessionError`` per file that could not be used.
-    public let problems: [SessionError]
+    /// One problem per file that could not be used.
+    public let problems: [Problem]
 
-    /// Reads every `*.json` file directly in `folder` (or the files named, if `paths` are files).
+    /// Reads every `*.json` file directly in each folder of `paths`, and each file named.
     public init(paths: [String]) throws(SessionError) {
         var entries: [Entry] = []
-        var problems: [SessionError] = []
+        var problems: [Problem] = []
         for path in try ScriptFile.scriptPaths(in: paths) {
             do {
                 entries.append(Entry(path: path, script: try ScriptFile.load(path)))
             } catch {
-                problems.append(error)
+                problems.append(Problem(path: path, error: error))
             }
         }
+        self.paths = paths
         self.entries = entries
         self.problems = problems
     }
@@ -104,11 +113,7 @@ public enum MeditationImport {
         var written: [String] = []
         for script in category.scripts {
             let path = (folder as NSString).appendingPathComponent("\(script.id).json")
-            do {
-                try AtomicFile.write(MeditationMarkdown.json(script), to: path)
-            } catch {
-                throw SessionError(.cannotWrite, "\(error)")
-            }
+            try AtomicFile.write(MeditationMarkdown.json(script), to: path)
             written.append(path)
         }
         return written

@@ -1,7 +1,9 @@
-/// Why a session cannot be planned or rendered, as one line per problem.
+/// Why a session cannot be prepared, planned or rendered, as one line per problem.
 ///
 /// Every line names the file, the place (JSON path, clip key or text) and the rule broken:
 /// `reactivity-03.json: segments[2].startSeconds: 700 is past durationSeconds 600`.
+/// Speech providers throw it too, with one line that is the cause as a phrase
+/// (`HTTP 503: upstream overloaded`), which SessionKit then places in a sentence about the clip.
 public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
     public let code: Code
@@ -12,24 +14,32 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
     public enum Code: String, Sendable, Equatable {
         /// The script file cannot be read.
         case unreadableScript
-        /// The script is not valid JSON or breaks a rule.
+        /// The script is not valid JSON or Markdown, or breaks a rule.
         case invalidScript
+        /// A folder of scripts holds none.
+        case noScripts
         /// Clips the script needs are not in the cache.
         case missingClips
         /// Clips are in the cache but cannot be decoded.
         case unusableClips
         /// The bell file cannot be decoded.
         case unusableBell
-        /// An option's value cannot be used.
-        case invalidOption
+        /// A setting's value cannot be used; ``SessionPipeline/problems`` names it.
+        case invalidSetting
+        /// A speech provider answered with an error that trying again will not fix.
+        case providerFailed
+        /// A speech provider did not answer in time or is overloaded (HTTP 429, 5xx): trying again may work.
+        case providerUnavailable
+        /// An output exists and replacing outputs was not allowed.
+        case outputExists
         /// The output cannot be written.
         case cannotWrite
-        /// SIGINT or SIGTERM stopped the work.
-        case interrupted
+        /// The task was cancelled (Ctrl-C, SIGTERM); unfinished files were removed.
+        case cancelled
     }
 
-    /// The error for work stopped by a signal.
-    public static let interrupted = SessionError(.interrupted, "Interrupted; unfinished files were removed")
+    /// The error for work stopped by cancellation.
+    public static let cancelled = SessionError(.cancelled, "Interrupted; unfinished files were removed")
 
     public init(_ code: Code, lines: [String]) {
         precondition(!lines.isEmpty, "a SessionError needs at least one line")
@@ -40,6 +50,9 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
     public init(_ code: Code, _ line: String) {
         self.init(code, lines: [line])
     }
+
+    /// Whether trying the same request again may succeed.
+    public var isRetryable: Bool { code == .providerUnavailable }
 
     /// The lines, joined by newlines.
     public var description: String { lines.joined(separator: "\n") }

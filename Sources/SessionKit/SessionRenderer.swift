@@ -1,99 +1,150 @@
 public import Foundation
+internal import SessionAudio
 public import SessionTimeline
-public import SessionAudio
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes a timeline as one WAV file, streaming block by block: memory stays the same whatever
 /// the session's length.
 ///
-/// The file appears at its path only when complete: it is written beside it under a temporary
-/// name and renamed into place on success, so an error or a kill never leaves a partial file.
-public enum SessionRenderer {
+/// A file appears at its path only when complete: it is written beside it under a temporary
+/// name and renamed into place on success, so an error, a cancellation or a kill never leaves a
+/// partial file. Standard output, FIFOs and devices cannot be renamed into, so they are written
+/// straight through, with a header that is right from the first byte (the length is known).
+enum SessionRenderer {
     /// How many frames move through memory at a time.
     static let blockFrames = 16_384
 
-    /// Renders `timeline` to `outputPath` (and its JSON to `timelinePath`, if given).
+    /// Renders `timeline` as `sampleFormat` to `audio` (if any) and its JSON to `timelineJSON` (if any).
     ///
     /// - Parameter progress: called after each block with the frames written so far.
-    /// - Throws: ``SessionError`` naming the clip, file and cause; nothing is left at either path.
-    public static func render(
-        _ timeline: Timeline,
-        to outputPath: String,
-        format: SampleFormat = .pcm16,
-        timelinePath: String? = nil,
-        progress: ((Frames) -> Void)? = nil
+    /// - Throws: ``SessionError`` naming the clip, file and cause; no partial file is left.
+    static func render(
+        _ timeline: Timeline, sampleFormat: SampleFormat, audio: OutputTarget?, timelineJSON: OutputTarget?,
+        progress: (Frames) -> Void
     ) throws(SessionError) {
-        try checkWritableFolder(of: outputPath)
-        if let timelinePath { try checkWritableFolder(of: timelinePath) }
-
-        let output = AtomicFile(destination: outputPath)
-        let timelineFile = timelinePath.map { AtomicFile(destination: $0) }
+        var pending: [AtomicFile] = []
         do {
-            try writeAudio(timeline, to: output.temporaryPath, format: format, progress: progress)
-            if let timelineFile {
-                try TimelineJSON.encode(timeline).write(to: URL(fileURLWithPath: timelineFile.temporaryPath))
+            if let audio {
+                if let file = try writeAudio(timeline, sampleFormat: sampleFormat, to: audio, progress: progress) {
+                    pending.append(file)
+                }
             }
-            try output.commit()
-            try timelineFile?.commit()
-        } catch let error as SessionError {
-            output.discard()
-            timelineFile?.discard()
-            throw error
+            if let timelineJSON, let file = try write(TimelineJSON.encode(timeline), to: timelineJSON) {
+                pending.append(file)
+            }
+            for file in pending { try file.commit() }
         } catch {
-            output.discard()
-            timelineFile?.discard()
-            throw SessionError(.cannotWrite, "\(error)")
+            for file in pending { file.discard() }
+            throw error
         }
     }
 
-    private static func writeAudio(_ timeline: Timeline, to path: String, format: SampleFormat, progress: ((Frames) -> Void)?) throws(SessionError) {
+    /// Writes `data` to `target`; returns the temporary still to be committed, if any.
+    static func write(_ data: Data, to target: OutputTarget) throws(SessionError) -> AtomicFile? {
+        switch target.kind {
+        case .replace(let path):
+            let file = AtomicFile(destination: path)
+            do {
+                try data.write(to: URL(fileURLWithPath: file.temporaryPath))
+            } catch {
+                file.discard()
+                throw SessionError(.cannotWrite, "Cannot write \(target.destination): \(FileProblem.describe(error, path: path))")
+            }
+            return file
+        case .standardOutput:
+            try StreamOutput.write(data, to: STDOUT_FILENO, name: target.destination.description)
+        case .stream(let path):
+            let descriptor = try StreamOutput.open(path, name: target.destination.description)
+            defer { Glibc.close(descriptor) }
+            try StreamOutput.write(data, to: descriptor, name: target.destination.description)
+        }
+        return nil
+    }
+
+    private static func writeAudio(
+        _ timeline: Timeline, sampleFormat: SampleFormat, to target: OutputTarget, progress: (Frames) -> Void
+    ) throws(SessionError) -> AtomicFile? {
+        let name = target.destination.description
+        var temporary: AtomicFile?
+        var descriptor: Int32?
+        switch target.kind {
+        case .replace(let path): temporary = AtomicFile(destination: path)
+        case .standardOutput: descriptor = STDOUT_FILENO
+        case .stream(let path): descriptor = try StreamOutput.open(path, name: name)
+        }
+        defer { if let descriptor, descriptor != STDOUT_FILENO { Glibc.close(descriptor) } }
+        func fail(_ error: SessionError) -> SessionError {
+            temporary?.discard()
+            return error
+        }
+
         let writer: SoundFileWriter
         do {
-            writer = try SoundFileWriter(path: path, sampleRate: timeline.sampleRate, channelCount: timeline.channels,
-                                         format: format, frameCount: timeline.totalFrames.count, title: timeline.title)
+            if let temporary {
+                writer = try SoundFileWriter(
+                    path: temporary.temporaryPath, sampleRate: timeline.sampleRate, channelCount: timeline.channelCount,
+                    format: sampleFormat, frameCount: timeline.totalFrames, title: timeline.title)
+            } else {
+                writer = try SoundFileWriter(
+                    streamingTo: descriptor ?? STDOUT_FILENO, name: name, sampleRate: timeline.sampleRate,
+                    channelCount: timeline.channelCount, format: sampleFormat, frameCount: timeline.totalFrames,
+                    title: timeline.title)
+            }
         } catch {
-            throw SessionError(.cannotWrite, "\(error)")
+            throw fail(SessionError(.cannotWrite, error.description))
         }
+        do {
+            try writeItems(of: timeline, with: writer, progress: progress)
+        } catch {
+            throw fail(error)
+        }
+        do {
+            try writer.close()
+        } catch {
+            throw fail(SessionError(.cannotWrite, error.description))
+        }
+        return temporary
+    }
+
+    private static func writeItems(of timeline: Timeline, with writer: SoundFileWriter, progress: (Frames) -> Void) throws(SessionError) {
         var buffer: [Float] = []
-        var bell: [Float]?
+        var builtinBell: [Float]?
         for item in timeline.items {
             do {
                 switch item.kind {
                 case .silence:
-                    try writer.writeSilence(frames: item.frameCount.count)
+                    try writer.writeSilence(frames: item.frameCount)
                 case .segment, .interjection, .bell:
                     guard let source = item.source else { preconditionFailure("a \(item.kind) item has a source") }
                     let stream: ClipStream
                     if let sourcePath = source.path {
-                        stream = try ClipStream(decoder: AudioFileDecoder(path: sourcePath), sourceFrames: source.frameCount.count,
-                                                outputRate: timeline.sampleRate, outputChannels: timeline.channels,
-                                                outputFrames: item.frameCount.count)
+                        stream = try ClipStream(
+                            decoder: AudioFileDecoder(path: sourcePath), sourceFrames: source.frameCount,
+                            outputRate: timeline.sampleRate, outputChannels: timeline.channelCount, outputFrames: item.frameCount)
                     } else {
-                        let samples = bell ?? BuiltinBell.samples(sampleRate: source.sampleRate)
-                        bell = samples
-                        stream = try ClipStream(samples: samples, sampleRate: source.sampleRate, channelCount: 1,
-                                                outputRate: timeline.sampleRate, outputChannels: timeline.channels,
-                                                outputFrames: item.frameCount.count)
+                        let samples = builtinBell ?? BuiltinBell.samples(sampleRate: source.sampleRate)
+                        builtinBell = samples
+                        stream = try ClipStream(
+                            samples: samples, sampleRate: source.sampleRate, channelCount: .mono,
+                            outputRate: timeline.sampleRate, outputChannels: timeline.channelCount, outputFrames: item.frameCount)
                     }
                     while case let frames = try stream.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
-                        guard !Interruption.isRequested else { break }
+                        if Task.isCancelled { break }
                         try writer.write(buffer, frames: frames)
-                        progress?(Frames(writer.framesWritten))
+                        progress(writer.framesWritten)
                     }
                 }
             } catch {
                 throw SessionError(error.code == .cannotWrite ? .cannotWrite : .unusableClips, describe(item, error))
             }
-            if Interruption.isRequested { throw SessionError.interrupted }
-            let end = (item.startFrame + item.frameCount).count
+            if Task.isCancelled { throw SessionError.cancelled }
+            let end = item.startFrame + item.frameCount
             guard writer.framesWritten == end else {
                 throw SessionError(.cannotWrite, "Item \(item.index) (\(item.kind.rawValue)) ended at frame \(writer.framesWritten), not at its planned end \(end)")
             }
-            progress?(Frames(writer.framesWritten))
-        }
-        do {
-            try writer.close()
-        } catch {
-            throw SessionError(.cannotWrite, "\(error)")
+            progress(writer.framesWritten)
         }
     }
 
@@ -104,20 +155,36 @@ public enum SessionRenderer {
         if item.kind == .bell { return "Bell: \(error)" }
         return "\(error)"
     }
+}
 
-    /// Fails before any work if the folder that will hold `path` is missing or not writable.
-    static func checkWritableFolder(of path: String) throws(SessionError) {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw SessionError(.cannotWrite, "Cannot write \(path): the folder \(folder) does not exist")
+/// Writing bytes to a descriptor that cannot be renamed into: standard output, a FIFO, a device.
+enum StreamOutput {
+    /// Opens `path` for writing straight through.
+    static func open(_ path: String, name: String) throws(SessionError) -> Int32 {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SessionError(.cannotWrite, "Cannot write \(name): \(String(cString: strerror(errno)))")
         }
-        guard FileManager.default.isWritableFile(atPath: folder) else {
-            throw SessionError(.cannotWrite, "Cannot write \(path): the folder \(folder) is not writable")
+        return descriptor
+    }
+
+    /// Writes all of `data`, retrying interrupted and partial writes.
+    static func write(_ data: Data, to descriptor: Int32, name: String) throws(SessionError) {
+        var failure: Int32 = 0
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
         }
-        var pathIsDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &pathIsDirectory), pathIsDirectory.boolValue {
-            throw SessionError(.cannotWrite, "Cannot write \(path): it is a directory")
+        guard failure == 0 else {
+            throw SessionError(.cannotWrite, "Cannot write \(name): \(String(cString: strerror(failure)))")
         }
     }
 }
@@ -132,25 +199,15 @@ public enum TimelineJSON {
 
 /// Writes files of silence, the seed app's `SilenceGenerator`.
 public enum SilenceFile {
-    /// Writes `frameCount` frames of 16-bit mono silence at `sampleRate` to `path`, atomically.
-    public static func write(frameCount: Frames, sampleRate: Int, to path: String) throws(SessionError) {
-        try SessionRenderer.checkWritableFolder(of: path)
-        let file = AtomicFile(destination: path)
-        do {
-            let writer = try SoundFileWriter(path: file.temporaryPath, sampleRate: sampleRate, channelCount: 1,
-                                             format: .pcm16, frameCount: frameCount.count)
-            try writer.writeSilence(frames: frameCount.count)
-            guard writer.framesWritten == frameCount.count else {
-                file.discard()
-                throw SessionError.interrupted
-            }
-            try writer.close()
-            try file.commit()
-        } catch let error as SessionError {
-            throw error
-        } catch {
-            file.discard()
-            throw SessionError(.cannotWrite, "\(error)")
-        }
+    /// Writes `frameCount` frames of 16-bit mono silence at `sampleRate` to `destination`.
+    /// - Throws: ``SessionError``; nothing is left at a path on failure.
+    public static func write(
+        frameCount: Frames, sampleRate: SampleRate, to destination: OutputDestination, replaceExisting: Bool = true
+    ) throws(SessionError) {
+        let target = try OutputTarget.resolve(destination, replaceExisting: replaceExisting)
+        let silence = Timeline(
+            scriptId: "silence", title: "", seed: 0, sampleRate: sampleRate, channelCount: .mono,
+            items: [TimelineItem(index: 0, kind: .silence, startFrame: .zero, frameCount: frameCount)])
+        try SessionRenderer.render(silence, sampleFormat: .pcm16, audio: target, timelineJSON: nil) { _ in }
     }
 }

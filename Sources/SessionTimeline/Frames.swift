@@ -3,12 +3,16 @@
 /// A frame is one instant across all channels. Inside the library every time is a `Frames`
 /// value at one known ``SampleRate``; seconds exist only where JSON comes in or goes out, and
 /// ``SampleRate/frames(atSeconds:)`` is the one place that turns seconds into frames.
-public struct Frames: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+public struct Frames: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     /// The number of frames.
     public var count: Int64
 
     /// Creates a frame count.
     public init(_ count: Int64) {
+        self.count = count
+    }
+
+    public init(integerLiteral count: Int64) {
         self.count = count
     }
 
@@ -19,6 +23,7 @@ public struct Frames: Hashable, Comparable, Sendable, Codable, CustomStringConve
     public static func + (lhs: Frames, rhs: Frames) -> Frames { Frames(lhs.count + rhs.count) }
     public static func - (lhs: Frames, rhs: Frames) -> Frames { Frames(lhs.count - rhs.count) }
     public static func += (lhs: inout Frames, rhs: Frames) { lhs.count += rhs.count }
+    public static func -= (lhs: inout Frames, rhs: Frames) { lhs.count -= rhs.count }
 
     public var description: String { String(count) }
 
@@ -33,20 +38,45 @@ public struct Frames: Hashable, Comparable, Sendable, Codable, CustomStringConve
 }
 
 /// A sample rate in frames per second, and the conversions between seconds and frames at it.
-public struct SampleRate: Hashable, Sendable, CustomStringConvertible {
-    /// The highest rate the library accepts, for sources and output alike.
-    public static let maximum = 768_000
+public struct SampleRate: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+    /// The rates the library accepts, for sources and output alike: below 1 kHz a file is not
+    /// speech or a bell, and above 768 kHz no audio format goes. The one place this range is set.
+    public static let supported: ClosedRange<Int> = 1_000...768_000
 
     /// Frames per second.
     public let hertz: Int
 
-    /// Creates a sample rate; `nil` unless `hertz` lies in 1…``maximum``.
+    /// Creates a sample rate; `nil` unless `hertz` lies in ``supported``.
     public init?(_ hertz: Int) {
-        guard (1...Self.maximum).contains(hertz) else { return nil }
+        guard Self.supported.contains(hertz) else { return nil }
         self.hertz = hertz
     }
 
+    /// A rate written in code, such as `22_050`; a literal outside ``supported`` is a programmer error.
+    public init(integerLiteral hertz: Int) {
+        guard let rate = SampleRate(hertz) else { preconditionFailure("\(hertz) Hz is not a supported sample rate") }
+        self = rate
+    }
+
     public var description: String { "\(hertz) Hz" }
+
+    public static func < (lhs: SampleRate, rhs: SampleRate) -> Bool { lhs.hertz < rhs.hertz }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let hertz = try container.decode(Int.self)
+        guard let rate = SampleRate(hertz) else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "\(hertz) Hz is outside \(Self.supported.lowerBound)…\(Self.supported.upperBound) Hz")
+        }
+        self = rate
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hertz)
+    }
 
     /// The frame at `seconds`: `round(seconds × rate)`, halves rounded away from zero.
     ///
@@ -56,10 +86,10 @@ public struct SampleRate: Hashable, Sendable, CustomStringConvertible {
     public func frames(atSeconds seconds: Double) -> Frames? {
         guard seconds.isFinite, seconds >= 0, seconds <= Self.maximumSeconds else { return nil }
         let product = (seconds * Double(hertz)).rounded(.toNearestOrAwayFromZero)
-        return Int64(exactly: product).map(Frames.init)
+        return Int64(exactly: product).map { Frames($0) }
     }
 
-    /// The time of `frames` in seconds, for JSON and messages.
+    /// The time of `frames` in seconds, for JSON and messages: the only conversion that way.
     public func seconds(of frames: Frames) -> Double {
         Double(frames.count) / Double(hertz)
     }
@@ -78,4 +108,54 @@ public struct SampleRate: Hashable, Sendable, CustomStringConvertible {
 
     /// The longest time any conversion accepts: ten days, far beyond any script's limit.
     static let maximumSeconds: Double = 864_000
+}
+
+/// How many channels a frame holds: 1 for mono, 2 for stereo.
+public struct ChannelCount: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+    /// The channel counts the library accepts in a source file (libsndfile's own limit is 1,024).
+    public static let supported: ClosedRange<Int> = 1...1_024
+
+    /// One channel.
+    public static let mono = ChannelCount(uncheckedCount: 1)
+    /// Two channels.
+    public static let stereo = ChannelCount(uncheckedCount: 2)
+
+    /// The number of channels.
+    public let count: Int
+
+    /// Creates a channel count; `nil` unless `count` lies in ``supported``.
+    public init?(_ count: Int) {
+        guard Self.supported.contains(count) else { return nil }
+        self.count = count
+    }
+
+    private init(uncheckedCount count: Int) {
+        self.count = count
+    }
+
+    /// A count written in code, such as `2`; a literal outside ``supported`` is a programmer error.
+    public init(integerLiteral count: Int) {
+        guard let channels = ChannelCount(count) else { preconditionFailure("\(count) is not a supported channel count") }
+        self = channels
+    }
+
+    public var description: String { count == 1 ? "mono" : count == 2 ? "stereo" : "\(count) channels" }
+
+    public static func < (lhs: ChannelCount, rhs: ChannelCount) -> Bool { lhs.count < rhs.count }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let count = try container.decode(Int.self)
+        guard let channels = ChannelCount(count) else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "\(count) channels is outside \(Self.supported.lowerBound)…\(Self.supported.upperBound)")
+        }
+        self = channels
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(count)
+    }
 }

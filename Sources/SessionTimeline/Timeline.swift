@@ -13,10 +13,10 @@ public struct Timeline: Sendable, Equatable, Codable {
     public var title: String
     /// The seed that made the interjections' random choices.
     public var seed: UInt64
-    /// The output's sample rate, in hertz.
-    public var sampleRate: Int
+    /// The output's sample rate.
+    public var sampleRate: SampleRate
     /// The output's channel count.
-    public var channels: Int
+    public var channelCount: ChannelCount
     /// Every item in order; each starts where the one before it ends.
     public var items: [TimelineItem]
 
@@ -24,19 +24,21 @@ public struct Timeline: Sendable, Equatable, Codable {
     public var totalFrames: Frames { items.last.map { $0.startFrame + $0.frameCount } ?? .zero }
 
     /// The output's length in seconds.
-    public var durationSeconds: Double { Double(totalFrames.count) / Double(sampleRate) }
+    public var durationSeconds: Double { sampleRate.seconds(of: totalFrames) }
 
-    public init(scriptId: String, title: String, seed: UInt64, sampleRate: Int, channels: Int, items: [TimelineItem]) {
+    public init(scriptId: String, title: String, seed: UInt64, sampleRate: SampleRate, channelCount: ChannelCount, items: [TimelineItem]) {
         self.scriptId = scriptId
         self.title = title
         self.seed = seed
         self.sampleRate = sampleRate
-        self.channels = channels
+        self.channelCount = channelCount
         self.items = items
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schemaVersion, scriptId, title, seed, sampleRate, channels, totalFrames, durationSeconds, items
+        case schemaVersion, scriptId, title, seed, sampleRate, totalFrames, durationSeconds, items
+        /// The JSON name of ``Timeline/channelCount`` (schema version 1).
+        case channelCount = "channels"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -46,7 +48,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         try container.encode(title, forKey: .title)
         try container.encode(seed, forKey: .seed)
         try container.encode(sampleRate, forKey: .sampleRate)
-        try container.encode(channels, forKey: .channels)
+        try container.encode(channelCount, forKey: .channelCount)
         try container.encode(totalFrames, forKey: .totalFrames)
         try container.encode(durationSeconds, forKey: .durationSeconds)
         var itemsContainer = container.nestedUnkeyedContainer(forKey: .items)
@@ -66,8 +68,8 @@ public struct Timeline: Sendable, Equatable, Codable {
         scriptId = try container.decode(String.self, forKey: .scriptId)
         title = try container.decode(String.self, forKey: .title)
         seed = try container.decode(UInt64.self, forKey: .seed)
-        sampleRate = try container.decode(Int.self, forKey: .sampleRate)
-        channels = try container.decode(Int.self, forKey: .channels)
+        sampleRate = try container.decode(SampleRate.self, forKey: .sampleRate)
+        channelCount = try container.decode(ChannelCount.self, forKey: .channelCount)
         items = try container.decode([TimelineItem].self, forKey: .items)
     }
 }
@@ -114,14 +116,14 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
         case source, sourceSampleRate, sourceFrames, gapless
     }
 
-    func encode(to encoder: any Encoder, sampleRate: Int) throws {
+    func encode(to encoder: any Encoder, sampleRate: SampleRate) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(index, forKey: .index)
         try container.encode(kind, forKey: .kind)
         try container.encode(startFrame, forKey: .startFrame)
         try container.encode(frameCount, forKey: .frameCount)
-        try container.encode(Double(startFrame.count) / Double(sampleRate), forKey: .startSeconds)
-        try container.encode(Double(frameCount.count) / Double(sampleRate), forKey: .durationSeconds)
+        try container.encode(sampleRate.seconds(of: startFrame), forKey: .startSeconds)
+        try container.encode(sampleRate.seconds(of: frameCount), forKey: .durationSeconds)
         if let clip {
             try container.encode(clip.text, forKey: .text)
             try container.encode(clip.phase, forKey: .phase)
@@ -156,7 +158,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
         if let path = try container.decodeIfPresent(String.self, forKey: .source) {
             source = AudioSourceInfo(
                 path: path == AudioSourceInfo.builtinName ? nil : path,
-                sampleRate: try container.decode(Int.self, forKey: .sourceSampleRate),
+                sampleRate: try container.decode(SampleRate.self, forKey: .sourceSampleRate),
                 frameCount: try container.decode(Frames.self, forKey: .sourceFrames),
                 gapless: try container.decode(Bool.self, forKey: .gapless))
         }
@@ -196,13 +198,13 @@ public struct AudioSourceInfo: Sendable, Equatable {
     /// The file's path; `nil` for audio the library synthesizes (the built-in bell).
     public var path: String?
     /// The source's own sample rate.
-    public var sampleRate: Int
+    public var sampleRate: SampleRate
     /// The source's exact length in frames at its own rate, as decoded (never a header's estimate).
     public var frameCount: Frames
     /// Whether encoder delay and padding recorded in the file (a LAME/Xing tag) were removed.
     public var gapless: Bool
 
-    public init(path: String?, sampleRate: Int, frameCount: Frames, gapless: Bool) {
+    public init(path: String?, sampleRate: SampleRate, frameCount: Frames, gapless: Bool) {
         self.path = path
         self.sampleRate = sampleRate
         self.frameCount = frameCount

@@ -81,7 +81,7 @@ extension Timeline {
         script: Script,
         seed: UInt64,
         sampleRate: SampleRate,
-        channels: Int,
+        channelCount: ChannelCount,
         segmentClips: [SourcedClip?],
         interjections: [ResolvedInterjection],
         interjectionClips: [SourcedClip?],
@@ -95,10 +95,7 @@ extension Timeline {
             return frames
         }
         func length(of source: AudioSourceInfo) -> Frames {
-            guard let sourceRate = SampleRate(source.sampleRate) else {
-                preconditionFailure("a measured source's rate \(source.sampleRate) must be valid")
-            }
-            return sampleRate.frames(converting: source.frameCount, from: sourceRate)
+            sampleRate.frames(converting: source.frameCount, from: source.sampleRate)
         }
 
         var clips: [PlacedClip] = []
@@ -135,6 +132,6 @@ extension Timeline {
                 items.append(TimelineItem(index: index, kind: .bell, startFrame: start, frameCount: length(of: bell), source: bell))
             }
         }
-        return Timeline(scriptId: script.id, title: script.title, seed: seed, sampleRate: sampleRate.hertz, channels: channels, items: items)
+        return Timeline(scriptId: script.id, title: script.title, seed: seed, sampleRate: sampleRate, channelCount: channelCount, items: items)
     }
 }

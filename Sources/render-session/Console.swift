@@ -1,5 +1,7 @@
+import ArgumentParser
 import Foundation
 import SessionKit
+import SessionTimeline
 
 /// Where the command's words go: data on standard output, everything else on standard error.
 enum Console {
@@ -29,6 +31,13 @@ enum Console {
         }
     }
 
+    /// Prints `paths` on standard output, one a line, unless standard output carries data.
+    static func printWritten(_ destinations: [OutputDestination?]) {
+        let written = destinations.compactMap { $0 }
+        guard !written.contains(.standardOutput) else { return }
+        for case .path(let path) in written { print(path) }
+    }
+
     /// `9:58.4` or `1:02:03.0`.
     static func duration(_ seconds: Double) -> String {
         let tenths = Int((seconds * 10).rounded())
@@ -40,54 +49,52 @@ enum Console {
     static func seconds(_ duration: Duration) -> String {
         String(format: "%.2f s", duration.seconds)
     }
+
+    /// A pipeline observer for a person: warnings as lines, progress bars on a terminal, and a
+    /// summary of the cache filling when it did anything.
+    static var observer: PipelineObserver { observer(summarizingCache: true) }
+
+    /// ``observer``, saying how the cache was filled only if `summarizingCache`.
+    static func observer(summarizingCache: Bool) -> PipelineObserver {
+        let clips = ProgressLine { done, total, elapsed in
+            let rate = Double(done) / max(elapsed, 0.001)
+            let eta = rate > 0 ? duration(Double(total - done) / rate) : "?"
+            return "\(done)/\(total) clips, \(String(format: "%.1f", rate)) clips/s, ETA \(eta)"
+        }
+        let frames = ProgressLine { done, total, elapsed in
+            let eta = done > 0 ? duration(elapsed / Double(done) * Double(total - done)) : "?"
+            return "\(Int(Double(done) / Double(max(total, 1)) * 100))% of the audio, ETA \(eta)"
+        }
+        return PipelineObserver(
+            warning: warning,
+            preparing: { clips.update(Int64($0.done), total: Int64($0.needed)) },
+            prepared: { result in
+                clips.finish()
+                if summarizingCache && (result.synthesized > 0 || result.replaced > 0 || result.failed > 0) {
+                    status("Filled the clip cache, \(result.summary)")
+                }
+            },
+            rendering: { written, total in frames.update(written.count, total: total.count) })
+    }
 }
 
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
-/// A progress bar on standard error, drawn only on a terminal and only once work lasts long
-/// enough to be worth watching; cleared when the work is done. Safe to update from any thread.
-final class ProgressLine: Sendable {
-    private struct State {
-        var total: Int64
-        var lastDrawn: ContinuousClock.Instant?
-        var drawn = false
+/// Runs a command's work as a task that SIGINT and SIGTERM cancel, and turns its outcome into
+/// what a shell expects: a ``SessionError`` is printed as one `error:` line per problem and exits
+/// with status 1; a signal exits with 128 + its number after the work has unwound.
+func runCommand(_ work: sending @escaping () async throws -> Void) async throws {
+    let outcome = await Interruption.cancellingOnSignals(work)
+    if let signal = outcome.signal {
+        Console.status(SessionError.cancelled.description)
+        throw ExitCode(128 + signal)
     }
-
-    private let enabled = Terminal.standardErrorIsTerminal
-    private let started = ContinuousClock.now
-    private let state: Locked<State>
-    private let describe: @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String
-
-    init(total: Int64, describe: @escaping @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String) {
-        state = Locked(State(total: total))
-        self.describe = describe
-    }
-
-    func update(_ done: Int64, total newTotal: Int64? = nil) {
-        guard enabled else { return }
-        let now = ContinuousClock.now
-        let elapsed = now - started
-        state.withLock { state in
-            if let newTotal { state.total = newTotal }
-            guard elapsed > .milliseconds(300), state.total > 0 else { return }
-            if let last = state.lastDrawn, now - last < .milliseconds(100), done < state.total { return }
-            state.lastDrawn = now
-            state.drawn = true
-            let fraction = min(1, Double(done) / Double(state.total))
-            let width = 30
-            let filled = Int(fraction * Double(width))
-            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            let text = describe(done, state.total, elapsed.seconds)
-            Console.writeStandardError("\r\(bar) \(Int(fraction * 100))% \(text)\u{1B}[K")
-        }
-    }
-
-    func finish() {
-        state.withLock { state in
-            if state.drawn { Console.writeStandardError("\r\u{1B}[K") }
-            state.drawn = false
-        }
+    do {
+        try outcome.result.get()
+    } catch let error as SessionError {
+        for line in error.lines { Console.error(line) }
+        throw ExitCode.failure
     }
 }

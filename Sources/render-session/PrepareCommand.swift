@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SessionKit
+import SessionTimeline
 
 struct PrepareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,93 +14,48 @@ struct PrepareCommand: AsyncParsableCommand {
             is synthesized again. A second run over the same scripts makes no request at all.
 
             Examples:
-              render-session prepare Fixtures/scripts
-              render-session prepare Fixtures/scripts/ten-minute-session.json --provider proxy \\
-                --tts-url https://api.example.com --header 'X-Firebase-AppCheck: TOKEN'
-              OPENAI_API_KEY=sk-… render-session prepare Fixtures/scripts --provider openai --voice nova
+              render-session prepare Fixtures/scripts --cache out/cache
+              render-session prepare Fixtures/scripts/ten-minute-session.json --cache out/cache --provider proxy --tts-url https://api.example.com --header 'X-Firebase-AppCheck: TOKEN'
+              OPENAI_API_KEY=sk-test render-session prepare Fixtures/scripts --cache out/cache --provider openai --tts-url https://api.example.com --voice nova
             """
     )
 
-    @Argument(help: ArgumentHelp("Script JSON files, or folders of them.", valueName: "script-or-folder"))
+    @Argument(help: ArgumentHelp("Script JSON files, or folders of them; - for standard input.", valueName: "script-or-folder"))
     var paths: [String]
 
     @OptionGroup var clip: ClipOptions
 
     @OptionGroup var source: ProviderOptions
 
-    @Option(help: ArgumentHelp("How many clips to synthesize at once. (default: the number of cores for espeak, 4 for the servers)", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How many clips to synthesize at once, 1 to 64. (default: the number of cores for espeak, 4 for the servers)", valueName: "n"),
+        transform: { try Parse.number($0, as: Int.self, in: 1...64, what: "a number of clips") })
     var jobs: Int?
 
     func validate() throws {
-        if let jobs, !(1...64).contains(jobs) {
-            throw ValidationError("--jobs: \(jobs) is outside 1…64")
-        }
         guard !paths.isEmpty else { throw ValidationError("Give at least one script or folder.") }
-        guard clip.speed.isFinite, RenderOptions.speedRange.contains(clip.speed) else {
-            throw ValidationError("--speed: \(clip.speed) is outside \(RenderOptions.speedRange.lowerBound)…\(RenderOptions.speedRange.upperBound)")
+        let problems = SessionPipeline(clips: clip.identity(for: source.provider)).problems
+        if !problems.isEmpty {
+            throw ValidationError(problems.map { "\(PipelineOptions.flag($0.setting)): \($0.rule)" }.joined(separator: "\n"))
         }
     }
 
     func run() async throws {
-        Interruption.removeTemporaryFilesOnExit()
-        var failed = false
-        var texts: [String] = []
-        var scriptCount = 0
-        for path in try ScriptFile.scriptPaths(in: paths) {
-            do {
-                texts += try ScriptFile.load(path).allTexts
-                scriptCount += 1
-            } catch {
-                for line in error.lines { Console.error(line) }
-                failed = true
+        let paths = paths
+        let pipeline = SessionPipeline(
+            clips: clip.identity(for: source.provider), source: try source.source(offline: false, jobs: jobs),
+            observer: Console.observer(summarizingCache: false))
+        try await runCommand {
+            let library = try ScriptLibrary(paths: paths)
+            for problem in library.problems {
+                for line in problem.error.lines { Console.error(line) }
             }
-        }
-        try await reportingErrors {
-            let options = RenderOptions(cacheDirectory: clip.cacheDirectory, voice: clip.voice(for: source.provider), speed: clip.speed)
-            let scripts = scriptCount == 1 ? "1 script" : "\(scriptCount) scripts"
-            try await CacheFilling.fill(texts: texts, options: options, source: source, jobs: jobs, onFailure: .fail,
-                                        quietWhenCached: false, summaryPrefix: "Prepared \(scripts), ")
-        }
-        try exitIfFailed(failed)
-    }
-}
-
-/// Filling the cache for a command: progress on a terminal, one summary line, and errors (or
-/// warnings) for the clips that could not be made.
-enum CacheFilling {
-    /// What to do about clips that could not be made.
-    enum FailurePolicy {
-        /// List them as errors and exit with status 1.
-        case fail
-        /// List them as warnings and go on.
-        case warn
-    }
-
-    /// Prepares the clips of `texts` with the provider `source` describes.
-    static func fill(texts: [String], options: RenderOptions, source: ProviderOptions, jobs: Int? = nil,
-                     onFailure: FailurePolicy, quietWhenCached: Bool,
-                     summaryPrefix: String = "Filled the clip cache, ") async throws {
-        let preparer = ClipPreparer(cache: ClipCache(directory: options.cacheDirectory), provider: try source.settings.makeProvider(),
-                                    voice: options.voice, speed: options.speed, jobs: jobs)
-        let progress = ProgressLine(total: 0) { done, total, elapsed in
-            let rate = Double(done) / max(elapsed, 0.001)
-            let eta = rate > 0 ? Console.duration(Double(total - done) / rate) : "?"
-            return "\(done)/\(total) clips, \(String(format: "%.1f", rate)) clips/s, ETA \(eta)"
-        }
-        let result = try await preparer.prepare(texts: texts, warn: Console.warning) { state in
-            progress.update(Int64(state.done), total: Int64(state.needed))
-        }
-        progress.finish()
-        if !(quietWhenCached && result.synthesized == 0 && result.failures.isEmpty && result.replaced == 0) {
-            Console.status(summaryPrefix + result.summary)
-        }
-        guard !result.failures.isEmpty else { return }
-        switch onFailure {
-        case .warn:
-            for failure in result.failures { Console.warning(failure.description) }
-        case .fail:
-            for failure in result.failures { Console.error(failure.description) }
-            throw ExitCode.failure
+            let prepared = try await pipeline.prepare(texts: library.entries.flatMap(\.script.allTexts))
+            let scripts = library.entries.count == 1 ? "1 script" : "\(library.entries.count) scripts"
+            Console.status("Prepared \(scripts), \(prepared.summary)")
+            for line in prepared.problemLines() { Console.error(line) }
+            if !library.problems.isEmpty || !prepared.problems.isEmpty { throw ExitCode.failure }
         }
     }
 }

@@ -1,49 +1,60 @@
 import ArgumentParser
 import Foundation
 import SessionKit
+import SessionTimeline
 
 struct RenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Render a script into one WAV file.",
         discussion: """
-            Prints the path of the written file on standard output; progress and a summary go to \
-            standard error. The file appears only when complete.
+            Prints the paths written on standard output (nothing when an output is standard \
+            output); progress and a summary go to standard error. A file appears only when \
+            complete; an existing file is replaced (a symbolic link keeps pointing at the new \
+            file), unless -n is given. `-` reads the script from standard input, or writes the \
+            audio or the timeline to standard output. The output's folder is created if needed.
 
-            Example:
-              render-session render Fixtures/scripts/evening-reset.json -o out/evening-reset.wav \\
-                --cache Fixtures/cache --seed 7 --timeline out/evening-reset.timeline.json
+            Examples:
+              render-session render Fixtures/scripts/ten-minute-session.json -o out/session.wav --cache Fixtures/cache --seed 7 --timeline out/session.timeline.json
+              render-session render Fixtures/scripts/edge-cases.json -o - --cache Fixtures/cache --offline --seed 3
             """
     )
 
     @OptionGroup var session: SessionOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write.", valueName: "out.wav"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write; - for standard output.", valueName: "out.wav"))
     var output: String
 
-    @Option(help: ArgumentHelp("Also write the timeline JSON to this file.", valueName: "file.json"))
+    @Option(help: ArgumentHelp("Also write the timeline JSON to this file; - for standard output.", valueName: "file.json"))
     var timeline: String?
 
     @Option(help: ArgumentHelp("The output sample format: s16, s24 or f32.", valueName: "format"))
     var format: SampleFormat = .pcm16
 
+    @OptionGroup var overwrite: OverwriteOption
+
+    var options: PipelineOptions {
+        session.options(output: OutputSettings(
+            sampleFormat: format, audio: OutputDestination(argument: output),
+            timeline: timeline.map(OutputDestination.init(argument:)), replaceExisting: !overwrite.noOverwrite))
+    }
+
+    func validate() throws {
+        try options.validate()
+    }
+
     func run() async throws {
-        Interruption.removeTemporaryFilesOnExit()
-        let clock = ContinuousClock()
-        let started = clock.now
-        try await reportingErrors {
-            let plan = try await session.plan(sampleFormat: format)
-            let progress = ProgressLine(total: plan.totalFrames.count) { done, total, _ in
-                "\(Console.duration(Double(done) / Double(plan.sampleRate))) of \(Console.duration(Double(total) / Double(plan.sampleRate)))"
-            }
-            try SessionRenderer.render(plan, to: output, format: format, timelinePath: timeline) { progress.update($0.count) }
-            progress.finish()
-            let elapsed = clock.now - started
-            let seconds = Double(plan.totalFrames.count) / Double(plan.sampleRate)
-            Console.status("Rendered \(plan.scriptId): \(Console.duration(seconds)), \(plan.totalFrames) frames at \(plan.sampleRate) Hz, seed \(plan.seed), in \(Console.seconds(elapsed)) → \(output)")
+        let options = options
+        let scriptPath = session.scriptPath
+        try await runCommand {
+            let clock = ContinuousClock()
+            let started = clock.now
+            let timeline = try await options.run(scriptAt: scriptPath)
+            let rate = timeline.sampleRate
+            Console.status(
+                "Rendered \(timeline.scriptId): \(Console.duration(rate.seconds(of: timeline.totalFrames))), \(timeline.totalFrames) frames at \(rate), seed \(timeline.seed), in \(Console.seconds(clock.now - started)) → \(options.output.audio?.description ?? "")")
+            Console.printWritten([options.output.audio, options.output.timeline])
         }
-        print(output)
-        if let timeline { print(timeline) }
     }
 }
 
@@ -53,90 +64,66 @@ struct TimelineCommand: AsyncParsableCommand {
         abstract: "Print a script's timeline as JSON without rendering.",
         discussion: """
             Prints exactly the timeline that `render` with the same options and seed follows \
-            (schema: docs/timeline.md). Without --seed, a random seed is drawn and recorded.
+            (schema: docs/timeline.md). Without --seed, a random seed is drawn and recorded. \
+            `-` reads the script from standard input.
 
             Example:
-              render-session timeline Fixtures/scripts/evening-reset.json --cache Fixtures/cache --seed 7
+              render-session timeline Fixtures/scripts/ten-minute-session.json --cache Fixtures/cache --seed 7
             """
     )
 
     @OptionGroup var session: SessionOptions
 
-    func run() async throws {
-        Interruption.removeTemporaryFilesOnExit()
-        try await reportingErrors {
-            let plan = try await session.plan(sampleFormat: .pcm16)
-            Console.writeStandardOutput(TimelineJSON.encode(plan))
-        }
+    var options: PipelineOptions {
+        session.options(output: OutputSettings(timeline: .standardOutput))
     }
-}
-
-struct SilenceCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "silence",
-        abstract: "Write a 16-bit mono WAV file of silence.",
-        discussion: """
-            The file holds exactly round(seconds × rate) frames.
-
-            Example:
-              render-session silence --seconds 270 -o out/silence.wav
-            """
-    )
-
-    @Option(help: ArgumentHelp("The length in seconds.", valueName: "s"))
-    var seconds: Double
-
-    @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write.", valueName: "file.wav"))
-    var output: String
-
-    @Option(name: .customLong("sample-rate"), help: ArgumentHelp("The sample rate in hertz.", valueName: "hz"))
-    var sampleRate: Int = 8_000
 
     func validate() throws {
-        guard RenderOptions.sampleRateRange.contains(sampleRate) else {
-            throw ValidationError("--sample-rate: \(sampleRate) Hz is outside \(RenderOptions.sampleRateRange.lowerBound)…\(RenderOptions.sampleRateRange.upperBound) Hz")
-        }
-        guard seconds.isFinite, seconds > 0, seconds <= ScriptRules.maximumDurationSeconds else {
-            throw ValidationError("--seconds: \(seconds) is outside the range above 0 up to \(Int(ScriptRules.maximumDurationSeconds))")
-        }
+        try options.validate()
     }
 
     func run() async throws {
-        Interruption.removeTemporaryFilesOnExit()
-        try await reportingErrors {
-            let rate = SampleRate(sampleRate)!
-            let frames = rate.frames(atSeconds: seconds)!
-            try SilenceFile.write(frameCount: frames, sampleRate: sampleRate, to: output)
-            Console.status("Wrote \(frames) frames of silence at \(sampleRate) Hz → \(output)")
+        let options = options
+        let scriptPath = session.scriptPath
+        try await runCommand {
+            try await options.run(scriptAt: scriptPath)
         }
-        print(output)
     }
 }
 
-/// Runs `body`, printing a ``SessionError`` as one line per problem on standard error and
-/// exiting with status 1.
-func reportingErrors(_ body: () async throws -> Void) async throws {
-    do {
-        try await body()
-    } catch let error as SessionError {
-        if Interruption.isRequested {
-            Console.status(SessionError.interrupted.description)
-            throw ExitCode(Interruption.exitStatus)
-        }
-        for line in error.lines { Console.error(line) }
-        throw ExitCode.failure
-    } catch let exit as ExitCode where Interruption.isRequested && exit != .success {
-        Console.status(SessionError.interrupted.description)
-        throw ExitCode(Interruption.exitStatus)
-    }
-    if Interruption.isRequested {
-        Console.status(SessionError.interrupted.description)
-        throw ExitCode(Interruption.exitStatus)
+/// The options of one session, shared by `render` and `timeline`.
+struct SessionOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("The script JSON file; - for standard input.", valueName: "script"))
+    var scriptPath: String
+
+    @OptionGroup var clip: ClipOptions
+
+    @OptionGroup var seed: SeedOption
+
+    @OptionGroup var plan: PlanOptions
+
+    @OptionGroup var source: ProviderOptions
+
+    func options(output: OutputSettings) -> PipelineOptions {
+        PipelineOptions(clip: clip, plan: plan, source: source, seed: seed.seed, output: output)
     }
 }
 
-/// Exits with 128 + the signal if interrupted, else with status 1 if `failed`.
-func exitIfFailed(_ failed: Bool) throws {
-    if Interruption.isRequested { throw ExitCode(Interruption.exitStatus) }
-    if failed { throw ExitCode.failure }
+extension PipelineOptions {
+    /// Loads the script at `path` and runs the pipeline on it; with `--offline`, missing clips end
+    /// with what to do about them.
+    @discardableResult
+    func run(scriptAt path: String) async throws -> Timeline {
+        let pipeline = try pipeline()
+        let script = try ScriptFile.load(path)
+        do {
+            return try await pipeline.run(script)
+        } catch {
+            guard error.code == .missingClips, plan.offline else { throw error }
+            let cache = clip.cache.map { " --cache \($0)" } ?? ""
+            let voice = clip.voice.map { " --voice \($0)" } ?? ""
+            let hint = "The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(path)\(cache)\(voice)`, or run without --offline"
+            throw SessionError(.missingClips, lines: error.lines + [hint])
+        }
+    }
 }

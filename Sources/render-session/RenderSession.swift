@@ -14,10 +14,17 @@ struct RenderSession: AsyncParsableCommand {
             speech server; the clips, exact silences, randomized interjections and a closing bell \
             become one WAV file, and the plan of it a timeline JSON.
 
+            Exit statuses: 0 done; 1 the work failed (nothing half-written is left); 64 a usage \
+            error (an unknown option, a value out of range); 130 or 143 interrupted by SIGINT or \
+            SIGTERM (unfinished files removed).
+
             Example:
-              render-session render Fixtures/scripts/ten-minute-session.json -o out/session.wav --seed 7
+              render-session render Fixtures/scripts/ten-minute-session.json -o out/session.wav --cache Fixtures/cache --seed 7
             """,
         version: SessionKitVersion.current,
-        subcommands: [RenderCommand.self, TimelineCommand.self, PrepareCommand.self, BatchCommand.self, ImportCommand.self, ListCommand.self, SilenceCommand.self]
+        subcommands: [
+            RenderCommand.self, TimelineCommand.self, PrepareCommand.self, BatchCommand.self, ImportCommand.self,
+            ListCommand.self, SilenceCommand.self,
+        ]
     )
 }

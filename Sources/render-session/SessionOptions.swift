@@ -1,36 +1,52 @@
 public import ArgumentParser
 import Foundation
-import SessionKit
+public import SessionKit
+public import SessionTimeline
 
 /// Where clips are cached and which voice and speed they are spoken in: part of every clip's key.
 struct ClipOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The clip cache folder. (default: $XDG_CACHE_HOME/render-session/tts, else ~/.cache/render-session/tts)",
-        valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The clip cache folder. (default: $XDG_CACHE_HOME/render-session/tts, else ~/.cache/render-session/tts)",
+            valueName: "dir"))
     var cache: String?
 
-    @Option(help: ArgumentHelp(
-        "The voice id; part of every clip's cache key. (default: espeak:en-us, or en-US-Chirp3-HD-Algenib with --provider proxy, alloy with --provider openai)",
-        valueName: "id"))
+    @Option(
+        help: ArgumentHelp(
+            "The voice id; part of every clip's cache key. (default: espeak:en-us, or en-US-Chirp3-HD-Algenib with --provider proxy, alloy with --provider openai)",
+            valueName: "id"))
     var voice: String?
 
-    @Option(help: ArgumentHelp("The speaking speed, 0.25 to 4; part of every clip's cache key.", valueName: "x"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The speaking speed, 0.25 to 4; part of every clip's cache key.", valueName: "x"),
+        transform: { try Parse.number($0, as: Double.self, what: "a speed") })
     var speed: Double = 1.0
 
-    var cacheDirectory: String { cache ?? ClipCache.defaultDirectory() }
-
-    func voice(for provider: ProviderKind) -> String { voice ?? provider.defaultVoice }
+    func identity(for provider: ProviderKind) -> ClipIdentity {
+        ClipIdentity(cacheFolder: cache ?? ClipCache.defaultDirectory(), voice: voice ?? provider.defaultVoice, speed: speed)
+    }
 }
 
 /// Where missing clips come from.
 struct ProviderOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Where missing clips come from: espeak (embedded, no network), proxy (the app backend's TTS proxy) or openai (an OpenAI-compatible speech server).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "Where missing clips come from: espeak (embedded, no network), proxy (the app backend's TTS proxy) or openai (an OpenAI-compatible speech server).",
+            valueName: "name"))
     var provider: ProviderKind = .espeak
 
-    @Option(name: .customLong("tts-url"), help: ArgumentHelp("The TTS server's base URL: the proxy's (required with --provider proxy), or an OpenAI-compatible server's. (default for openai: https://api.openai.com)", valueName: "url"))
+    @Option(
+        name: .customLong("tts-url"),
+        help: ArgumentHelp(
+            "The TTS server's base URL: the proxy's (required with --provider proxy), or an OpenAI-compatible server's. (default for openai: https://api.openai.com)",
+            valueName: "url"))
     var ttsURL: String?
 
-    @Option(name: .customLong("header"), help: ArgumentHelp("An extra HTTP header for the TTS server, 'Name: value'; repeatable (App Check, auth).", valueName: "header"))
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp("An extra HTTP header for the TTS server, 'Name: value'; repeatable (App Check, auth).", valueName: "header"))
     var headers: [String] = []
 
     @Option(name: .customLong("api-key-env"), help: ArgumentHelp("The environment variable holding the OpenAI API key.", valueName: "name"))
@@ -39,7 +55,10 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The model an OpenAI-compatible server speaks with.", valueName: "name"))
     var model: String = "tts-1"
 
-    @Option(help: ArgumentHelp("How long one request to a TTS server may take, in seconds.", valueName: "s"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How long one request to a TTS server may take, in seconds.", valueName: "s"),
+        transform: { try Parse.number($0, as: Double.self, what: "a time in seconds") })
     var timeout: Double = 60
 
     func validate() throws {
@@ -51,28 +70,42 @@ struct ProviderOptions: ParsableArguments {
                 throw ValidationError("--tts-url: \"\(ttsURL)\" is not an http or https URL")
             }
         }
+        if provider == .proxy && ttsURL == nil {
+            throw ValidationError("--provider proxy needs --tts-url, the backend's base URL (the part before /tts/synthesize)")
+        }
         guard timeout.isFinite, timeout > 0, timeout <= 3_600 else {
             throw ValidationError("--timeout: \(timeout) is outside the range above 0 up to 3600 seconds")
         }
     }
 
-    var settings: ProviderSettings {
-        ProviderSettings(
+    /// The clip source these options describe: the provider, or offline.
+    func source(offline: Bool, jobs: Int? = nil) throws -> ClipSource {
+        guard !offline else { return .offline }
+        let settings = ProviderSettings(
             kind: provider,
             baseURL: ttsURL.flatMap(URL.init(string:)),
             headers: headers.compactMap(ProviderSettings.header),
             apiKeyVariable: apiKeyVariable,
             model: model,
             timeoutSeconds: timeout)
+        return .provider(try settings.makeProvider(), jobs: jobs)
     }
 }
 
-/// The output's shape, shared by `render`, `timeline` and `batch`.
-struct ShapeOptions: ParsableArguments {
-    @Option(name: .customLong("sample-rate"), help: ArgumentHelp("The output sample rate in hertz. (default: the rate of the first segment's clip)", valueName: "hz"))
-    var sampleRate: Int?
+/// What decides the plan besides the script, shared by `render`, `timeline` and `batch`.
+struct PlanOptions: ParsableArguments {
+    @Option(
+        name: .customLong("sample-rate"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The output sample rate in hertz, \(SampleRate.supported.lowerBound) to \(SampleRate.supported.upperBound). (default: the rate of the first segment's clip)",
+            valueName: "hz"),
+        transform: { try Parse.sampleRate($0) })
+    var sampleRate: SampleRate?
 
-    @Option(help: ArgumentHelp("The output channel count.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The output channel count, 1 to 8.", valueName: "n"),
+        transform: { try Parse.number($0, as: Int.self, in: PlanSettings.channelCountRange, what: "a channel count") })
     var channels: Int = 1
 
     @Option(help: ArgumentHelp("An audio file to use as the closing bell. (default: the built-in singing bowl)", valueName: "file"))
@@ -83,50 +116,92 @@ struct ShapeOptions: ParsableArguments {
 
     @Flag(name: .customLong("allow-missing"), help: "Render anyway when a clip cannot be had, leaving its slot silent (with a warning).")
     var allowMissing = false
+
+    func settings(seed: UInt64?) -> PlanSettings {
+        PlanSettings(
+            seed: seed, sampleRate: sampleRate, channelCount: ChannelCount(channels) ?? .mono,
+            bell: bell.map(PlanSettings.Bell.file) ?? .builtin, allowMissing: allowMissing)
+    }
 }
 
-/// The options of one session, shared by `render` and `timeline`.
-struct SessionOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The script JSON file.", valueName: "script"))
-    var scriptPath: String
-
-    @OptionGroup var clip: ClipOptions
-
-    @Option(help: ArgumentHelp("The seed for the interjections' random choices. (default: a random seed, recorded in the timeline)", valueName: "n"))
+/// The seed option of `render` and `timeline`.
+struct SeedOption: ParsableArguments {
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The seed for the interjections' random choices, 0 to 2^64 − 1. (default: a random seed, recorded in the timeline)", valueName: "n"),
+        transform: { try Parse.number($0, as: UInt64.self, what: "a seed") })
     var seed: UInt64?
+}
 
-    @OptionGroup var shape: ShapeOptions
+/// Whether existing outputs may be replaced (`-n`, as ffmpeg and sox say it).
+struct OverwriteOption: ParsableArguments {
+    @Flag(name: [.customShort("n"), .customLong("no-overwrite")], help: "Fail, before any work, if an output file exists (outputs are replaced by default).")
+    var noOverwrite = false
+}
 
-    @OptionGroup var source: ProviderOptions
+/// Everything that makes a pipeline: the option groups of `render`, `timeline` and `batch`.
+struct PipelineOptions {
+    var clip: ClipOptions
+    var plan: PlanOptions
+    var source: ProviderOptions
+    var seed: UInt64?
+    var output: OutputSettings
 
+    /// The pipeline the options describe, telling the console what it does.
+    func pipeline(observer: PipelineObserver = Console.observer) throws -> SessionPipeline {
+        SessionPipeline(
+            clips: clip.identity(for: source.provider), plan: plan.settings(seed: seed),
+            source: try source.source(offline: plan.offline), output: output, observer: observer)
+    }
+
+    /// Throws a usage error naming, in flag terms, every setting that cannot be used.
     func validate() throws {
-        try validateRenderOptions(renderOptions(clip: clip, shape: shape, source: source, seed: seed, sampleFormat: .pcm16))
+        let problems = SessionPipeline(
+            clips: clip.identity(for: source.provider), plan: plan.settings(seed: seed), output: output
+        ).problems
+        guard !problems.isEmpty else { return }
+        throw ValidationError(problems.map { "\(Self.flag($0.setting)): \($0.rule)" }.joined(separator: "\n"))
     }
 
-    /// Loads the script, fills the cache with its missing clips unless `--offline`, and plans it.
-    func plan(sampleFormat: SampleFormat) async throws -> Timeline {
-        let options = renderOptions(clip: clip, shape: shape, source: source, seed: seed, sampleFormat: sampleFormat)
-        let script = try ScriptFile.load(scriptPath)
-        if !shape.offline {
-            try await CacheFilling.fill(texts: script.allTexts, options: options, source: source,
-                                       onFailure: shape.allowMissing ? .warn : .fail, quietWhenCached: true)
+    /// The command-line name of a setting.
+    static func flag(_ setting: SettingProblem.Setting) -> String {
+        switch setting {
+        case .voice: "--voice"
+        case .speed: "--speed"
+        case .sampleRate: "--sample-rate"
+        case .channelCount: "--channels"
+        case .bell: "--bell"
+        case .audioOutput: "--output"
+        case .timelineOutput: "--timeline"
         }
-        return try SessionPlanner.plan(script: script, options: options, warn: Console.warning)
     }
 }
 
-/// The render settings the option groups describe.
-func renderOptions(clip: ClipOptions, shape: ShapeOptions, source: ProviderOptions, seed: UInt64?, sampleFormat: SampleFormat) -> RenderOptions {
-    RenderOptions(
-        cacheDirectory: clip.cacheDirectory,
-        voice: clip.voice(for: source.provider), speed: clip.speed, seed: seed, sampleRate: shape.sampleRate,
-        channels: shape.channels, bellPath: shape.bell, sampleFormat: sampleFormat, allowMissing: shape.allowMissing)
-}
+/// Parsing option values so that a wrong one says what is allowed.
+enum Parse {
+    /// A number of type `T`, in `range` if given; `-1` for an unsigned one says its range too.
+    static func number<T: LosslessStringConvertible & Comparable>(
+        _ text: String, as type: T.Type, in range: ClosedRange<T>? = nil, what: String
+    ) throws -> T {
+        let allowed = range.map { "\($0.lowerBound) to \($0.upperBound)" }
+        guard let value = T(text) else {
+            if let unsigned = type as? any FixedWidthInteger.Type, !unsigned.isSigned {
+                throw ValidationError("\(what) is a whole number from 0 to \(unsigned.max)")
+            }
+            throw ValidationError("\(what) is \(T.self == Double.self ? "a number" : "a whole number")\(allowed.map { " from \($0)" } ?? "")")
+        }
+        if let range, !range.contains(value) { throw ValidationError("\(text) is outside \(allowed ?? "")") }
+        return value
+    }
 
-/// Throws a usage error listing what is wrong with `options`.
-func validateRenderOptions(_ options: RenderOptions) throws {
-    let problems = options.problems
-    if !problems.isEmpty { throw ValidationError(problems.joined(separator: "\n")) }
+    /// A sample rate in hertz, within the accepted range.
+    static func sampleRate(_ text: String) throws -> SampleRate {
+        let range = SampleRate.supported
+        guard let hertz = Int(text), let rate = SampleRate(hertz) else {
+            throw ValidationError("a sample rate is a whole number of hertz from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return rate
+    }
 }
 
 extension SampleFormat: ExpressibleByArgument {}

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import SessionAudio
 import SessionKit
+import SessionTimeline
 import TestSupport
 
 @Suite("import, list and batch", .serialized)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import SessionAudio
 import SessionKit
+import SessionTimeline
 import TestSupport
 
 @Suite("Filling the cache from the command line", .serialized)
@@ -17,8 +19,9 @@ struct PrepareCommandTests {
         #expect(lines.count == 2)
         #expect(lines.first?.hasPrefix("Filled the clip cache, 8 clips needed: 0 already cached, 8 synthesized, 0 failed, in ") == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("cache")).count == 8)
-        let timeline = try SessionPlanner.plan(scriptAt: Self.script, options: RenderOptions(cacheDirectory: folder.path("cache"), seed: 5))
-        #expect(try AudioFileDecoder.measure(path: folder.path("s.wav")).frameCount == timeline.totalFrames.count)
+        let printed = try renderSession(["timeline", Self.script, "--cache", folder.path("cache"), "--seed", "5", "--offline"])
+        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(printed.standardOutput.utf8))
+        #expect(try AudioFileDecoder.measure(path: folder.path("s.wav")).frameCount == timeline.totalFrames)
         #expect(timeline.items.compactMap(\.clip).allSatisfy { $0.lateByFrames == .zero })
 
         // Everything is cached now: the second render says nothing about the cache.
@@ -61,21 +64,24 @@ struct PrepareCommandTests {
         #expect(lines.last?.hasPrefix("Prepared 1 script, 8 clips needed: 0 already cached, 8 synthesized, 0 failed") == true)
     }
 
-    @Test("A provider that cannot be reached fails the render, listing every text; --allow-missing renders silence instead")
+    @Test("A provider that cannot be reached fails the render in one line for one cause; --allow-missing renders silence instead")
     func unreachableProvider() throws {
         let folder = try TemporaryFolder()
         let common = [Self.script, "--cache", folder.path("c"), "--provider", "proxy", "--tts-url", "http://127.0.0.1:9", "--seed", "1"]
         let failed = try renderSession(["render"] + common + ["-o", folder.path("x.wav")])
         #expect(failed.status == 1)
-        let errors = failed.standardError.split(separator: "\n").filter { $0.hasPrefix("error: Cannot synthesize \"") }
-        #expect(errors.count == 8)
-        #expect(errors.allSatisfy { $0.contains("cannot reach http://127.0.0.1:9/tts/synthesize") })
+        let errors = failed.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        #expect(errors.count == 1, "one cause, one line: \(errors)")
+        #expect(errors.first?.hasPrefix("error: Cannot synthesize 8 clips (\"") == true)
+        #expect(errors.first?.hasSuffix("\" and 7 more): cannot reach http://127.0.0.1:9/tts/synthesize: Connection refused") == true, "\(errors)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("x.wav")))
 
         let allowed = try renderSession(["render"] + common + ["-o", folder.path("y.wav"), "--allow-missing", "--sample-rate", "16000",
                                                                "--timeline", folder.path("y.json")])
         #expect(allowed.status == 0, "\(allowed.standardError)")
-        #expect(allowed.standardError.split(separator: "\n").filter { $0.hasPrefix("warning: ") }.count >= 8)
+        let warnings = allowed.standardError.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.first?.hasSuffix(": Connection refused; its slot stays silent") == true, "\(warnings)")
         let timeline = try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: URL(fileURLWithPath: folder.path("y.json"))))
         #expect(timeline.items.map(\.kind) == [.silence, .bell])
         #expect(timeline.totalFrames == Frames(608 * 16_000))
@@ -84,8 +90,8 @@ struct PrepareCommandTests {
     @Test("--provider proxy needs --tts-url; bad headers are usage errors")
     func providerOptions() throws {
         let missingURL = try renderSession(["prepare", Self.script, "--provider", "proxy"])
-        #expect(missingURL.status == 1)
-        #expect(missingURL.standardError == "error: --provider proxy needs --tts-url, the backend's base URL (the part before /tts/synthesize)\n")
+        #expect(missingURL.status == 64)
+        #expect(missingURL.standardError.hasPrefix("Error: --provider proxy needs --tts-url, the backend's base URL (the part before /tts/synthesize)\n"))
         let badHeader = try renderSession(["prepare", Self.script, "--header", "no colon here"])
         #expect(badHeader.status == 64)
         #expect(badHeader.standardError.contains("--header: \"no colon here\" is not 'Name: value'"))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SessionAudio
+import SessionTimeline
 import TestSupport
 
 /// Reads a whole stream.
@@ -32,8 +33,8 @@ struct ClipStreamTests {
         let frames = source * 2 + 17
         let input = sine(frequency: 440, rate: source, frames: frames)
         let planned = Int64((frames * target + source / 2) / source)
-        let stream = try ClipStream(samples: input, sampleRate: source, channelCount: 1,
-                                    outputRate: target, outputChannels: 1, outputFrames: planned)
+        let stream = try ClipStream(samples: input, sampleRate: try #require(SampleRate(source)), channelCount: 1,
+                                    outputRate: try #require(SampleRate(target)), outputChannels: 1, outputFrames: Frames(planned))
         let output = try readAll(stream, block: 777)
         #expect(output.count == Int(planned))
         // About 880 upward crossings in two seconds of 440 Hz, whatever the rate.
@@ -48,8 +49,8 @@ struct ClipStreamTests {
     func extremeRatio(from source: Int, to target: Int) throws {
         let frames = 3 * 16_384 + 5
         let planned = Int64((frames * target + source / 2) / source)
-        let stream = try ClipStream(samples: [Float](repeating: 0, count: frames), sampleRate: source, channelCount: 1,
-                                    outputRate: target, outputChannels: 1, outputFrames: planned)
+        let stream = try ClipStream(samples: [Float](repeating: 0, count: frames), sampleRate: try #require(SampleRate(source)), channelCount: 1,
+                                    outputRate: try #require(SampleRate(target)), outputChannels: 1, outputFrames: Frames(planned))
         var buffer: [Float] = []
         var total: Int64 = 0
         while case let read = try stream.read(into: &buffer, maximumFrames: 16_384), read > 0 {
@@ -121,17 +122,18 @@ struct ClipStreamTests {
 @Suite("The built-in bell")
 struct BuiltinBellTests {
     @Test("It lasts 8 s, peaks at −6 dBFS, starts and ends at silence, and is the same every time", arguments: [8_000, 22_050, 48_000])
-    func shape(rate: Int) {
-        let bell = BuiltinBell.samples(sampleRate: rate)
+    func shape(rate: Int) throws {
+        let sampleRate = try #require(SampleRate(rate))
+        let bell = BuiltinBell.samples(sampleRate: sampleRate)
         #expect(bell.count == 8 * rate)
-        #expect(Int64(bell.count) == BuiltinBell.frameCount(sampleRate: rate))
+        #expect(Frames(Int64(bell.count)) == BuiltinBell.frameCount(sampleRate: sampleRate))
         #expect(abs(bell.map(abs).max()! - 0.5) < 1e-6)
         #expect(bell[0] == 0 && abs(bell[bell.count - 1]) < 1e-6)
         #expect(bell.prefix(rate / 1_000).allSatisfy { abs($0) < 0.05 }, "the first millisecond rises gently")
         let firstSecond = bell[0..<rate].map { $0 * $0 }.reduce(0, +)
         let lastSecond = bell[(7 * rate)...].map { $0 * $0 }.reduce(0, +)
         #expect(lastSecond < firstSecond / 100, "it decays by more than 20 dB")
-        #expect(BuiltinBell.samples(sampleRate: rate) == bell)
+        #expect(BuiltinBell.samples(sampleRate: sampleRate) == bell)
     }
 }
 
@@ -178,7 +180,7 @@ struct WritingTests {
         // 16-bit stereo: 4 bytes a frame, so 1.1 G frames are 4.4 GB. Only the header's choice is
         // checked; writing the gigabytes themselves would prove nothing more about libsndfile.
         let folder = try TemporaryFolder()
-        let writer = try SoundFileWriter(path: folder.path("big.wav"), sampleRate: 48_000, channelCount: 2, format: .pcm16, frameCount: frames)
+        let writer = try SoundFileWriter(path: folder.path("big.wav"), sampleRate: 48_000, channelCount: 2, format: .pcm16, frameCount: Frames(frames))
         try writer.writeSilence(frames: 10)
         try writer.close()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.path("big.wav")))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SessionAudio
+import SessionTimeline
 import TestSupport
 
 /// Decodes a whole file, returning its frames interleaved.
@@ -9,14 +10,14 @@ func decodeAll(_ path: String) throws -> (samples: [Float], rate: Int, channels:
     var all: [Float] = []
     var block: [Float] = []
     while case let frames = try decoder.read(into: &block, maximumFrames: 4_096), frames > 0 {
-        all.append(contentsOf: block[0..<(frames * decoder.channelCount)])
+        all.append(contentsOf: block[0..<(frames * decoder.channelCount.count)])
     }
-    return (all, decoder.sampleRate, decoder.channelCount)
+    return (all, decoder.sampleRate.hertz, decoder.channelCount.count)
 }
 
 /// Writes `samples` as a WAV file with libsndfile.
 func writeWAV(_ samples: [Float], rate: Int, channels: Int, format: SampleFormat = .pcm16, to path: String) throws {
-    let writer = try SoundFileWriter(path: path, sampleRate: rate, channelCount: channels, format: format)
+    let writer = try SoundFileWriter(path: path, sampleRate: SampleRate(rate)!, channelCount: ChannelCount(channels)!, format: format)
     try writer.write(samples, frames: samples.count / channels)
     try writer.close()
 }
@@ -29,9 +30,9 @@ struct DecodingTests {
         #expect(clips.count == 15)
         for clip in clips {
             let measurement = try AudioFileDecoder.measure(path: clip.path)
-            #expect(measurement.frameCount == clip.sourceFrames, "scan of \(clip.text)")
+            #expect(measurement.frameCount == Frames(clip.sourceFrames), "scan of \(clip.text)")
             #expect(measurement.gapless, "\(clip.text) carries a LAME tag")
-            #expect(measurement.sampleRate == clip.sampleRate && measurement.channelCount == clip.channels)
+            #expect(measurement.sampleRate.hertz == clip.sampleRate && measurement.channelCount.count == clip.channels)
             let decoded = try decodeAll(clip.path)
             #expect(Int64(decoded.samples.count / decoded.channels) == clip.sourceFrames, "decode of \(clip.text)")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionAudio
+import SessionTimeline
 import TestSupport
 
 @Suite("Encoding and the embedded voice")
@@ -14,10 +15,10 @@ struct EncodingTests {
         let mp3 = try MP3Encoder.encode(samples, sampleRate: rate, channelCount: channels, bitRate: bitRate)
         try Data(mp3).write(to: URL(fileURLWithPath: folder.path("a.mp3")))
         let measurement = try AudioFileDecoder.verifyMPEG(path: folder.path("a.mp3"))
-        #expect(measurement.frameCount == Int64(frames))
+        #expect(measurement.frameCount == Frames(Int64(frames)))
         #expect(measurement.gapless)
-        #expect(measurement.sampleRate == rate && measurement.channelCount == channels)
-        #expect(try AudioFileDecoder.measure(path: folder.path("a.mp3")).frameCount == Int64(frames), "the scan agrees")
+        #expect(measurement.sampleRate.hertz == rate && measurement.channelCount.count == channels)
+        #expect(try AudioFileDecoder.measure(path: folder.path("a.mp3")).frameCount == Frames(Int64(frames)), "the scan agrees")
     }
 
     @Test("The embedded voice's MP3 holds exactly the samples eSpeak spoke")
@@ -27,7 +28,7 @@ struct EncodingTests {
         #expect(rate == 22_050)
         let mp3 = try EmbeddedVoice.encode(samples, sampleRate: rate)
         try Data(mp3).write(to: URL(fileURLWithPath: folder.path("v.mp3")))
-        #expect(try AudioFileDecoder.verifyMPEG(path: folder.path("v.mp3")).frameCount == Int64(samples.count))
+        #expect(try AudioFileDecoder.verifyMPEG(path: folder.path("v.mp3")).frameCount == Frames(Int64(samples.count)))
         let faster = try EmbeddedVoice.synthesize(text: "Notice the breath.", voice: "en-us", speed: 2)
         #expect(faster.samples.count < samples.count * 3 / 4, "speed 2 speaks faster")
     }

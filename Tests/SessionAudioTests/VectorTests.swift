@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SessionAudio
+import SessionTimeline
 import TestSupport
 
 /// Tests over ../shared/vectors: MP3 and WAV material from other projects (see its README).
@@ -27,7 +28,7 @@ struct VectorTests {
         var values: [Int16] = []
         var block: [Float] = []
         while case let frames = try decoder.read(into: &block, maximumFrames: 4_096), frames > 0 {
-            values += block[0..<(frames * decoder.channelCount)].map { Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded()))) }
+            values += block[0..<(frames * decoder.channelCount.count)].map { Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded()))) }
         }
         return values
     }
@@ -94,7 +95,7 @@ struct VectorTests {
             // Should one ever measure, it must stream without trouble too.
             let stream = try ClipStream(decoder: AudioFileDecoder(path: path), sourceFrames: measurement.frameCount,
                                         outputRate: 22_050, outputChannels: 1,
-                                        outputFrames: (measurement.frameCount * 22_050 + Int64(measurement.sampleRate / 2)) / Int64(measurement.sampleRate))
+                                        outputFrames: SampleRate(22_050).frames(converting: measurement.frameCount, from: measurement.sampleRate))
             var buffer: [Float] = []
             while try stream.read(into: &buffer, maximumFrames: 4_096) > 0 {}
         }
@@ -106,6 +107,6 @@ struct VectorTests {
         let measurement = try AudioFileDecoder.measure(path: path)
         #expect(measurement.frameCount > 0)
         let decoded = try Self.decode16(path)
-        #expect(Int64(decoded.count) == measurement.frameCount * Int64(measurement.channelCount))
+        #expect(Int64(decoded.count) == measurement.frameCount.count * Int64(measurement.channelCount.count))
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import SessionAudio
 import SessionKit
+import SessionTimeline
 import TestSupport
 
 @Suite("Bad clips", .serialized)
@@ -30,16 +32,16 @@ struct BadClipTests {
     }
 
     @Test("A render with a broken clip fails before writing, naming the text and key; nothing is left")
-    func renderRefuses() throws {
+    func renderRefuses() async throws {
         let folder = try TemporaryFolder()
         let cache = folder.url.appendingPathComponent("cache")
         try FileManager.default.copyItem(at: Repository.cache, to: cache)
         let script = try ScriptFile.load(Repository.script("edge-cases").path)
-        let tied = ClipCache(directory: cache.path).entry(text: "Tied.", voice: RenderOptions.defaultVoice, speed: 1)
+        let tied = ClipCache(directory: cache.path).entry(text: "Tied.", voice: ClipIdentity.defaultVoice, speed: 1)
         try FileManager.default.removeItem(atPath: tied.path)
         try FileManager.default.copyItem(atPath: Self.bad.appendingPathComponent("html-error-page.mp3").path, toPath: tied.path)
-        #expect {
-            _ = try SessionPlanner.plan(script: script, options: RenderOptions(cacheDirectory: cache.path, seed: 1))
+        await #expect {
+            _ = try await planOffline(script, cache: cache.path)
         } throws: { error in
             (error as? SessionError)?.lines == [
                 "Clip for \"Tied.\" (key \(tied.key)): Cannot decode \(tied.path): no MPEG audio frames found (the file is empty, holds only tags, or is not audio)",

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import SessionAudio
 import SessionKit
+import SessionTimeline
 import TestSupport
 
 @Suite("The clip cache")
@@ -17,7 +19,7 @@ struct ClipCacheTests {
     @Test("Every fixture clip sits under its key")
     func fixtureKeys() throws {
         for clip in try FixtureClip.all() {
-            #expect(ClipCache.key(text: clip.text, voice: RenderOptions.defaultVoice, speed: 1.0) == clip.key)
+            #expect(ClipCache.key(text: clip.text, voice: ClipIdentity.defaultVoice, speed: 1.0) == clip.key)
         }
     }
 
@@ -30,7 +32,7 @@ struct ClipCacheTests {
     }
 
     @Test("All missing clips are reported in one pass, naming text, key and path")
-    func missingClips() throws {
+    func missingClips() async throws {
         let folder = try TemporaryFolder()
         let script = try ScriptFile.load(Repository.script("ten-minute-session").path)
         // Copy all but two clips.
@@ -39,9 +41,8 @@ struct ClipCacheTests {
         for clip in clips where !absent.contains(clip.key) {
             try FileManager.default.copyItem(atPath: clip.path, toPath: folder.path("\(clip.key).mp3"))
         }
-        let options = RenderOptions(cacheDirectory: folder.url.path, seed: 1)
-        #expect {
-            _ = try SessionPlanner.plan(script: script, options: options)
+        await #expect {
+            _ = try await planOffline(script, cache: folder.url.path)
         } throws: { error in
             guard let error = error as? SessionError else { return false }
             let teachings = try! #require(clips.first { $0.text.hasPrefix("Between") })

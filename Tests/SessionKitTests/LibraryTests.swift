@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import SessionAudio
 import SessionKit
+import SessionTimeline
 import TestSupport
 
 @Suite("The reactivity meditations")
@@ -44,16 +46,17 @@ struct ReactivityContentTests {
     func nothingRunsLate() async throws {
         let cache = try TemporaryFolder()
         let library = try ScriptLibrary(paths: [Self.folder.path])
-        let preparer = ClipPreparer(cache: ClipCache(directory: cache.url.path), provider: EmbeddedSpeechProvider(),
-                                    voice: "espeak:en-us", speed: 1.0)
-        let result = try await preparer.prepare(texts: library.entries.flatMap(\.script.allTexts))
-        #expect(result.failures.isEmpty && result.needed == 126)
+        let pipeline = SessionPipeline(clips: ClipIdentity(cacheFolder: cache.url.path), source: .provider(EmbeddedSpeechProvider()))
+        let result = try await pipeline.prepare(texts: library.entries.flatMap(\.script.allTexts))
+        #expect(result.problems.isEmpty && result.needed == 126 && result.synthesized == 126)
         for entry in library.entries {
             // Every option of every window: the longest ones must fit too, whatever the seed draws.
             for seed: UInt64 in 0..<12 {
-                let timeline = try SessionPlanner.plan(script: entry.script, options: RenderOptions(cacheDirectory: cache.url.path, seed: seed))
+                var seeded = pipeline
+                seeded.plan.seed = seed
+                let timeline = try seeded.plan(entry.script, clips: result)
                 #expect(timeline.items.compactMap(\.clip).allSatisfy { $0.lateByFrames == .zero }, "\(entry.script.id) seed \(seed)")
-                #expect(timeline.totalFrames == Frames(608 * Int64(timeline.sampleRate)), "\(entry.script.id): nothing runs past 10:00")
+                #expect(timeline.totalFrames == Frames(608 * Int64(timeline.sampleRate.hertz)), "\(entry.script.id): nothing runs past 10:00")
             }
         }
     }
@@ -76,15 +79,14 @@ struct BatchTests {
     }
 
     static func options(_ folder: TemporaryFolder, variants: Int = 0, seed: UInt64 = 0) -> BatchOptions {
-        BatchOptions(outputFolder: folder.path("out"), render: RenderOptions(cacheDirectory: Repository.cache.path),
+        BatchOptions(outputFolder: folder.path("out"), pipeline: SessionPipeline(clips: ClipIdentity(cacheFolder: Repository.cache.path)),
                      baseSeed: seed, variants: variants, jobs: 2)
     }
 
     static func run(_ folder: TemporaryFolder, _ options: BatchOptions) async throws -> [String: BatchResult] {
         let library = try ScriptLibrary(paths: [folder.path("scripts")])
-        let sessions = BatchRenderer.sessions(of: library, options: options)
-        let results = try await BatchRenderer.run(sessions, options: options)
-        return Dictionary(uniqueKeysWithValues: zip(sessions.map(\.name), results))
+        let report = try await BatchRenderer.run(library, options: options)
+        return Dictionary(uniqueKeysWithValues: zip(report.sessions.map(\.name), report.results))
     }
 
     @Test("Categories are listed by id, their scripts by orderIndex")
@@ -107,7 +109,7 @@ struct BatchTests {
         ])
         let timeline = try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one.timeline.json"))))
         #expect(timeline.seed == SeededGenerator.derive(base: 0, label: "a-one"))
-        #expect(try AudioFileDecoder.measure(path: folder.path("out/a-one.wav")).frameCount == timeline.totalFrames.count)
+        #expect(try AudioFileDecoder.measure(path: folder.path("out/a-one.wav")).frameCount == timeline.totalFrames)
 
         #expect(try await Self.run(folder, Self.options(folder)) == ["a-one": .upToDate, "a-two": .upToDate, "b-three": .upToDate])
 

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import SessionAudio
 import SessionKit
+import SessionTimeline
 import TestSupport
 
 /// Collects warnings from a prepare run.
@@ -19,8 +21,8 @@ struct PrepareTests {
                          environment: [String: String] = ["OPENAI_API_KEY": "sk-test"]) throws -> ClipPreparer {
         let settings = ProviderSettings(kind: kind, baseURL: server.baseURL, headers: headers,
                                         timeoutSeconds: timeout, retry: fastRetry)
-        return ClipPreparer(cache: ClipCache(directory: cache), provider: try settings.makeProvider(environment: environment),
-                            voice: kind.defaultVoice, speed: 1.0, jobs: jobs)
+        return ClipPreparer(identity: ClipIdentity(cacheFolder: cache, voice: kind.defaultVoice),
+                            provider: try settings.makeProvider(environment: environment), jobs: jobs)
     }
 
     @Test("The proxy provider posts {text} with the given headers and stores the decoded MP3 under the key")
@@ -52,9 +54,8 @@ struct PrepareTests {
         let folder = try TemporaryFolder()
         let settings = ProviderSettings(kind: .openai, baseURL: server.baseURL, apiKeyVariable: "MY_TTS_KEY", model: "kokoro",
                                         retry: Self.fastRetry)
-        let preparer = ClipPreparer(cache: ClipCache(directory: folder.path("c")),
-                                    provider: try settings.makeProvider(environment: ["MY_TTS_KEY": "sk-local"]),
-                                    voice: "nova", speed: 1.25)
+        let preparer = ClipPreparer(identity: ClipIdentity(cacheFolder: folder.path("c"), voice: "nova", speed: 1.25),
+                                    provider: try settings.makeProvider(environment: ["MY_TTS_KEY": "sk-local"]))
         let result = try await preparer.prepare(texts: ["Soften the jaw."])
         #expect(result.synthesized == 1)
         let request = try #require(try await server.stats().requests.first)
@@ -72,7 +73,7 @@ struct PrepareTests {
         let folder = try TemporaryFolder()
         let preparer = try Self.preparer(server, kind: .openai, cache: folder.path("c"), environment: [:])
         let result = try await preparer.prepare(texts: ["Hello."])
-        #expect(result.failures.map(\.reason) == ["the environment variable OPENAI_API_KEY holds no API key (choose another with --api-key-env)"])
+        #expect(result.failures.map(\.reason) == ["the environment variable OPENAI_API_KEY holds no API key (name another variable to read it from)"])
         #expect(try await server.stats().count == 0)
     }
 
@@ -146,7 +147,7 @@ struct PrepareTests {
         let server = try TTSServer()
         let folder = try TemporaryFolder()
         let preparer = try Self.preparer(server, kind: .proxy, cache: folder.url.path)
-        let entry = preparer.cache.entry(text: "Hello.", voice: preparer.voice, speed: 1.0)
+        let entry = preparer.identity.entry(for: "Hello.")
         try Data("<html>not audio</html>".utf8).write(to: URL(fileURLWithPath: entry.path))
         try Data("half".utf8).write(to: URL(fileURLWithPath: folder.path(".\(entry.key).mp3.999999-1.partial")))
         let warnings = Warnings()
@@ -155,7 +156,7 @@ struct PrepareTests {
         #expect(warnings.all.count == 1)
         #expect(warnings.all.first?.hasPrefix("Cache entry \(entry.key).mp3 for \"Hello.\" is corrupt (") == true)
         #expect(try folder.contents() == ["\(entry.key).mp3"])
-        #expect(preparer.cache.state(of: entry) == .usable)
+        #expect(try preparer.identity.cache.measure(entry)?.frameCount ?? .zero > .zero)
     }
 }
 
@@ -164,23 +165,22 @@ struct EmbeddedVoiceTests {
     @Test("eSpeak NG speaks into the cache with no network, gapless at 22.05 kHz")
     func embedded() async throws {
         let folder = try TemporaryFolder()
-        let preparer = ClipPreparer(cache: ClipCache(directory: folder.url.path), provider: EmbeddedSpeechProvider(),
-                                    voice: "espeak:en-us", speed: 1.0)
+        let preparer = ClipPreparer(identity: ClipIdentity(cacheFolder: folder.url.path), provider: EmbeddedSpeechProvider())
         let result = try await preparer.prepare(texts: ["Let the shoulders drop.", "Notice the breath."])
         #expect(result.synthesized == 2 && result.failures.isEmpty)
-        let entry = preparer.cache.entry(text: "Let the shoulders drop.", voice: "espeak:en-us", speed: 1.0)
+        let entry = preparer.identity.entry(for: "Let the shoulders drop.")
         let measurement = try AudioFileDecoder.measure(path: entry.path)
-        #expect(measurement.sampleRate == 22_050 && measurement.channelCount == 1 && measurement.gapless)
-        #expect(measurement.frameCount > 22_050 / 2)
+        #expect(measurement.sampleRate.hertz == 22_050 && measurement.channelCount == .mono && measurement.gapless)
+        #expect(measurement.frameCount > Frames(22_050 / 2))
     }
 
     @Test("Unknown voices and ids without the espeak: prefix fail with a clear reason")
     func badVoices() async throws {
         let provider = EmbeddedSpeechProvider()
-        await #expect(throws: SpeechError("eSpeak NG has no voice named \"xx-nonexistent\" (`espeak-ng --voices` lists them)")) {
+        await #expect(throws: SessionError(.providerFailed, "eSpeak NG has no voice named \"xx-nonexistent\" (`espeak-ng --voices` lists them)")) {
             _ = try await provider.synthesize(text: "Hi", voice: "espeak:xx-nonexistent", speed: 1)
         }
-        await #expect(throws: SpeechError("the embedded voice takes voice ids like espeak:en-us, not \"alloy\"")) {
+        await #expect(throws: SessionError(.providerFailed, "the embedded voice takes voice ids like espeak:en-us, not \"alloy\"")) {
             _ = try await provider.synthesize(text: "Hi", voice: "alloy", speed: 1)
         }
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import SessionAudio
 import SessionKit
+import SessionTimeline
 import TestSupport
 
 /// Reads a whole WAV file as 16-bit values (exact for 16-bit files).
@@ -9,9 +11,9 @@ func readPCM16(_ path: String) throws -> (values: [Int16], rate: Int, channels: 
     var values: [Int16] = []
     var block: [Float] = []
     while case let frames = try decoder.read(into: &block, maximumFrames: 65_536), frames > 0 {
-        values.append(contentsOf: block[0..<(frames * decoder.channelCount)].map { Int16($0 * 32_768) })
+        values.append(contentsOf: block[0..<(frames * decoder.channelCount.count)].map { Int16($0 * 32_768) })
     }
-    return (values, decoder.sampleRate, decoder.channelCount)
+    return (values, decoder.sampleRate.hertz, decoder.channelCount.count)
 }
 
 /// What a clip item should hold: the clip streamed on its own at the output format, quantized
@@ -20,37 +22,56 @@ func expectedPCM16(of item: TimelineItem, in timeline: Timeline) throws -> [Int1
     let source = try #require(item.source)
     let stream: ClipStream
     if let path = source.path {
-        stream = try ClipStream(decoder: AudioFileDecoder(path: path), sourceFrames: source.frameCount.count,
-                                outputRate: timeline.sampleRate, outputChannels: timeline.channels, outputFrames: item.frameCount.count)
+        stream = try ClipStream(decoder: AudioFileDecoder(path: path), sourceFrames: source.frameCount,
+                                outputRate: timeline.sampleRate, outputChannels: timeline.channelCount, outputFrames: item.frameCount)
     } else {
         stream = try ClipStream(samples: BuiltinBell.samples(sampleRate: source.sampleRate), sampleRate: source.sampleRate,
-                                channelCount: 1, outputRate: timeline.sampleRate, outputChannels: timeline.channels,
-                                outputFrames: item.frameCount.count)
+                                channelCount: .mono, outputRate: timeline.sampleRate, outputChannels: timeline.channelCount,
+                                outputFrames: item.frameCount)
     }
     var values: [Int16] = []
     var block: [Float] = []
     while case let frames = try stream.read(into: &block, maximumFrames: 4_096), frames > 0 {
-        values.append(contentsOf: block[0..<(frames * timeline.channels)].map {
+        values.append(contentsOf: block[0..<(frames * timeline.channelCount.count)].map {
             Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded(.toNearestOrEven))))
         })
     }
     return values
 }
 
+/// Prepares (offline) and plans `script` over the cache at `cache`.
+func planOffline(_ script: Script, cache: String, seed: UInt64 = 1) async throws -> Timeline {
+    let pipeline = SessionPipeline(clips: ClipIdentity(cacheFolder: cache), plan: PlanSettings(seed: seed))
+    return try pipeline.plan(script, clips: try await pipeline.prepare(texts: script.allTexts))
+}
+
 @Suite("Rendering sessions", .serialized)
 struct RenderTests {
-    static func options(seed: UInt64 = 7, channels: Int = 1, sampleRate: Int? = nil) -> RenderOptions {
-        RenderOptions(cacheDirectory: Repository.cache.path, seed: seed, sampleRate: sampleRate, channels: channels)
+    /// A pipeline over the fixture cache, offline.
+    static func pipeline(
+        seed: UInt64 = 7, channels: ChannelCount = .mono, sampleRate: SampleRate? = nil, cache: String = Repository.cache.path,
+        bell: PlanSettings.Bell = .builtin, audio: String? = nil, timeline: String? = nil
+    ) -> SessionPipeline {
+        SessionPipeline(
+            clips: ClipIdentity(cacheFolder: cache),
+            plan: PlanSettings(seed: seed, sampleRate: sampleRate, channelCount: channels, bell: bell),
+            output: OutputSettings(audio: audio.map(OutputDestination.path), timeline: timeline.map(OutputDestination.path)))
+    }
+
+    /// Prepares and plans the fixture script `id` without rendering.
+    static func plan(_ id: String, with pipeline: SessionPipeline = pipeline()) async throws -> Timeline {
+        let script = try ScriptFile.load(Repository.script(id).path)
+        return try pipeline.plan(script, clips: try await pipeline.prepare(texts: script.allTexts))
     }
 
     @Test("The 10-minute fixture renders frame-exact: clips where the timeline says, silence zero, the bell last")
-    func tenMinuteSession() throws {
+    func tenMinuteSession() async throws {
         let folder = try TemporaryFolder()
-        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("ten-minute-session").path, options: Self.options())
-        try SessionRenderer.render(timeline, to: folder.path("s.wav"), timelinePath: folder.path("s.json"))
+        let pipeline = Self.pipeline(audio: folder.path("s.wav"), timeline: folder.path("s.json"))
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("ten-minute-session").path))
         #expect(try folder.contents() == ["s.json", "s.wav"], "no temporary files are left")
 
-        #expect(timeline.sampleRate == 22_050, "the first segment's clip rate")
+        #expect(timeline.sampleRate.hertz == 22_050, "the first segment's clip rate")
         #expect(timeline.totalFrames == Frames(600 * 22_050 + 8 * 22_050), "600 s of session and the 8 s bell")
         #expect(timeline.items.map(\.kind) == [.segment, .silence, .segment, .silence, .interjection, .silence,
                                                .interjection, .silence, .segment, .silence, .bell])
@@ -72,30 +93,29 @@ struct RenderTests {
     }
 
     @Test("Rendering twice with one seed gives byte-identical files; another seed changes the draws")
-    func reproducible() throws {
+    func reproducible() async throws {
         let folder = try TemporaryFolder()
-        let script = Repository.script("ten-minute-session").path
+        let script = try ScriptFile.load(Repository.script("ten-minute-session").path)
         for name in ["a", "b"] {
-            let timeline = try SessionPlanner.plan(scriptAt: script, options: Self.options(seed: 42))
-            try SessionRenderer.render(timeline, to: folder.path("\(name).wav"))
+            try await Self.pipeline(seed: 42, audio: folder.path("\(name).wav")).run(script)
         }
         let first = try Data(contentsOf: folder.url.appendingPathComponent("a.wav"))
         #expect(first == (try Data(contentsOf: folder.url.appendingPathComponent("b.wav"))))
-        #expect(TimelineJSON.encode(try SessionPlanner.plan(scriptAt: script, options: Self.options(seed: 42)))
-            == TimelineJSON.encode(try SessionPlanner.plan(scriptAt: script, options: Self.options(seed: 42))))
-        let draws = Set((0..<20).map { seed in
-            (try? SessionPlanner.plan(scriptAt: script, options: Self.options(seed: UInt64(seed))))?.items
-                .filter { $0.kind == .interjection }.map { "\($0.clip!.plannedStartFrame):\($0.clip!.text)" } ?? []
-        })
+        #expect(TimelineJSON.encode(try await Self.plan("ten-minute-session", with: Self.pipeline(seed: 42)))
+            == TimelineJSON.encode(try await Self.plan("ten-minute-session", with: Self.pipeline(seed: 42))))
+        var draws = Set<[String]>()
+        for seed in 0..<20 {
+            let timeline = try await Self.plan("ten-minute-session", with: Self.pipeline(seed: UInt64(seed)))
+            draws.insert(timeline.items.filter { $0.kind == .interjection }.map { "\($0.clip!.plannedStartFrame):\($0.clip!.text)" })
+        }
         #expect(draws.count > 10, "different seeds draw different interjections")
     }
 
     @Test("Edge cases: late clips, ties, other rates and channels, content past the end, stereo output")
-    func edgeCases() throws {
+    func edgeCases() async throws {
         let folder = try TemporaryFolder()
-        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("edge-cases").path,
-                                               options: Self.options(seed: 3, channels: 2, sampleRate: 48_000))
-        try SessionRenderer.render(timeline, to: folder.path("e.wav"))
+        let pipeline = Self.pipeline(seed: 3, channels: .stereo, sampleRate: 48_000, audio: folder.path("e.wav"))
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
         let kinds = timeline.items.map(\.kind)
         #expect(kinds == [.segment, .segment, .silence, .segment, .interjection, .silence, .interjection, .silence, .segment, .bell])
         let clips = timeline.items.compactMap(\.clip)
@@ -103,7 +123,7 @@ struct RenderTests {
         #expect(clips[2].segmentId == "tie" && clips[3].phase == "interjection", "on a tie the segment goes first")
         #expect(clips[3].plannedStartFrame == Frames(504_000), "a window inside one second plans at its start, 10.5 s")
         let last = try #require(timeline.items.first { $0.clip?.segmentId == "past-the-end" })
-        #expect(timeline.items[1].source?.sampleRate == 16_000 && last.source?.sampleRate == 44_100 && last.source?.gapless == true)
+        #expect(timeline.items[1].source?.sampleRate.hertz == 16_000 && last.source?.sampleRate.hertz == 44_100 && last.source?.gapless == true)
         let bell = try #require(timeline.items.last)
         #expect(bell.startFrame > Frames(20 * 48_000), "content past durationSeconds pushes the bell back")
         #expect(bell.startFrame == last.startFrame + last.frameCount, "with no silence before it")
@@ -120,7 +140,8 @@ struct RenderTests {
     @Test("A 270 s silence at 8 kHz is 2,160,000 frames in 4,320,044 bytes")
     func silenceFile() throws {
         let folder = try TemporaryFolder()
-        try SilenceFile.write(frameCount: SampleRate(8_000)!.frames(atSeconds: 270)!, sampleRate: 8_000, to: folder.path("s.wav"))
+        let rate = try #require(SampleRate(8_000))
+        try SilenceFile.write(frameCount: rate.frames(atSeconds: 270)!, sampleRate: rate, to: .path(folder.path("s.wav")))
         let size = try FileManager.default.attributesOfItem(atPath: folder.path("s.wav"))[.size] as? Int
         #expect(size == 4_320_044)
         let pcm = try readPCM16(folder.path("s.wav"))
@@ -129,13 +150,12 @@ struct RenderTests {
     }
 
     @Test("A clip that fails mid-render leaves the previous output intact and no temporary files")
-    func failedRenderLeavesNothing() throws {
+    func failedRenderLeavesNothing() async throws {
         let folder = try TemporaryFolder()
         let cache = folder.url.appendingPathComponent("cache")
         try FileManager.default.copyItem(at: Repository.cache, to: cache)
-        var options = Self.options()
-        options.cacheDirectory = cache.path
-        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("ten-minute-session").path, options: options)
+        let pipeline = Self.pipeline(cache: cache.path, audio: folder.path("out.wav"), timeline: folder.path("out.json"))
+        let timeline = try await Self.plan("ten-minute-session", with: pipeline)
         try Data("previous".utf8).write(to: folder.url.appendingPathComponent("out.wav"))
         // Cut the closing clip to a third after planning, as if another process had damaged it.
         let closing = try #require(timeline.items.first { $0.clip?.segmentId == "closing" })
@@ -144,7 +164,7 @@ struct RenderTests {
         try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: closingPath))
 
         #expect {
-            try SessionRenderer.render(timeline, to: folder.path("out.wav"), timelinePath: folder.path("out.json"))
+            try pipeline.render(timeline)
         } throws: { error in
             let error = error as? SessionError
             return error?.code == .unusableClips && error?.lines.count == 1
@@ -155,27 +175,30 @@ struct RenderTests {
         #expect(try folder.contents() == ["cache", "out.wav"])
     }
 
-    @Test("A missing output folder is reported before any work")
-    func missingOutputFolder() throws {
-        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("edge-cases").path, options: Self.options())
-        #expect(throws: SessionError(.cannotWrite, "Cannot write /nonexistent/out.wav: the folder /nonexistent does not exist")) {
-            try SessionRenderer.render(timeline, to: "/nonexistent/out.wav")
+    @Test("A missing output folder is created; one that cannot be is reported before any work")
+    func outputFolder() async throws {
+        let folder = try TemporaryFolder()
+        let script = try ScriptFile.load(Repository.script("edge-cases").path)
+        try await Self.pipeline(audio: folder.path("new/deeper/out.wav")).run(script)
+        #expect(FileManager.default.fileExists(atPath: folder.path("new/deeper/out.wav")))
+        try Data().write(to: folder.url.appendingPathComponent("file"))
+        await #expect(throws: SessionError(.cannotWrite, "Cannot write \(folder.path("file/out.wav")): Not a directory")) {
+            try await Self.pipeline(audio: folder.path("file/out.wav")).run(script)
         }
     }
 
     @Test("A bell file replaces the built-in bell, converted to the output format")
-    func customBell() throws {
+    func customBell() async throws {
         let folder = try TemporaryFolder()
-        let writer = try SoundFileWriter(path: folder.path("bell.wav"), sampleRate: 48_000, channelCount: 2, format: .pcm16)
+        let writer = try SoundFileWriter(path: folder.path("bell.wav"), sampleRate: 48_000, channelCount: .stereo, format: .pcm16)
         try writer.write([Float](repeating: 0, count: 48_000 * 2), frames: 48_000)
         try writer.close()
-        var options = Self.options()
-        options.bellPath = folder.path("bell.wav")
-        let timeline = try SessionPlanner.plan(scriptAt: Repository.script("edge-cases").path, options: options)
+        let pipeline = Self.pipeline(bell: .file(folder.path("bell.wav")), audio: folder.path("out.wav"))
+        let timeline = try await Self.plan("edge-cases", with: pipeline)
         let bell = try #require(timeline.items.last)
         #expect(bell.kind == .bell && bell.source?.path == folder.path("bell.wav"))
         #expect(bell.frameCount == Frames(22_050), "one second at 48 kHz is 22,050 frames at the output's 22.05 kHz")
-        try SessionRenderer.render(timeline, to: folder.path("out.wav"))
+        try pipeline.render(timeline)
         #expect(Int64(try readPCM16(folder.path("out.wav")).values.count) == timeline.totalFrames.count)
     }
 }

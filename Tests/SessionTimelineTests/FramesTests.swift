@@ -12,9 +12,9 @@ struct FramesTests {
         (0.0, 44_100, 0),
         (86_400.0, 384_000, 33_177_600_000),
         // Halves round away from zero, never to even.
-        (0.25, 2, 1),
-        (0.75, 2, 2),
-        (1.25, 2, 3),
+        (0.25, 1_002, 251),
+        (0.75, 1_002, 752),
+        (1.25, 1_002, 1_253),
     ])
     func secondsToFrames(seconds: Double, rate: Int, expected: Int64) throws {
         let sampleRate = try #require(SampleRate(rate))
@@ -43,7 +43,7 @@ struct FramesTests {
         #expect(targetRate.frames(converting: Frames(frames), from: sourceRate) == Frames(expected))
     }
 
-    @Test("Sample rates outside 1…768000 Hz do not exist", arguments: [0, -44_100, 768_001])
+    @Test("Sample rates outside 1000…768000 Hz do not exist", arguments: [0, 1, 999, -44_100, 768_001])
     func invalidRates(hertz: Int) {
         #expect(SampleRate(hertz) == nil)
     }

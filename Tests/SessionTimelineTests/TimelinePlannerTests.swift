@@ -75,7 +75,7 @@ struct TimelinePlannerTests {
 
 @Suite("Planning a script")
 struct ScriptPlanningTests {
-    static func clip(_ key: String, frames: Int64, rate: Int = 1_000) -> SourcedClip {
+    static func clip(_ key: String, frames: Int64, rate: SampleRate = 1_000) -> SourcedClip {
         SourcedClip(key: key, source: AudioSourceInfo(path: "/cache/\(key).mp3", sampleRate: rate, frameCount: Frames(frames), gapless: true))
     }
 
@@ -137,7 +137,7 @@ struct ScriptPlanningTests {
         let resolved = script.resolveInterjections(seed: 1)
         let rate = try #require(SampleRate(1_000))
         let timeline = Timeline.plan(
-            script: script, seed: 1, sampleRate: rate, channels: 1,
+            script: script, seed: 1, sampleRate: rate, channelCount: 1,
             segmentClips: [Self.clip("ka", frames: 5_000), Self.clip("kb", frames: 4_000, rate: 2_000)],
             interjections: resolved, interjectionClips: [Self.clip("kx", frames: 1_000)],
             bell: Self.bell)
@@ -167,11 +167,11 @@ struct ScriptPlanningTests {
         let script = Self.script(interjections: [])
         let rate = try #require(SampleRate(1_000))
         let timeline = Timeline.plan(
-            script: script, seed: 0, sampleRate: rate, channels: 2,
+            script: script, seed: 0, sampleRate: rate, channelCount: 2,
             segmentClips: [Self.clip("ka", frames: 1_000), Self.clip("kb", frames: 1_000)],
             interjections: [], interjectionClips: [], bell: Self.bell)
         #expect(timeline.items.map(\.kind) == [.segment, .silence, .segment, .silence, .bell])
         #expect(timeline.totalFrames == Frames(68_000))
-        #expect(timeline.channels == 2)
+        #expect(timeline.channelCount == 2)
     }
 }

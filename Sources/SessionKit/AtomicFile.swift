@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+internal import SessionAudio
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,8 +9,8 @@ import Glibc
 /// The content goes to a temporary file beside the destination, named
 /// `.NAME.PID-RANDOM.partial`; ``commit(_:)`` flushes it and renames it into place in one
 /// step. A temporary left behind by a killed process is removed by ``removeStaleTemporaries(for:)``
-/// once its process is gone. While a temporary exists it is registered, so that a signal
-/// handler can remove it with ``removeAllRegistered()`` before the process exits.
+/// once its process is gone. While a temporary exists it is registered, so that a process about to
+/// exit at once (a second Ctrl-C, a stuck cancellation) can remove it with ``removeAllRegistered()``.
 public struct AtomicFile: Sendable {
     /// Where the finished file goes.
     public let destination: String
@@ -29,7 +29,7 @@ public struct AtomicFile: Sendable {
     }
 
     /// Flushes the temporary to disk and renames it over the destination.
-    public func commit() throws(AudioError) {
+    public func commit() throws(SessionError) {
         let descriptor = open(temporaryPath, O_RDONLY)
         if descriptor >= 0 {
             fsync(descriptor)
@@ -38,7 +38,7 @@ public struct AtomicFile: Sendable {
         guard rename(temporaryPath, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             discard()
-            throw AudioError(.cannotWrite, path: destination, reason: "cannot move the finished file into place: \(reason)")
+            throw SessionError(.cannotWrite, "Cannot write \(destination): cannot move the finished file into place: \(reason)")
         }
         Self.registered.withLock { _ = $0.remove(temporaryPath) }
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
@@ -50,13 +50,13 @@ public struct AtomicFile: Sendable {
     }
 
     /// Writes `data` to `destination` atomically.
-    public static func write(_ data: Data, to destination: String) throws(AudioError) {
+    public static func write(_ data: Data, to destination: String) throws(SessionError) {
         let file = AtomicFile(destination: destination)
         do {
             try data.write(to: URL(fileURLWithPath: file.temporaryPath))
         } catch {
             file.discard()
-            throw AudioError(.cannotWrite, path: destination, reason: (error as NSError).localizedDescription)
+            throw SessionError(.cannotWrite, "Cannot write \(destination): \(FileProblem.describe(error, path: destination))")
         }
         try file.commit()
     }
@@ -67,7 +67,7 @@ public struct AtomicFile: Sendable {
         Self.registered.withLock { _ = $0.remove(temporaryPath) }
     }
 
-    /// Removes every registered temporary; safe to call from a signal handler's queue.
+    /// Removes every registered temporary; safe to call from any thread.
     public static func removeAllRegistered() {
         registered.withLock { paths in
             for path in paths { unlink(path) }
@@ -98,71 +98,4 @@ public struct AtomicFile: Sendable {
     }
 
     private static let registered = Locked<Set<String>>([])
-}
-
-/// Facts about the terminal the process runs in.
-public enum Terminal {
-    /// Whether standard error is a terminal, where progress may be drawn.
-    public static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
-}
-
-/// What happens when the process is interrupted (SIGINT, SIGTERM).
-///
-/// Work stops cooperatively: the signal sets ``isRequested``, long loops (rendering, synthesis,
-/// batches) check it between blocks and unwind through their normal error paths, which remove
-/// their temporary files; the command then exits with 128 + the signal's number. Should the work
-/// not stop within three seconds, every registered temporary is removed and the process exits.
-public enum Interruption {
-    /// Installs the handlers. Call once, at the start of a command.
-    public static func removeTemporaryFilesOnExit() {
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                received.store(signalNumber, ordering: .relaxed)
-                DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
-                    AtomicFile.removeAllRegistered()
-                    _exit(128 + signalNumber)
-                }
-            }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    /// Whether SIGINT or SIGTERM has arrived.
-    public static var isRequested: Bool { received.load(ordering: .relaxed) != 0 }
-
-    /// The exit status a shell reports for the signal that arrived: 130 for SIGINT, 143 for SIGTERM.
-    public static var exitStatus: Int32 { 128 + received.load(ordering: .relaxed) }
-
-    private static let received = Atomic<Int32>(0)
-
-    /// Keeps the signal sources alive. Only `removeTemporaryFilesOnExit()` touches it, once, at
-    /// the start of a command, before any other thread runs.
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-}
-
-/// An exclusive lock on a folder, held by one process at a time (`flock` on a lock file in it),
-/// released when the value is released or the process ends, however it ends.
-public final class FolderLock {
-    private let descriptor: Int32
-
-    /// Takes the lock on `folder`, first calling `waiting` if another process holds it, then waiting.
-    public init(folder: String, waiting: () -> Void) throws(AudioError) {
-        let path = (folder as NSString).appendingPathComponent(".render-session.lock")
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else {
-            throw AudioError(.cannotWrite, path: path, reason: String(cString: strerror(errno)))
-        }
-        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            waiting()
-            while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
-        }
-    }
-
-    deinit {
-        flock(descriptor, LOCK_UN)
-        Glibc.close(descriptor)
-    }
 }

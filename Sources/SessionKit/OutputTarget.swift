@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An output destination as found on disk before any work: how it will be written.
+///
+/// What is at a path decides how it is written, so that nothing of the user's is replaced that
+/// is not a regular file they asked for: a regular file (or nothing) is replaced atomically; a
+/// symbolic link has its target replaced atomically and stays a link; a FIFO, character device
+/// or socket (`/dev/stdout`, `/dev/null`, `<(…)`) is written straight through; a folder is refused.
+struct OutputTarget: Sendable, Equatable {
+    /// How the output is written.
+    enum Kind: Sendable, Equatable {
+        /// To the process's standard output.
+        case standardOutput
+        /// Straight into what is at `path`, which cannot be replaced (a FIFO or device).
+        case stream(path: String)
+        /// Beside the regular file `path` under a temporary name, then renamed over it.
+        case replace(path: String)
+    }
+
+    /// Where the user asked the output to go.
+    let destination: OutputDestination
+    /// How it is written.
+    let kind: Kind
+
+    /// Finds out how `destination` will be written, creating its folder if needed.
+    /// - Throws: ``SessionError`` (`cannotWrite`, `outputExists`) for a folder, an unwritable
+    ///   place, or an existing file when `replaceExisting` is false.
+    static func resolve(_ destination: OutputDestination, replaceExisting: Bool) throws(SessionError) -> OutputTarget {
+        guard case .path(let path) = destination else { return OutputTarget(destination: destination, kind: .standardOutput) }
+        var current = path
+        // Follow links to what they finally name; a chain longer than the kernel's limit is a loop.
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0 else {
+                guard errno == ENOENT else { throw cannotWrite(path, String(cString: strerror(errno))) }
+                try createFolder(of: current, for: path)
+                return OutputTarget(destination: destination, kind: .replace(path: current))
+            }
+            switch status.st_mode & S_IFMT {
+            case S_IFLNK:
+                current = try linkTarget(current, for: path)
+            case S_IFDIR:
+                throw cannotWrite(path, current == path ? "it is a directory" : "it links to the directory \(current)")
+            case S_IFREG:
+                guard replaceExisting else {
+                    throw SessionError(.outputExists, "\(path) exists; not replacing it (outputs are replaced unless -n/--no-overwrite is given)")
+                }
+                try checkWritableFolder(of: current, for: path)
+                return OutputTarget(destination: destination, kind: .replace(path: current))
+            default:
+                guard access(current, W_OK) == 0 else { throw cannotWrite(path, String(cString: strerror(errno))) }
+                return OutputTarget(destination: destination, kind: .stream(path: current))
+            }
+        }
+        throw cannotWrite(path, "too many levels of symbolic links")
+    }
+
+    /// Whether two destinations name one file: the same path once made absolute, normalized and
+    /// with links resolved, or both standard output.
+    static func sameFile(_ first: OutputDestination, _ second: OutputDestination) -> Bool {
+        switch (first, second) {
+        case (.standardOutput, .standardOutput): true
+        case (.path(let a), .path(let b)): canonicalPath(a) == canonicalPath(b)
+        case (.standardOutput, .path(let path)), (.path(let path), .standardOutput): canonicalPath(path) == "/dev/stdout"
+        }
+    }
+
+    private static func canonicalPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    private static func linkTarget(_ link: String, for path: String) throws(SessionError) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(link, &buffer, buffer.count - 1)
+        guard length >= 0 else { throw cannotWrite(path, String(cString: strerror(errno))) }
+        let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if target.hasPrefix("/") { return target }
+        return (URL(fileURLWithPath: link).deletingLastPathComponent().path as NSString).appendingPathComponent(target)
+    }
+
+    /// Creates the folder that will hold `file` (as `mkdir -p`), and checks it can be written.
+    private static func createFolder(of file: String, for path: String) throws(SessionError) {
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw cannotWrite(path, "cannot create the folder \(folder): \(FileProblem.describe(error, path: folder))")
+        }
+        try checkWritableFolder(of: file, for: path)
+    }
+
+    private static func checkWritableFolder(of file: String, for path: String) throws(SessionError) {
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        guard access(folder, W_OK) == 0 else { throw cannotWrite(path, "the folder \(folder) is not writable") }
+    }
+
+    private static func cannotWrite(_ path: String, _ reason: String) -> SessionError {
+        SessionError(.cannotWrite, "Cannot write \(path): \(reason)")
+    }
+}

@@ -1,0 +1,118 @@
+public import Foundation
+public import SessionTimeline
+
+/// A clip that could not be made.
+public struct ClipFailure: Sendable, Equatable, CustomStringConvertible {
+    /// The clip.
+    public let entry: ClipCache.Entry
+    /// Why, as a phrase.
+    public let reason: String
+
+    /// `Cannot synthesize "text…" (key …): reason`.
+    public var description: String {
+        "Cannot synthesize \(quoted(entry.text)) (key \(entry.key)): \(reason)"
+    }
+}
+
+/// What preparing found for each clip: measured and ready, missing, unusable, or failed to be made.
+/// Planning takes its measurements from here, so no clip is measured twice.
+public struct PreparedClips: Sendable {
+    /// What became of one clip.
+    public enum State: Sendable, Equatable {
+        /// In the cache and measured: its file, rate and exact length.
+        case ready(AudioSourceInfo)
+        /// Not in the cache, and nothing made it.
+        case missing
+        /// In the cache but not a usable clip, and why.
+        case unusable(String)
+        /// The provider could not make it, and why.
+        case failed(String)
+    }
+
+    /// Every clip the texts need, each key once, in the order of the texts.
+    public let entries: [ClipCache.Entry]
+    /// Each clip's state, by key.
+    public var states: [String: State] = [:]
+    /// Clips that were already in the cache.
+    public var alreadyCached = 0
+    /// Clips synthesized and stored.
+    public var synthesized = 0
+    /// Corrupt cache entries synthesized again.
+    public var replaced = 0
+    /// Time since preparing started.
+    public var elapsed: Duration = .zero
+
+    init(entries: [ClipCache.Entry]) {
+        self.entries = entries
+    }
+
+    /// Clips the texts need.
+    public var needed: Int { entries.count }
+    /// Clips finished so far: found in the cache, synthesized, or failed.
+    public var done = 0
+
+    /// The entries that are not ready, in order, with why.
+    public var problems: [(entry: ClipCache.Entry, state: State)] { problems(among: nil) }
+
+    /// The entries with keys in `keys` (all if `nil`) that are not ready, in order, with why.
+    func problems(among keys: Set<String>?) -> [(entry: ClipCache.Entry, state: State)] {
+        entries.compactMap { entry in
+            if let keys, !keys.contains(entry.key) { return nil }
+            let state = states[entry.key] ?? .missing
+            if case .ready = state { return nil }
+            return (entry, state)
+        }
+    }
+
+    /// The clips the provider could not make, in order.
+    public var failures: [ClipFailure] {
+        problems.compactMap { if case .failed(let reason) = $0.state { ClipFailure(entry: $0.entry, reason: reason) } else { nil } }
+    }
+
+    /// How many clips the provider could not make.
+    public var failed: Int { failures.count }
+
+    /// One line per cause for the entries that are not ready (`suffix` appended to each).
+    ///
+    /// Entries that failed for the same reason (an unknown voice, an unreachable server) are one
+    /// line: `Cannot synthesize 8 clips ("Welcome…" and 7 more): eSpeak NG has no voice named "xx"`.
+    public func problemLines(suffix: String = "") -> [String] {
+        problemLines(among: nil, suffix: suffix)
+    }
+
+    /// ``problemLines(suffix:)`` for the entries with keys in `keys` (all if `nil`).
+    func problemLines(among keys: Set<String>?, suffix: String) -> [String] {
+        var lines: [String] = []
+        var failures: [(reason: String, entries: [ClipCache.Entry])] = []
+        for (entry, state) in problems(among: keys) {
+            switch state {
+            case .ready: continue
+            case .missing:
+                lines.append("No clip for \(quoted(entry.text)) (key \(entry.key)): nothing at \(entry.path)\(suffix)")
+            case .unusable(let reason):
+                lines.append("Clip for \(quoted(entry.text)) (key \(entry.key)): \(reason)\(suffix)")
+            case .failed(let reason):
+                if let index = failures.firstIndex(where: { $0.reason == reason }) {
+                    failures[index].entries.append(entry)
+                } else {
+                    failures.append((reason, [entry]))
+                }
+            }
+        }
+        for (reason, entries) in failures {
+            let first = entries[0]
+            let what = entries.count == 1
+                ? "\(quoted(first.text)) (key \(first.key))"
+                : "\(entries.count) clips (\(quoted(first.text)) and \(entries.count - 1) more)"
+            lines.append("Cannot synthesize \(what): \(reason)\(suffix)")
+        }
+        return lines
+    }
+
+    /// `8 clips needed: 3 already cached, 5 synthesized, 0 failed, in 2.10 s`.
+    public var summary: String {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let replacedText = replaced > 0 ? " (\(replaced) corrupt entries replaced)" : ""
+        return "\(needed) clips needed: \(alreadyCached) already cached, \(synthesized) synthesized\(replacedText), \(failed) failed, in \(String(format: "%.2f", seconds)) s"
+    }
+}

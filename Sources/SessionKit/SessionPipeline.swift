@@ -1,0 +1,159 @@
+public import Foundation
+public import SessionTimeline
+
+/// The whole job of turning a script into a finished session: prepare its clips, plan its
+/// timeline, render the audio and the timeline JSON.
+///
+/// Its settings are grouped by what they decide: ``clips`` (the cache key: cache folder, voice,
+/// speed), ``plan`` (seed, rate, channels, bell, missing clips), ``source`` (where missing clips
+/// come from) and ``output`` (format and destinations). The stages can be run one by one
+/// (``prepare(texts:)``, ``plan(_:clips:)``, ``render(_:)``) or all at once with ``run(_:)``:
+///
+///     let pipeline = SessionPipeline(
+///         clips: ClipIdentity(cacheFolder: "cache"),
+///         plan: PlanSettings(seed: 7),
+///         source: .provider(EmbeddedSpeechProvider()),
+///         output: OutputSettings(audio: .path("out/session.wav")))
+///     let timeline = try await pipeline.run(try ScriptFile.load("session.json"))
+///
+/// Cancelling the task stops the work between blocks and clips; unfinished files are removed and
+/// clips already stored stay in the cache.
+public struct SessionPipeline: Sendable {
+    /// Which clips: the cache folder, voice and speed.
+    public var clips: ClipIdentity
+    /// What decides the plan besides the script.
+    public var plan: PlanSettings
+    /// Where missing clips come from.
+    public var source: ClipSource
+    /// What is written, and where.
+    public var output: OutputSettings
+    /// Told what a person running the job should know: warnings and progress.
+    public var observer: PipelineObserver
+
+    public init(
+        clips: ClipIdentity = ClipIdentity(), plan: PlanSettings = PlanSettings(), source: ClipSource = .offline,
+        output: OutputSettings = OutputSettings(), observer: PipelineObserver = PipelineObserver()
+    ) {
+        self.clips = clips
+        self.plan = plan
+        self.source = source
+        self.output = output
+        self.observer = observer
+    }
+
+    /// Every setting that cannot be used, as values a caller words in its own terms; empty if all are fine.
+    public var problems: [SettingProblem] {
+        var problems: [SettingProblem] = []
+        let speedRange = ClipIdentity.speedRange
+        if !clips.speed.isFinite || !speedRange.contains(clips.speed) {
+            problems.append(SettingProblem(.speed, "\(clips.speed) is outside \(speedRange.lowerBound)…\(speedRange.upperBound)"))
+        }
+        if clips.voice.isEmpty {
+            problems.append(SettingProblem(.voice, "the voice id is empty"))
+        }
+        let channelRange = PlanSettings.channelCountRange
+        if !channelRange.contains(plan.channelCount.count) {
+            problems.append(SettingProblem(.channelCount, "\(plan.channelCount.count) is outside \(channelRange.lowerBound)…\(channelRange.upperBound)"))
+        }
+        if case .path(let path) = output.audio {
+            let suffix = URL(fileURLWithPath: path).pathExtension
+            if !suffix.isEmpty && !OutputSettings.audioExtensions.contains(suffix.lowercased()) {
+                problems.append(SettingProblem(.audioOutput, "cannot write .\(suffix) files; the audio formats written are WAV (.wav)"))
+            }
+        }
+        if let audio = output.audio, let timeline = output.timeline, OutputTarget.sameFile(audio, timeline) {
+            problems.append(SettingProblem(.timelineOutput, "the timeline and the audio cannot both go to \(timeline)"))
+        }
+        return problems
+    }
+
+    /// Prepares, plans and renders `script`.
+    ///
+    /// Outputs are checked first (their folders created, existing files refused unless
+    /// ``OutputSettings/replaceExisting``), so that a mistake costs no synthesis.
+    /// - Returns: the timeline that was rendered.
+    /// - Throws: ``SessionError``; nothing is left half-written.
+    @discardableResult
+    public func run(_ script: Script) async throws(SessionError) -> Timeline {
+        let targets = try resolveOutputs()
+        let prepared = try await prepare(texts: script.allTexts)
+        let timeline = try plan(script, clips: prepared)
+        try render(timeline, to: targets)
+        return timeline
+    }
+
+    /// Stage 1: makes sure the cache holds every clip `texts` need, and measures each once.
+    ///
+    /// Clips that cannot be had are in the result (``PreparedClips/problemLines(suffix:)``); it
+    /// is ``plan(_:clips:)`` that fails on them, unless ``PlanSettings/allowMissing``.
+    public func prepare(texts: [String]) async throws(SessionError) -> PreparedClips {
+        let provider: (any SpeechProvider)?
+        let jobs: Int?
+        switch source {
+        case .offline: (provider, jobs) = (nil, nil)
+        case .provider(let chosen, let chosenJobs): (provider, jobs) = (chosen, chosenJobs)
+        }
+        let result = try await ClipPreparer(identity: clips, provider: provider, jobs: jobs)
+            .prepare(texts: texts, warn: observer.warning, progress: observer.preparing)
+        observer.prepared(result)
+        return result
+    }
+
+    /// Stage 2: places the script's clips, silences and bell in frames, from prepared measurements.
+    public func plan(_ script: Script, clips prepared: PreparedClips) throws(SessionError) -> Timeline {
+        try checkSettings()
+        return try SessionPlanner.plan(script, clips: prepared, identity: clips, settings: plan, warn: observer.warning)
+    }
+
+    /// Stage 3: writes `timeline` to the outputs.
+    public func render(_ timeline: Timeline) throws(SessionError) {
+        try render(timeline, to: try resolveOutputs())
+    }
+
+    private func render(_ timeline: Timeline, to targets: (audio: OutputTarget?, timeline: OutputTarget?)) throws(SessionError) {
+        let total = timeline.totalFrames
+        try SessionRenderer.render(
+            timeline, sampleFormat: output.sampleFormat, audio: targets.audio, timelineJSON: targets.timeline
+        ) { written in observer.rendering(written, total) }
+    }
+
+    private func resolveOutputs() throws(SessionError) -> (audio: OutputTarget?, timeline: OutputTarget?) {
+        try checkSettings()
+        let audio = try output.audio.map { (destination) throws(SessionError) in
+            try OutputTarget.resolve(destination, replaceExisting: output.replaceExisting)
+        }
+        let timeline = try output.timeline.map { (destination) throws(SessionError) in
+            try OutputTarget.resolve(destination, replaceExisting: output.replaceExisting)
+        }
+        return (audio, timeline)
+    }
+
+    private func checkSettings() throws(SessionError) {
+        let problems = problems
+        guard problems.isEmpty else { throw SessionError(.invalidSetting, lines: problems.map(\.description)) }
+    }
+}
+
+/// Who is told what a pipeline is doing. Every closure may be called from any thread.
+public struct PipelineObserver: Sendable {
+    /// A warning: a clip left out, a corrupt cache entry replaced.
+    public var warning: @Sendable (String) -> Void
+    /// Preparing has got this far.
+    public var preparing: @Sendable (PreparedClips) -> Void
+    /// Preparing is done, with this result.
+    public var prepared: @Sendable (PreparedClips) -> Void
+    /// Rendering has written this many frames of the total.
+    public var rendering: @Sendable (_ written: Frames, _ total: Frames) -> Void
+
+    public init(
+        warning: @escaping @Sendable (String) -> Void = { _ in },
+        preparing: @escaping @Sendable (PreparedClips) -> Void = { _ in },
+        prepared: @escaping @Sendable (PreparedClips) -> Void = { _ in },
+        rendering: @escaping @Sendable (_ written: Frames, _ total: Frames) -> Void = { _, _ in }
+    ) {
+        self.warning = warning
+        self.preparing = preparing
+        self.prepared = prepared
+        self.rendering = rendering
+    }
+}

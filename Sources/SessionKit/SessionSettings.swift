@@ -1,0 +1,148 @@
+public import Foundation
+internal import SessionAudio
+public import SessionTimeline
+
+/// Which clip a text is: the cache it lives in and the voice and speed it is spoken in.
+/// Together with the text these make the cache key, so changing any of them means other clips.
+public struct ClipIdentity: Sendable, Equatable {
+    /// The range of speaking speeds accepted (the OpenAI speech API's range).
+    public static let speedRange: ClosedRange<Double> = 0.25...4.0
+    /// The voice used when none is chosen.
+    public static let defaultVoice = "espeak:en-us"
+
+    /// The clip cache folder.
+    public var cacheFolder: String
+    /// The voice id, such as `espeak:en-us`.
+    public var voice: String
+    /// The speaking speed, 1.0 being normal.
+    public var speed: Double
+
+    public init(cacheFolder: String = ClipCache.defaultDirectory(), voice: String = Self.defaultVoice, speed: Double = 1.0) {
+        self.cacheFolder = cacheFolder
+        self.voice = voice
+        self.speed = speed
+    }
+
+    /// The cache these clips live in.
+    public var cache: ClipCache { ClipCache(directory: cacheFolder) }
+
+    /// The cache entry of `text` spoken with this voice and speed.
+    public func entry(for text: String) -> ClipCache.Entry {
+        cache.entry(text: text, voice: voice, speed: speed)
+    }
+}
+
+/// What decides the plan besides the script: the random draws, the output's shape, the bell, and
+/// whether missing clips are tolerated.
+public struct PlanSettings: Sendable, Equatable {
+    /// The output channel counts accepted.
+    public static let channelCountRange: ClosedRange<Int> = 1...8
+
+    /// The closing bell.
+    public enum Bell: Sendable, Equatable {
+        /// The built-in singing bowl.
+        case builtin
+        /// An audio file.
+        case file(String)
+    }
+
+    /// The seed for the interjections' random choices; `nil` draws one (and records it in the timeline).
+    public var seed: UInt64?
+    /// The output sample rate; `nil` takes the rate of the first segment's clip.
+    public var sampleRate: SampleRate?
+    /// The output channel count.
+    public var channelCount: ChannelCount
+    /// The closing bell.
+    public var bell: Bell
+    /// Whether a missing or unusable clip leaves its slot silent (with a warning) instead of failing.
+    public var allowMissing: Bool
+
+    public init(
+        seed: UInt64? = nil, sampleRate: SampleRate? = nil, channelCount: ChannelCount = .mono, bell: Bell = .builtin,
+        allowMissing: Bool = false
+    ) {
+        self.seed = seed
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.bell = bell
+        self.allowMissing = allowMissing
+    }
+}
+
+/// Where a pipeline's missing clips come from.
+public enum ClipSource: Sendable {
+    /// Nowhere: a clip not in the cache is missing.
+    case offline
+    /// A speech provider, `jobs` requests at a time (`nil`: the provider's own default).
+    case provider(any SpeechProvider, jobs: Int? = nil)
+}
+
+/// Where an output goes.
+public enum OutputDestination: Sendable, Equatable, CustomStringConvertible {
+    /// Standard output (`-` on the command line).
+    case standardOutput
+    /// A path: a regular file is replaced atomically; a symbolic link has its target replaced
+    /// and stays a link; a FIFO or device is written straight through; a folder is refused.
+    case path(String)
+
+    /// `-` for standard output, else the path: how a command line writes it.
+    public init(argument: String) {
+        self = argument == "-" ? .standardOutput : .path(argument)
+    }
+
+    public var description: String {
+        switch self {
+        case .standardOutput: "standard output"
+        case .path(let path): path
+        }
+    }
+}
+
+/// What a render writes and where.
+public struct OutputSettings: Sendable, Equatable {
+    /// The formats the audio output can be written in, by file name extension.
+    public static let audioExtensions = ["wav", "wave"]
+
+    /// How samples are stored in the audio file.
+    public var sampleFormat: SampleFormat
+    /// Where the audio goes; `nil` writes none (the timeline alone).
+    public var audio: OutputDestination?
+    /// Where the timeline JSON goes; `nil` writes none.
+    public var timeline: OutputDestination?
+    /// Whether an existing output may be replaced; if not, an existing one fails the render before any work.
+    public var replaceExisting: Bool
+
+    public init(
+        sampleFormat: SampleFormat = .pcm16, audio: OutputDestination? = nil, timeline: OutputDestination? = nil,
+        replaceExisting: Bool = true
+    ) {
+        self.sampleFormat = sampleFormat
+        self.audio = audio
+        self.timeline = timeline
+        self.replaceExisting = replaceExisting
+    }
+}
+
+/// A setting whose value cannot be used: which setting, and the rule it breaks.
+///
+/// A value, not a sentence, so that a command can name the setting as its users know it
+/// (`--speed: 5.0 is outside 0.25…4.0`) and a library user as theirs.
+public struct SettingProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The settings a problem can be about.
+    public enum Setting: String, Sendable, Equatable {
+        case voice, speed, sampleRate, channelCount, bell, audioOutput, timelineOutput
+    }
+
+    /// The setting.
+    public let setting: Setting
+    /// The rule broken, as a phrase: `5.0 is outside 0.25…4.0`.
+    public let rule: String
+
+    public init(_ setting: Setting, _ rule: String) {
+        self.setting = setting
+        self.rule = rule
+    }
+
+    /// `speed: 5.0 is outside 0.25…4.0`.
+    public var description: String { "\(setting.rawValue): \(rule)" }
+}

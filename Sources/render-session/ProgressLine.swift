@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A progress bar on standard error, drawn only on a terminal and only once work lasts long
+/// enough to be worth watching; cleared when the work is done. Safe to update from any thread.
+final class ProgressLine: @unchecked Sendable {
+    // @unchecked: `state` is read and written only while holding `lock`; the rest is immutable.
+    private struct State {
+        var total: Int64 = 0
+        var lastDrawn: ContinuousClock.Instant?
+        var drawn = false
+    }
+
+    /// Whether standard error is a terminal, where progress may be drawn.
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    private let enabled = ProgressLine.standardErrorIsTerminal
+    private let started = ContinuousClock.now
+    private let lock = NSLock()
+    private var state = State()
+    private let describe: @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String
+
+    init(describe: @escaping @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String) {
+        self.describe = describe
+    }
+
+    func update(_ done: Int64, total newTotal: Int64? = nil) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        let elapsed = now - started
+        lock.lock()
+        defer { lock.unlock() }
+        if let newTotal { state.total = newTotal }
+        guard elapsed > .milliseconds(300), state.total > 0 else { return }
+        if let last = state.lastDrawn, now - last < .milliseconds(100), done < state.total { return }
+        state.lastDrawn = now
+        state.drawn = true
+        let fraction = min(1, Double(done) / Double(state.total))
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        Console.writeStandardError("\r\(bar) \(Int(fraction * 100))% \(describe(done, state.total, elapsed.seconds))\u{1B}[K")
+    }
+
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if state.drawn { Console.writeStandardError("\r\u{1B}[K") }
+        state.drawn = false
+    }
+}
