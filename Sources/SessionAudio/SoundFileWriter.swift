@@ -11,18 +11,27 @@ import Glibc
 /// inverse of libsndfile's reading scale, so 16-bit sources pass through unchanged). A file
 /// whose data would pass 4 GiB is written as RF64. Every write's frame count is checked:
 /// libsndfile reports a full disk only there. Owns its `SNDFILE`; ``close()`` finishes the file.
+///
+/// A WAV can also be streamed to a descriptor that cannot seek (standard output, a pipe, a FIFO,
+/// a character device) with ``init(streamingTo:name:sampleRate:channelCount:format:frameCount:title:)``:
+/// see there for how its header and samples are written.
 public final class SoundFileWriter {
     private var file: OpaquePointer?
     private let descriptor: Int32
     private var bytesSinceWriteBack = 0
-    /// The file being written.
+    /// Where a stream's bytes go, and the frame count its header promised; `nil` for a file.
+    private let stream: (output: DescriptorOutput, header: WAVHeader, frameCount: Int64)?
+    /// The file being written, or the name a stream was given.
     public let path: String
     /// The file's channel count.
     public let channelCount: ChannelCount
+    /// The channel count as C counts it, for buffer sizes.
+    private let channels: Int
     /// The file's sample format.
     public let format: SampleFormat
     /// Frames written so far.
-    public private(set) var framesWritten = Frames.zero
+    public var framesWritten: Frames { Frames(framesDone) }
+    private var framesDone: Int64 = 0
     private var integers: [Int32] = []
     private var shorts: [Int16] = []
     private var zeros: [Int16] = []
@@ -30,23 +39,17 @@ public final class SoundFileWriter {
     /// Creates `path` (replacing any file there) for `frameCount` frames, or an unknown number.
     ///
     /// The corresponding libsndfile calls are `sf_open_fd` and `sf_set_string`.
-    public init(
+    public convenience init(
         path: String, sampleRate: SampleRate, channelCount: ChannelCount, format: SampleFormat, frameCount: Frames? = nil, title: String? = nil
     ) throws(AudioError) {
         let dataBytes = (frameCount ?? .zero).count * Int64(channelCount.count * format.bytesPerSample)
-        let container = dataBytes > Int64(UInt32.max) - (1 << 20) ? SF_FORMAT_RF64 : SF_FORMAT_WAV
-        let encoding = switch format {
-        case .pcm16: SF_FORMAT_PCM_16
-        case .pcm24: SF_FORMAT_PCM_24
-        case .float32: SF_FORMAT_FLOAT
-        }
-        var info = SF_INFO()
-        info.samplerate = Int32(sampleRate.hertz)
-        info.channels = Int32(channelCount.count)
-        info.format = Int32(container | encoding)
-        guard sf_format_check(&info) != 0 else {
-            throw AudioError(.unsupportedFormat, path: path, reason: "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(format.rawValue) WAV")
-        }
+        try self.init(path: path, sampleRate: sampleRate.hertz, channelCount: channelCount.count, format: format,
+                      container: WAVContainer(dataByteCount: dataBytes), title: title)
+    }
+
+    /// Creates `path` in the given container; tests use it to write a small RF64 file.
+    init(path: String, sampleRate: Int, channelCount: Int, format: SampleFormat, container: WAVContainer, title: String? = nil) throws(AudioError) {
+        var info = try Self.checkedInfo(container, sampleRate: sampleRate, channelCount: channelCount, format: format, name: path)
         let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw AudioError(.cannotWrite, path: path, reason: String(cString: strerror(errno)))
@@ -57,8 +60,10 @@ public final class SoundFileWriter {
         }
         self.file = file
         self.descriptor = descriptor
+        self.stream = nil
         self.path = path
-        self.channelCount = channelCount
+        self.channelCount = ChannelCount(channelCount) ?? .mono
+        self.channels = channelCount
         self.format = format
         if format == .float32 {
             sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
@@ -68,16 +73,106 @@ public final class SoundFileWriter {
         }
     }
 
+    /// Streams a WAV of exactly `frameCount` frames to `descriptor`, an open descriptor that
+    /// need not seek: standard output, a pipe, a FIFO, a character device. `name` stands for it
+    /// in errors (`standard output`, or the FIFO's path).
+    ///
+    /// The header goes out first and complete, laid out by ``WAVHeader`` for `frameCount` frames
+    /// exactly as libsndfile lays it out in a file, RF64 past 4 GiB as for files. It is made by
+    /// hand only because libsndfile cannot make it: its WAV writer refuses a pipe and always seeks
+    /// back to finish the header at close.
+    ///
+    /// The samples still go through libsndfile: a headerless `SF_FORMAT_RAW` handle on virtual
+    /// I/O (``DescriptorOutput``) receives the same `sf_writef_short`, `sf_writef_int` and
+    /// `sf_writef_float` calls, with the same quantized values, that write a file's samples, so
+    /// the data bytes equal a file's by construction rather than through a second copy of
+    /// libsndfile's conversions. The writes themselves are this module's: a full destination or
+    /// a closed pipe (`EPIPE`, without the process dying of SIGPIPE) is an ``AudioError`` with code
+    /// ``AudioError/Code/cannotWrite``, `EINTR` is retried, and nothing ever seeks.
+    ///
+    /// Writing past `frameCount` frames fails at once; ``close()`` adds the pad byte an odd-length
+    /// data chunk needs and fails unless exactly `frameCount` frames were written. The descriptor
+    /// stays open: whoever opened it closes it after ``close()`` (for a pipe, that is what tells
+    /// the reader the WAV has ended).
+    ///
+    /// The corresponding libsndfile calls are `sf_format_check` and `sf_open_virtual`.
+    public convenience init(
+        streamingTo descriptor: Int32, name: String, sampleRate: SampleRate, channelCount: ChannelCount, format: SampleFormat,
+        frameCount: Frames, title: String? = nil
+    ) throws(AudioError) {
+        let dataBytes = frameCount.count * Int64(channelCount.count * format.bytesPerSample)
+        try self.init(streamingTo: descriptor, name: name, sampleRate: sampleRate.hertz, channelCount: channelCount.count, format: format,
+                      frameCount: frameCount.count, container: WAVContainer(dataByteCount: dataBytes), title: title)
+    }
+
+    /// Streams in the given container; tests use it to stream a small RF64 file.
+    init(streamingTo descriptor: Int32, name: String, sampleRate: Int, channelCount: Int, format: SampleFormat, frameCount: Int64, container: WAVContainer, title: String? = nil) throws(AudioError) {
+        precondition(frameCount >= 0, "a stream's frame count cannot be negative")
+        let info = try Self.checkedInfo(container, sampleRate: sampleRate, channelCount: channelCount, format: format, name: name)
+        var titleBytes: [UInt8] = []
+        if let title, !title.isEmpty {
+            // What libsndfile stores: the C string, up to the first NUL; it refuses an empty one.
+            titleBytes = Array(title.utf8.prefix { $0 != 0 })
+            guard !titleBytes.isEmpty else {
+                throw AudioError(.cannotWrite, path: name, reason: "cannot set the title tag: it is empty before its first NUL character")
+            }
+        }
+        let header = WAVHeader(container: container, sampleRate: sampleRate, channelCount: channelCount, format: format,
+                               frameCount: frameCount, title: titleBytes)
+        var raw = info
+        raw.format = Int32(SF_FORMAT_RAW | SF_ENDIAN_LITTLE) | (info.format & Int32(SF_FORMAT_SUBMASK))
+        let output = DescriptorOutput(descriptor: descriptor)
+        var io = DescriptorOutput.virtualIO
+        guard let file = sf_open_virtual(&io, Int32(SFM_WRITE), &raw, Unmanaged.passUnretained(output).toOpaque()) else {
+            throw AudioError(.cannotWrite, path: name, reason: "libsndfile: \(String(cString: sf_strerror(nil)))")
+        }
+        self.file = file
+        self.descriptor = descriptor
+        self.stream = (output, header, frameCount)
+        self.path = name
+        self.channelCount = ChannelCount(channelCount) ?? .mono
+        self.channels = channelCount
+        self.format = format
+        guard output.write(header.bytes) else {
+            throw AudioError(.cannotWrite, path: name, reason: "cannot write the WAV header: \(output.failure ?? "unknown error")")
+        }
+    }
+
+    /// The `SF_INFO` for a WAV in `container`, once libsndfile has said it can write one.
+    /// The corresponding libsndfile call is `sf_format_check`.
+    private static func checkedInfo(_ container: WAVContainer, sampleRate: Int, channelCount: Int, format: SampleFormat, name: String) throws(AudioError) -> SF_INFO {
+        let encoding = switch format {
+        case .pcm16: SF_FORMAT_PCM_16
+        case .pcm24: SF_FORMAT_PCM_24
+        case .float32: SF_FORMAT_FLOAT
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channelCount)
+        info.format = Int32((container == .rf64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | encoding)
+        guard sf_format_check(&info) != 0 else {
+            throw AudioError(.unsupportedFormat, path: name, reason: "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(format.rawValue) WAV")
+        }
+        return info
+    }
+
     deinit {
         if let file { sf_close(file) }
+    }
+
+    /// Fails when `frames` more frames would pass what a stream's header promised.
+    private func checkRoom(for frames: Int64) throws(AudioError) {
+        guard let stream, framesDone + frames > stream.frameCount else { return }
+        throw AudioError(.cannotWrite, path: path, reason: "\(frames) more frames after \(framesDone) would pass the \(stream.frameCount) frames the header promised")
     }
 
     /// Writes the first `frames` frames of interleaved `samples`.
     /// The corresponding libsndfile calls are `sf_writef_short`, `sf_writef_int` and `sf_writef_float`.
     public func write(_ samples: [Float], frames: Int) throws(AudioError) {
         guard let file else { throw AudioError(.cannotWrite, path: path, reason: "the file is already closed") }
-        let count = frames * channelCount.count
+        let count = frames * channels
         precondition(samples.count >= count, "write(_:frames:) was given fewer samples than frames × channels")
+        try checkRoom(for: Int64(frames))
         let written: sf_count_t
         switch format {
         case .pcm16:
@@ -94,14 +189,15 @@ public final class SoundFileWriter {
         guard written == frames else {
             throw failure("wrote \(written) of \(frames) frames")
         }
-        framesWritten += Frames(Int64(frames))
+        framesDone += Int64(frames)
         startWriteBack(after: frames)
     }
 
     /// Every 4 MiB, asks the kernel to start writing what is in the page cache to disk, so that
     /// the disk works while the render goes on and the flush in ``close()`` has little left to wait for.
     private func startWriteBack(after frames: Int) {
-        bytesSinceWriteBack += frames * channelCount.count * format.bytesPerSample
+        guard stream == nil else { return }
+        bytesSinceWriteBack += frames * channels * format.bytesPerSample
         if bytesSinceWriteBack >= 4 << 20 {
             bytesSinceWriteBack = 0
             WriteBack.start(descriptor)
@@ -112,23 +208,41 @@ public final class SoundFileWriter {
     /// own sample type (no conversion). Stops early, between blocks, if the task is cancelled.
     public func writeSilence(frames: Frames) throws(AudioError) {
         guard let file else { throw AudioError(.cannotWrite, path: path, reason: "the file is already closed") }
+        try checkRoom(for: frames.count)
         let block = 65_536
-        if zeros.count < block * channelCount.count { zeros = [Int16](repeating: 0, count: block * channelCount.count) }
+        if zeros.count < block * channels { zeros = [Int16](repeating: 0, count: block * channels) }
         var remaining = frames.count
         while remaining > 0, !Task.isCancelled {
             let chunk = Int(min(remaining, Int64(block)))
             let written = zeros.withUnsafeBufferPointer { sf_writef_short(file, $0.baseAddress, sf_count_t(chunk)) }
             guard written == chunk else { throw failure("wrote \(written) of \(chunk) frames") }
-            framesWritten += Frames(Int64(chunk))
+            framesDone += Int64(chunk)
             startWriteBack(after: chunk)
             remaining -= Int64(chunk)
         }
     }
 
     /// Finishes the header, flushes the file to disk and closes it.
+    ///
+    /// For a stream: checks that exactly the promised frames were written and writes the pad
+    /// byte an odd-length data chunk needs; the descriptor stays open.
     /// The corresponding libsndfile calls are `sf_write_sync` and `sf_close`.
     public func close() throws(AudioError) {
         guard let file else { return }
+        if let stream {
+            self.file = nil
+            let result = sf_close(file)
+            guard result == 0 else {
+                throw AudioError(.cannotWrite, path: path, reason: "libsndfile: \(String(cString: sf_error_number(result)))")
+            }
+            guard framesDone == stream.frameCount else {
+                throw AudioError(.cannotWrite, path: path, reason: "the stream ended after \(framesDone) of the \(stream.frameCount) frames its header promised")
+            }
+            guard stream.output.write(stream.header.trailer) else {
+                throw AudioError(.cannotWrite, path: path, reason: "cannot write the pad byte after the samples: \(stream.output.failure ?? "unknown error")")
+            }
+            return
+        }
         sf_write_sync(file)
         let syncError = sf_error(file)
         let message = String(cString: sf_strerror(file))
@@ -140,6 +254,9 @@ public final class SoundFileWriter {
     }
 
     private func failure(_ what: String) -> AudioError {
+        if let cause = stream?.output.failure {
+            return AudioError(.cannotWrite, path: path, reason: "\(what): \(cause)")
+        }
         let detail = file.map { String(cString: sf_strerror($0)) } ?? "file closed"
         return AudioError(.cannotWrite, path: path, reason: "\(what) (libsndfile: \(detail))")
     }
@@ -191,15 +308,5 @@ enum SampleConversion {
                 }
             }
         }
-    }
-}
-
-// TEMPORARY STUB until the streaming writer lands.
-extension SoundFileWriter {
-    public convenience init(
-        streamingTo descriptor: Int32, name: String, sampleRate: SampleRate, channelCount: ChannelCount, format: SampleFormat,
-        frameCount: Frames, title: String? = nil
-    ) throws(AudioError) {
-        throw AudioError(.unsupportedFormat, path: name, reason: "streaming is not built yet")
     }
 }

@@ -1,0 +1,180 @@
+internal import SessionTimeline
+/// The RIFF form a WAV is written in.
+enum WAVContainer: Sendable, Equatable {
+    /// Plain RIFF/WAVE, with 32-bit sizes.
+    case riff
+    /// RF64 (EBU Tech 3306): the sizes move to a `ds64` chunk of 64-bit values.
+    case rf64
+
+    /// RF64 when `dataByteCount` would pass 4 GiB less 1 MiB (left for the header and tags), RIFF
+    /// otherwise: the rule both of ``SoundFileWriter``'s destinations use.
+    init(dataByteCount: Int64) {
+        self = dataByteCount > Int64(UInt32.max) - (1 << 20) ? .rf64 : .riff
+    }
+}
+
+/// The bytes around the samples of a WAV whose frame count is known in advance, as libsndfile
+/// 1.2.0 writes them for ``SoundFileWriter/init(path:sampleRate:channelCount:format:frameCount:title:)``,
+/// computed before the first sample so that a stream never has to seek back.
+///
+/// Written by hand only because libsndfile cannot write it: its WAV and RF64 writers refuse a
+/// pipe (`SFE_NO_PIPE_WRITE`) and, whatever the destination, write a provisional header at open
+/// and seek back at close to fill in the sizes. Everything here reproduces what that seek-back
+/// leaves in a file, so that a streamed WAV is byte for byte the file libsndfile would have
+/// written (the tests compare the two):
+///
+/// - `RIFF` container: a 16-byte `fmt ` chunk (`WAVE_FORMAT_PCM`, or `WAVE_FORMAT_IEEE_FLOAT`
+///   followed by a `fact` chunk holding the frame count); libsndfile's WAV writer never uses
+///   `WAVE_FORMAT_EXTENSIBLE`, whatever the channel count.
+/// - `RF64` container: a `ds64` chunk (RIFF size, data size, frame count, no table) and a 40-byte
+///   `WAVE_FORMAT_EXTENSIBLE` `fmt ` chunk, with libsndfile's default channel mask (mono: centre;
+///   stereo: left and right; 4, 6 and 8 channels: quad, 5.1 and 7.1; otherwise none) and the PCM
+///   or IEEE-float subformat GUID. The `data` chunk's 32-bit size is `0xFFFFFFFF`, as RF64 says.
+/// - A title is a `LIST`/`INFO` chunk with one `INAM` string, NUL-terminated and padded to an even
+///   length, after `fmt ` (and `fact`).
+/// - 32-bit float RIFF: libsndfile reserves room for a `PEAK` chunk when it opens the file;
+///   ``SoundFileWriter`` then turns the chunk off, and libsndfile keeps the samples where they
+///   were by filling the room with a `PAD ` chunk whenever the header without it is at least 9
+///   bytes shorter (so a short title can leave a `PAD ` chunk too).
+/// - 32-bit float RF64: libsndfile 1.2.0 *adds* a `PEAK` chunk when asked to leave it out (its
+///   `SFC_SET_ADD_PEAK_CHUNK` handler creates the chunk when none exists), holding each channel's
+///   peak and a time stamp taken at close. A stream cannot know the peaks before the samples, so
+///   it writes a `PAD ` chunk of the same size instead: the one difference from the file, and the
+///   samples still start at the same offset.
+/// - After the samples, one zero byte when their length is odd; the RIFF size counts it, the
+///   `data` size does not.
+struct WAVHeader: Sendable, Equatable {
+    /// The bytes before the first sample, ending with the `data` chunk's header.
+    let bytes: [UInt8]
+    /// The bytes after the last sample: a zero pad byte when the data's length is odd, or nothing.
+    let trailer: [UInt8]
+    /// The length of the samples the header announces.
+    let dataByteCount: Int64
+
+    /// Lays out the header for `frameCount` frames; `title` is the tag's UTF-8 bytes (none when empty).
+    init(container: WAVContainer, sampleRate: Int, channelCount: Int, format: SampleFormat, frameCount: Int64, title: [UInt8]) {
+        let blockAlign = channelCount * format.bytesPerSample
+        let bitsPerSample = UInt16(format.bytesPerSample * 8)
+        let isFloat = format == .float32
+        dataByteCount = frameCount * Int64(blockAlign)
+        trailer = dataByteCount % 2 == 1 ? [0] : []
+        // WAVLIKE_PEAK_CHUNK_SIZE: version, time stamp, and a value and position per channel.
+        let peakChunkLength = 8 + 8 + 8 * channelCount
+
+        var out = LittleEndianBytes()
+        switch container {
+        case .riff:
+            out.tag("RIFF")
+            out.uint32(0)  // the RIFF size, filled in below
+            out.tag("WAVE")
+            out.tag("fmt ")
+            out.uint32(16)
+            out.uint16(isFloat ? 3 : 1)  // WAVE_FORMAT_IEEE_FLOAT or WAVE_FORMAT_PCM
+            out.uint16(UInt16(truncatingIfNeeded: channelCount))
+            out.uint32(UInt32(truncatingIfNeeded: sampleRate))
+            out.uint32(UInt32(truncatingIfNeeded: sampleRate * blockAlign))
+            out.uint16(UInt16(truncatingIfNeeded: blockAlign))
+            out.uint16(bitsPerSample)
+            if isFloat {
+                out.tag("fact")
+                out.uint32(4)
+                out.uint32(UInt32(truncatingIfNeeded: frameCount))
+            }
+            let dataOffsetAtOpen = out.count + peakChunkLength + 8
+            out.list(title: title)
+            if isFloat, out.count + 16 < dataOffsetAtOpen {
+                out.padChunk(payload: dataOffsetAtOpen - out.count - 16)
+            }
+            out.tag("data")
+            out.uint32(UInt32(truncatingIfNeeded: dataByteCount))
+            let riffSize = Int64(out.count) + dataByteCount + Int64(trailer.count) - 8
+            out.patchUInt32(UInt32(truncatingIfNeeded: riffSize), at: 4)
+        case .rf64:
+            out.tag("RF64")
+            out.uint32(0xFFFF_FFFF)
+            out.tag("WAVE")
+            out.tag("ds64")
+            out.uint32(28)
+            out.uint64(0)  // the RIFF size, filled in below
+            out.uint64(UInt64(dataByteCount))
+            out.uint64(UInt64(frameCount))
+            out.uint32(0)  // no table
+            out.tag("fmt ")
+            out.uint32(40)
+            out.uint16(0xFFFE)  // WAVE_FORMAT_EXTENSIBLE
+            out.uint16(UInt16(truncatingIfNeeded: channelCount))
+            out.uint32(UInt32(truncatingIfNeeded: sampleRate))
+            out.uint32(UInt32(truncatingIfNeeded: sampleRate * blockAlign))
+            out.uint16(UInt16(truncatingIfNeeded: blockAlign))
+            out.uint16(bitsPerSample)
+            out.uint16(22)  // cbSize
+            out.uint16(bitsPerSample)  // valid bits per sample
+            out.uint32(Self.defaultChannelMask(channelCount: channelCount))
+            // KSDATAFORMAT_SUBTYPE_PCM or _IEEE_FLOAT: {0000000X-0000-0010-8000-00AA00389B71}.
+            out.uint32(isFloat ? 3 : 1)
+            out.append([0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
+            out.list(title: title)
+            if isFloat {
+                out.padChunk(payload: peakChunkLength - 8)
+            }
+            out.tag("data")
+            out.uint32(0xFFFF_FFFF)
+            let riffSize = Int64(out.count) + dataByteCount + Int64(trailer.count) - 8
+            out.patchUInt64(UInt64(riffSize), at: 20)
+        }
+        bytes = out.bytes
+    }
+
+    /// libsndfile's channel mask for an RF64 file whose caller set no channel map.
+    static func defaultChannelMask(channelCount: Int) -> UInt32 {
+        switch channelCount {
+        case 1: 0x4
+        case 2: 0x3
+        case 4: 0x33
+        case 6: 0x3F
+        case 8: 0xFF
+        default: 0
+        }
+    }
+}
+
+/// A byte array built front to back in little-endian order, as RIFF wants its numbers.
+private struct LittleEndianBytes {
+    var bytes: [UInt8] = []
+    var count: Int { bytes.count }
+
+    mutating func append(_ more: [UInt8]) { bytes += more }
+    mutating func tag(_ fourCC: String) { bytes += Array(fourCC.utf8) }
+    mutating func uint16(_ value: UInt16) { bytes += withUnsafeBytes(of: value.littleEndian, Array.init) }
+    mutating func uint32(_ value: UInt32) { bytes += withUnsafeBytes(of: value.littleEndian, Array.init) }
+    mutating func uint64(_ value: UInt64) { bytes += withUnsafeBytes(of: value.littleEndian, Array.init) }
+
+    mutating func patchUInt32(_ value: UInt32, at offset: Int) {
+        bytes.replaceSubrange(offset..<(offset + 4), with: withUnsafeBytes(of: value.littleEndian, Array.init))
+    }
+
+    mutating func patchUInt64(_ value: UInt64, at offset: Int) {
+        bytes.replaceSubrange(offset..<(offset + 8), with: withUnsafeBytes(of: value.littleEndian, Array.init))
+    }
+
+    /// A `PAD ` chunk of `payload` zero bytes, libsndfile's filler.
+    mutating func padChunk(payload: Int) {
+        tag("PAD ")
+        uint32(UInt32(payload))
+        bytes += [UInt8](repeating: 0, count: payload)
+    }
+
+    /// A `LIST`/`INFO` chunk with the title as `INAM`, as libsndfile's `wavlike_write_strings`
+    /// writes it: the string with its NUL, padded to an even length. Nothing when there is no title.
+    mutating func list(title: [UInt8]) {
+        guard !title.isEmpty else { return }
+        let stored = (title.count + 1 + 1) & ~1
+        tag("LIST")
+        uint32(UInt32(4 + 8 + stored))
+        tag("INFO")
+        tag("INAM")
+        uint32(UInt32(stored))
+        bytes += title
+        bytes += [UInt8](repeating: 0, count: stored - title.count)
+    }
+}
