@@ -25,21 +25,6 @@ public enum MeditationMarkdown {
     /// How far an interjection window reaches either side of its marker.
     public static let windowHalfWidthSeconds: Double = 10
 
-    /// A line-numbered problem in a Markdown file.
-    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The 1-based line, or 0 for a problem with the file as a whole.
-        public let line: Int
-        /// What was expected or what rule is broken.
-        public let message: String
-
-        public init(line: Int, message: String) {
-            self.line = line
-            self.message = message
-        }
-
-        public var description: String { line > 0 ? "line \(line): \(message)" : message }
-    }
-
     /// The category a file describes, with its scripts.
     public struct Category: Sendable, Equatable {
         /// The category's id, such as `reactivity`.
@@ -51,8 +36,11 @@ public enum MeditationMarkdown {
     }
 
     /// Parses `text`.
-    /// - Throws: ``Problem`` for the first thing that is not as the format says, with its line.
-    public static func parse(_ text: String) throws(Problem) -> Category {
+    /// - Throws: ``ScriptError`` with one problem, the first thing that is not as the format says,
+    ///   carrying its 1-based ``ScriptProblem/line`` (none for an empty file): code
+    ///   ``ScriptError/Code/malformedMarkdown``, or ``ScriptError/Code/brokenRule`` when a
+    ///   meditation is well-formed but its script breaks a rule in ``ScriptRules``.
+    public static func parse(_ text: String) throws(ScriptError) -> Category {
         var parser = Parser(lines: text.split(separator: "\n", omittingEmptySubsequences: false).map {
             String($0.hasSuffix("\r") ? $0.dropLast() : $0)
         })
@@ -86,9 +74,9 @@ public enum MeditationMarkdown {
             self.lines = lines
         }
 
-        mutating func category() throws(Problem) -> Category {
+        mutating func category() throws(ScriptError) -> Category {
             skipBlank()
-            guard index < lines.count else { throw Problem(line: 0, message: "the file is empty; expected '# Category name' first") }
+            guard index < lines.count else { throw ScriptError(.malformedMarkdown, ScriptProblem(location: "", rule: "the file is empty; expected '# Category name' first")) }
             guard lines[index].hasPrefix("# "), case let name = lines[index].dropFirst(2).trimmingCharacters(in: .whitespaces), !name.isEmpty else {
                 throw problem("expected '# Category name' as the first line")
             }
@@ -101,11 +89,11 @@ public enum MeditationMarkdown {
                 scripts.append(try meditation(category: id, number: scripts.count + 1))
                 skipBlank()
             }
-            guard !scripts.isEmpty else { throw Problem(line: lines.count, message: "expected at least one meditation, '## 1. Title'") }
+            guard !scripts.isEmpty else { throw problem("expected at least one meditation, '## 1. Title'", line: lines.count) }
             return Category(id: id, name: name, scripts: scripts)
         }
 
-        private mutating func meditation(category: String, number: Int) throws(Problem) -> Script {
+        private mutating func meditation(category: String, number: Int) throws(ScriptError) -> Script {
             let heading = lines[index]
             let prefix = "## \(number). "
             guard heading.hasPrefix(prefix), case let title = heading.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces), !title.isEmpty else {
@@ -166,14 +154,14 @@ public enum MeditationMarkdown {
                     }
                     if !paragraph.isEmpty { paragraphs.append(paragraph.joined(separator: " ")) }
                     guard !paragraphs.isEmpty else {
-                        throw Problem(line: markerLine, message: "the marker has nothing under it; expected prose or a list of options")
+                        throw problem("the marker has nothing under it; expected prose or a list of options", line: markerLine)
                     }
                     prose.append((seconds, paragraphs.joined(separator: "\n\n")))
                 }
                 skipBlank()
             }
             guard !prose.isEmpty else {
-                throw Problem(line: headingLine, message: "the meditation has no spoken section; expected '[0:00]' and prose")
+                throw problem("the meditation has no spoken section; expected '[0:00]' and prose", line: headingLine)
             }
             let segments = prose.enumerated().map { offset, section in
                 let phase = offset == 0 ? "opening" : offset == prose.count - 1 ? "closing" : "teachings"
@@ -187,7 +175,8 @@ public enum MeditationMarkdown {
             do {
                 _ = try Script(json: json(script))
             } catch {
-                throw Problem(line: headingLine, message: "meditation \(number) breaks a script rule: \(error.problems[0])")
+                throw ScriptError(.brokenRule, ScriptProblem(
+                    line: headingLine, rule: "meditation \(number) breaks a script rule: \(error.problems[0])"))
             }
             return script
         }
@@ -207,9 +196,10 @@ public enum MeditationMarkdown {
             while index < lines.count, lines[index].trimmingCharacters(in: .whitespaces).isEmpty { index += 1 }
         }
 
-        /// A problem at the current line, or at the last line when the file has ended.
-        private func problem(_ message: String) -> Problem {
-            Problem(line: min(index + 1, lines.count), message: message)
+        /// A malformed-Markdown error at `line`, by default the current line, or the last line
+        /// when the file has ended.
+        private func problem(_ message: String, line: Int? = nil) -> ScriptError {
+            ScriptError(.malformedMarkdown, ScriptProblem(line: line ?? min(index + 1, lines.count), rule: message))
         }
     }
 }

@@ -33,6 +33,16 @@ struct MeditationMarkdownTests {
         Only an opening.
         """
 
+    /// The error `MeditationMarkdown.parse` throws for `text`, or `nil` if it accepts it.
+    static func error(_ text: String) -> ScriptError? {
+        do {
+            _ = try MeditationMarkdown.parse(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test("A meditation becomes a script with the seed's shape")
     func parse() throws {
         let category = try MeditationMarkdown.parse(Self.sample)
@@ -70,18 +80,24 @@ struct MeditationMarkdownTests {
         ("# t\n## 1. e\n*S*\n[919999999999999999:00]", "line 4: the marker is at or past the end of the meditation (600 s)"),
     ])
     func malformed(text: String, expected: String) {
-        #expect(throws: (any Error).self) { try MeditationMarkdown.parse(text) }
-        do {
-            _ = try MeditationMarkdown.parse(text)
-        } catch {
-            #expect(error.description == expected)
-        }
+        let error = Self.error(text)
+        #expect(error?.description == expected)
+        #expect(error?.code == .malformedMarkdown)
+        #expect(error?.problems.count == 1)
+    }
+
+    @Test("A problem's line is a number; an empty file has none")
+    func problemLine() {
+        #expect(Self.error("# C\n\n## 1. T\nno subtitle") == ScriptError(.malformedMarkdown, ScriptProblem(
+            line: 4, rule: "expected the subtitle in single asterisks, '*Subtitle*', after the title")))
+        #expect(Self.error("# C\n\n## 1. T\nno subtitle")?.problems.first?.location == "line 4")
+        #expect(Self.error(" \n\n")?.problems.first?.line == nil)
     }
 
     @Test("A text over the TTS limit is caught at import, with the meditation's line")
     func ruleBroken() {
         let long = String(repeating: "word ", count: 1_100)
-        #expect(throws: MeditationMarkdown.Problem(line: 2, message: "meditation 1 breaks a script rule: segments[0].text: 5499 characters are more than the TTS limit of 5000")) {
+        #expect(throws: ScriptError(.brokenRule, ScriptProblem(line: 2, rule: "meditation 1 breaks a script rule: segments[0].text: 5499 characters are more than the TTS limit of 5000"))) {
             try MeditationMarkdown.parse("# C\n## 1. T\n*s*\n[0:00]\n\(long)")
         }
     }
