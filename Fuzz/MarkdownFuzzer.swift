@@ -4,11 +4,13 @@
 //
 // Compiled into the SessionTimeline module itself (see scripts/fuzz), so internal API is visible.
 //
-// Every thrown Problem is an expected outcome. Findings are crashes, sanitizer reports, timeouts,
+// Every thrown ScriptError is an expected outcome. Findings are crashes, sanitizer reports, timeouts,
 // out-of-memory, and these broken promises
 // (checked with `expect`, which stops with its message even in -O builds):
-// - a problem names a line within the file (1…number of lines), or 0 for the file as a whole;
+// - an error is malformedMarkdown or brokenRule with one problem, whose line is within the file
+//   (1…number of lines), or none for an empty file;
 // - an accepted category has a non-empty id made by `identifier`, and at least one script;
+// - in an accepted file, every line that starts like a time marker is a valid one (never prose);
 // - script N has id `<category>-NN`, orderIndex N, duration 600 s, and passes `Script(json:)`
 //   unchanged when written as `import` writes it.
 //
@@ -20,15 +22,23 @@ import Foundation
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let lines = MeditationMarkdown.lines(of: text)
     let lineCount = lines.count
     let category: MeditationMarkdown.Category
     do {
         category = try MeditationMarkdown.parse(text)
     } catch {
-        expect(error.line >= 0 && error.line <= lineCount, "problem at line \(error.line) of \(lineCount): \(error)")
+        expect(error.code == .malformedMarkdown || error.code == .brokenRule, "code \(error.code): \(error)")
+        expect(error.problems.count == 1, "\(error.problems.count) problems: \(error)")
+        let line = error.problems[0].line
+        expect(line.map { (1...lineCount).contains($0) } ?? true, "problem at line \(line ?? 0) of \(lineCount): \(error)")
         expect(!error.description.isEmpty)
         return 0
+    }
+    for line in lines where MeditationMarkdown.Parser.looksLikeMarker(line) {
+        if case .defect(let reason) = MeditationMarkdown.Parser.marker(line) {
+            expect(false, "the malformed marker \(String(reflecting: line)) was accepted (\(reason))")
+        }
     }
     expect(!category.id.isEmpty && category.id == MeditationMarkdown.identifier(category.name))
     expect(!category.scripts.isEmpty)

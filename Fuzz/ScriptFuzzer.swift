@@ -6,7 +6,8 @@
 // Every thrown ScriptError is an expected outcome. Findings are crashes, sanitizer reports,
 // timeouts, out-of-memory, and these broken promises
 // (checked with `expect`, which stops with its message even in -O builds):
-// - a rejected script comes with 1…101 problems (100 listed, then a summary);
+// - a rejected script comes with 1…101 problems (100 listed, then a summary), exactly one if it is
+//   not JSON;
 // - an accepted script keeps every rule in ScriptRules (docs/scripts.md);
 // - an accepted script, written back as `import` writes it (MeditationMarkdown.json), parses to
 //   an equal script;
@@ -23,6 +24,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         script = try Script(json: bytes)
     } catch {
         expect(!error.problems.isEmpty, "a ScriptError without problems")
+        expect(error.code == .brokenRule || (error.code == .notJSON && error.problems.count == 1), "code \(error.code): \(error)")
         expect(error.problems.count <= ScriptRules.maximumReportedProblems + 1, "\(error.problems.count) problems reported")
         expect(!error.description.isEmpty)
         return 0

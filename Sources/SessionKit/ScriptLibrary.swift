@@ -103,7 +103,8 @@ public enum MeditationImport {
         do {
             category = try MeditationMarkdown.parse(text)
         } catch {
-            throw SessionError(.invalidScript, error.line > 0 ? "\(markdownPath):\(error.line): \(error.message)" : "\(markdownPath): \(error.message)")
+            let problem = error.problems[0]
+            throw SessionError(.invalidScript, problem.line.map { "\(markdownPath):\($0): \(problem.rule)" } ?? "\(markdownPath): \(problem.rule)")
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

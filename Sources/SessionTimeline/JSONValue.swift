@@ -8,8 +8,8 @@ enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses `bytes` as one JSON document (RFC 8259), or throws a ``ScriptError`` whose one
-    /// problem gives the line and column of the first syntax error.
+    /// Parses `bytes` as one JSON document (RFC 8259), or throws a ``ScriptError`` (``ScriptError/Code/notJSON``)
+    /// whose one problem gives the line and column of the first syntax error.
     ///
     /// Why not Foundation: on Linux, `JSONSerialization` reads some doubles one unit in the last
     /// place off (16.856734693877552 becomes …556) and `JSONDecoder` neither says where a syntax
@@ -22,7 +22,7 @@ enum JSONValue: Sendable, Equatable {
             return try parser.document()
         } catch {
             let (line, column) = lineAndColumn(ofByte: error.offset, in: parser.bytes)
-            throw ScriptError(problems: [ScriptProblem(location: "line \(line), column \(column)", rule: error.reason)])
+            throw ScriptError(.notJSON, ScriptProblem(location: "line \(line), column \(column)", rule: error.reason, line: line))
         }
     }
 

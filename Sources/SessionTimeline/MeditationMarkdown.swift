@@ -19,26 +19,16 @@ public import Foundation
 /// Prose sections become segments in order: the first is `opening`, the last `closing`, those
 /// between `teachings` (ids and phases alike; `teachings-2`, … if there are several). Paragraphs
 /// are joined by a blank line. Every meditation lasts ``durationSeconds``.
+///
+/// A line that starts like a marker, that is whose first character after leading blanks is `[` and
+/// whose next character after any blanks is a digit (or `-` and a digit), is always read as one: if
+/// it is not exactly `[m:ss]` (seconds 00–59), with nothing after it, it is an error naming its
+/// line, never spoken text. Prose may hold brackets anywhere else: `Breathe [slowly]`, `[pause]`.
 public enum MeditationMarkdown {
     /// How long every imported meditation lasts: ten minutes.
     public static let durationSeconds: Double = 600
     /// How far an interjection window reaches either side of its marker.
     public static let windowHalfWidthSeconds: Double = 10
-
-    /// A line-numbered problem in a Markdown file.
-    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The 1-based line, or 0 for a problem with the file as a whole.
-        public let line: Int
-        /// What was expected or what rule is broken.
-        public let message: String
-
-        public init(line: Int, message: String) {
-            self.line = line
-            self.message = message
-        }
-
-        public var description: String { line > 0 ? "line \(line): \(message)" : message }
-    }
 
     /// The category a file describes, with its scripts.
     public struct Category: Sendable, Equatable {
@@ -51,12 +41,20 @@ public enum MeditationMarkdown {
     }
 
     /// Parses `text`.
-    /// - Throws: ``Problem`` for the first thing that is not as the format says, with its line.
-    public static func parse(_ text: String) throws(Problem) -> Category {
-        var parser = Parser(lines: text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            String($0.hasSuffix("\r") ? $0.dropLast() : $0)
-        })
+    /// - Throws: ``ScriptError`` with one problem, the first thing that is not as the format says,
+    ///   carrying its 1-based ``ScriptProblem/line`` (none for an empty file): code
+    ///   ``ScriptError/Code/malformedMarkdown``, or ``ScriptError/Code/brokenRule`` when a
+    ///   meditation is well-formed but its script breaks a rule in ``ScriptRules``.
+    public static func parse(_ text: String) throws(ScriptError) -> Category {
+        var parser = Parser(lines: lines(of: text))
         return try parser.category()
+    }
+
+    /// The lines of `text` as the parser sees them: split at LF, a CR before it removed.
+    static func lines(of text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String($0.hasSuffix("\r") ? $0.dropLast() : $0)
+        }
     }
 
     /// The id a category or script name turns into: lowercase letters and digits, other runs as `-`.
@@ -78,7 +76,7 @@ public enum MeditationMarkdown {
         CanonicalJSON.encode(script)
     }
 
-    private struct Parser {
+    struct Parser {
         let lines: [String]
         var index = 0
 
@@ -86,9 +84,9 @@ public enum MeditationMarkdown {
             self.lines = lines
         }
 
-        mutating func category() throws(Problem) -> Category {
+        mutating func category() throws(ScriptError) -> Category {
             skipBlank()
-            guard index < lines.count else { throw Problem(line: 0, message: "the file is empty; expected '# Category name' first") }
+            guard index < lines.count else { throw ScriptError(.malformedMarkdown, ScriptProblem(location: "", rule: "the file is empty; expected '# Category name' first")) }
             guard lines[index].hasPrefix("# "), case let name = lines[index].dropFirst(2).trimmingCharacters(in: .whitespaces), !name.isEmpty else {
                 throw problem("expected '# Category name' as the first line")
             }
@@ -101,11 +99,11 @@ public enum MeditationMarkdown {
                 scripts.append(try meditation(category: id, number: scripts.count + 1))
                 skipBlank()
             }
-            guard !scripts.isEmpty else { throw Problem(line: lines.count, message: "expected at least one meditation, '## 1. Title'") }
+            guard !scripts.isEmpty else { throw problem("expected at least one meditation, '## 1. Title'", line: lines.count) }
             return Category(id: id, name: name, scripts: scripts)
         }
 
-        private mutating func meditation(category: String, number: Int) throws(Problem) -> Script {
+        private mutating func meditation(category: String, number: Int) throws(ScriptError) -> Script {
             let heading = lines[index]
             let prefix = "## \(number). "
             guard heading.hasPrefix(prefix), case let title = heading.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces), !title.isEmpty else {
@@ -129,8 +127,14 @@ public enum MeditationMarkdown {
             skipBlank()
             while index < lines.count, !lines[index].hasPrefix("## ") {
                 let markerLine = index + 1
-                guard let seconds = Self.marker(lines[index]) else {
+                guard Self.looksLikeMarker(lines[index]) else {
                     throw problem("expected a time marker such as '[2:00]' alone on a line")
+                }
+                let seconds: Double
+                switch Self.marker(lines[index]) {
+                case .seconds(let value): seconds = value
+                case .defect(let reason):
+                    throw problem("\(Self.quoted(lines[index])) is not a time marker: \(reason); a marker is m:ss alone on its line, such as '[2:00]'")
                 }
                 guard seconds > lastSeconds else { throw problem("time markers must increase; this one is not after the one before") }
                 guard seconds < durationSeconds else { throw problem("the marker is at or past the end of the meditation (\(Int(durationSeconds)) s)") }
@@ -152,7 +156,7 @@ public enum MeditationMarkdown {
                 } else {
                     var paragraphs: [String] = []
                     var paragraph: [String] = []
-                    while index < lines.count, Self.marker(lines[index]) == nil, !lines[index].hasPrefix("## ") {
+                    while index < lines.count, !Self.looksLikeMarker(lines[index]), !lines[index].hasPrefix("## ") {
                         let line = lines[index].trimmingCharacters(in: .whitespaces)
                         if line.hasPrefix("- ") { throw problem("a list item inside prose; put interjection options under their own marker") }
                         if line.hasPrefix("#") { throw problem("a heading inside a section; meditations start with '## N. Title'") }
@@ -166,14 +170,14 @@ public enum MeditationMarkdown {
                     }
                     if !paragraph.isEmpty { paragraphs.append(paragraph.joined(separator: " ")) }
                     guard !paragraphs.isEmpty else {
-                        throw Problem(line: markerLine, message: "the marker has nothing under it; expected prose or a list of options")
+                        throw problem("the marker has nothing under it; expected prose or a list of options", line: markerLine)
                     }
                     prose.append((seconds, paragraphs.joined(separator: "\n\n")))
                 }
                 skipBlank()
             }
             guard !prose.isEmpty else {
-                throw Problem(line: headingLine, message: "the meditation has no spoken section; expected '[0:00]' and prose")
+                throw problem("the meditation has no spoken section; expected '[0:00]' and prose", line: headingLine)
             }
             let segments = prose.enumerated().map { offset, section in
                 let phase = offset == 0 ? "opening" : offset == prose.count - 1 ? "closing" : "teachings"
@@ -187,29 +191,82 @@ public enum MeditationMarkdown {
             do {
                 _ = try Script(json: json(script))
             } catch {
-                throw Problem(line: headingLine, message: "meditation \(number) breaks a script rule: \(error.problems[0])")
+                throw ScriptError(.brokenRule, ScriptProblem(
+                    line: headingLine, rule: "meditation \(number) breaks a script rule: \(error.problems[0])"))
             }
             return script
         }
 
-        /// The seconds of a marker line `[m:ss]`, or `nil` if the line is not one.
-        static func marker(_ line: String) -> Double? {
+        /// Whether `line` starts like a time marker: after leading blanks, `[`, any blanks, then a
+        /// digit or `-` and a digit. Such a line is a marker or an error, never prose.
+        static func looksLikeMarker(_ line: String) -> Bool {
+            let blank = CharacterSet.whitespaces
+            var rest = line.unicodeScalars.drop { blank.contains($0) }
+            guard rest.first == "[" else { return false }
+            rest = rest.dropFirst().drop { blank.contains($0) }
+            if rest.first == "-" { rest = rest.dropFirst() }
+            return rest.first.map(isDigit) ?? false
+        }
+
+        /// The seconds of a marker line `[m:ss]` (blanks allowed around it, none inside), or why the
+        /// line is not one, as a phrase that follows "is not a time marker:".
+        static func marker(_ line: String) -> MarkerReading {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("["), trimmed.hasSuffix("]") else { return nil }
-            let parts = trimmed.dropFirst().dropLast().split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[1].count == 2, let minutes = Int(parts[0]), let seconds = Int(parts[1]),
-                  minutes >= 0, (0..<60).contains(seconds) else { return nil }
+            guard trimmed.hasPrefix("["), let close = trimmed.firstIndex(of: "]") else {
+                return .defect("it has no closing ']'")
+            }
+            let inside = trimmed[trimmed.index(after: trimmed.startIndex)..<close]
+            guard !inside.unicodeScalars.contains(where: { $0.properties.isWhitespace }) else {
+                return .defect("it has a space inside the brackets")
+            }
+            guard inside.contains(":") else {
+                return .defect("its minutes and seconds are not separated by ':'")
+            }
+            let parts = inside.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return .defect("it has more than one ':'") }
+            let (minutes, seconds) = (parts[0], parts[1])
+            guard !minutes.isEmpty, minutes.unicodeScalars.allSatisfy(isDigit) else {
+                return .defect("its minutes, '\(minutes)', are not digits")
+            }
+            guard seconds.count == 2, seconds.unicodeScalars.allSatisfy(isDigit), let secondsValue = Int(seconds) else {
+                return .defect("its seconds, '\(seconds)', are not two digits")
+            }
+            guard secondsValue < 60 else {
+                return .defect("its seconds, \(seconds), are more than 59")
+            }
+            guard trimmed.index(after: close) == trimmed.endIndex else {
+                return .defect("text follows the ']' on the same line")
+            }
             // In Double, so that a huge minute count is reported as past the end, not an overflow.
-            return Double(minutes) * 60 + Double(seconds)
+            return .seconds((Double(minutes) ?? .infinity) * 60 + Double(secondsValue))
+        }
+
+        /// What a line that starts like a marker holds.
+        enum MarkerReading {
+            /// A valid marker at this many seconds (possibly past the end of the meditation).
+            case seconds(Double)
+            /// Not a valid marker, with why, as a phrase.
+            case defect(String)
+        }
+
+        private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+            ("0"..."9").contains(scalar)
+        }
+
+        /// `line` without its surrounding blanks, in double quotes, cut to 40 characters.
+        static func quoted(_ line: String) -> String {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return "\"\(trimmed.count > 40 ? String(trimmed.prefix(39)) + "…" : trimmed)\""
         }
 
         private mutating func skipBlank() {
             while index < lines.count, lines[index].trimmingCharacters(in: .whitespaces).isEmpty { index += 1 }
         }
 
-        /// A problem at the current line, or at the last line when the file has ended.
-        private func problem(_ message: String) -> Problem {
-            Problem(line: min(index + 1, lines.count), message: message)
+        /// A malformed-Markdown error at `line`, by default the current line, or the last line
+        /// when the file has ended.
+        private func problem(_ message: String, line: Int? = nil) -> ScriptError {
+            ScriptError(.malformedMarkdown, ScriptProblem(line: line ?? min(index + 1, lines.count), rule: message))
         }
     }
 }

@@ -80,13 +80,14 @@ public struct Script: Sendable, Equatable, Encodable {
     /// Decodes and validates a script from the backend's JSON.
     ///
     /// Numbers may be written as integers or decimals. Unknown keys are ignored.
-    /// - Throws: ``ScriptError`` listing every problem found, each with its JSON path and rule,
-    ///   or the line and column where the text stops being JSON.
+    /// - Throws: ``ScriptError`` with code ``ScriptError/Code/brokenRule`` listing every problem
+    ///   found, each with its JSON path and rule, or ``ScriptError/Code/notJSON`` with the line and
+    ///   column where the text stops being JSON.
     public init(json data: Data) throws(ScriptError) {
         let value = try JSONValue.parse(data)
         var validator = ScriptValidator()
         guard let script = validator.script(from: value), validator.problems.isEmpty else {
-            throw ScriptError(problems: validator.problems)
+            throw ScriptError(.brokenRule, problems: validator.problems)
         }
         self = script
     }
@@ -100,29 +101,69 @@ public struct Script: Sendable, Equatable, Encodable {
     }
 }
 
-/// One broken rule in a script: where it is and what is wrong.
+/// One thing wrong with a script's text: where it is and what is wrong.
 public struct ScriptProblem: Sendable, Equatable, CustomStringConvertible {
-    /// A JSON path such as `segments[2].startSeconds`, or `line 3, column 12` for a syntax error.
+    /// Where the problem is: a JSON path such as `segments[2].startSeconds`, `line 3, column 12` for
+    /// a JSON syntax error, `line 13` for a Markdown problem, or empty for a problem with the text
+    /// as a whole (an empty Markdown file).
     public let location: String
-    /// The rule that is broken, as a phrase: `700 is past durationSeconds 600`.
+    /// The rule that is broken or what was expected, as a phrase: `700 is past durationSeconds 600`.
     public let rule: String
+    /// The 1-based line of the text the problem is on, when it has one: set for a JSON syntax error
+    /// and for every Markdown problem but an empty file, `nil` for a JSON path.
+    public let line: Int?
 
-    public init(location: String, rule: String) {
+    /// A problem at `location`, with a line if the location is on one.
+    public init(location: String, rule: String, line: Int? = nil) {
         self.location = location
         self.rule = rule
+        self.line = line
     }
 
-    /// `location: rule`.
-    public var description: String { "\(location): \(rule)" }
+    /// A problem on 1-based `line` of a text: its location is `line N`.
+    public init(line: Int, rule: String) {
+        self.init(location: "line \(line)", rule: rule, line: line)
+    }
+
+    /// `location: rule`, or the rule alone when the problem has no location.
+    public var description: String { location.isEmpty ? rule : "\(location): \(rule)" }
 }
 
-/// The problems that keep a script from being used, all of them, in document order.
+/// The problems that keep a script, or a file of meditations, from being used: all of them for
+/// script JSON, in document order; the first one for Markdown.
+///
+/// The one error type of SessionTimeline, thrown by ``Script/init(json:)`` and
+/// ``MeditationMarkdown/parse(_:)``.
 public struct ScriptError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public let code: Code
     /// Every problem found, at least one.
     public let problems: [ScriptProblem]
 
-    public init(problems: [ScriptProblem]) {
+    /// What kind of failure a ``ScriptError`` is.
+    public enum Code: String, Sendable, Equatable {
+        /// The bytes are not one JSON document (a syntax error, invalid UTF-8, a number too large,
+        /// nesting too deep); the one problem gives the line and column where the text stops being JSON.
+        case notJSON
+        /// The text is well-formed, but the script it describes breaks rules in ``ScriptRules``: for
+        /// JSON, one problem per broken rule with its JSON path; for Markdown, one problem at the
+        /// meditation's heading naming the first rule broken.
+        case brokenRule
+        /// Meditation Markdown that is not as the format says; the one problem gives the line
+        /// (none for an empty file) and what was expected there.
+        case malformedMarkdown
+    }
+
+    /// An error of kind `code` with `problems`, which must not be empty.
+    public init(_ code: Code, problems: [ScriptProblem]) {
+        precondition(!problems.isEmpty, "a ScriptError needs at least one problem")
+        self.code = code
         self.problems = problems
+    }
+
+    /// An error of kind `code` with one problem.
+    public init(_ code: Code, _ problem: ScriptProblem) {
+        self.init(code, problems: [problem])
     }
 
     /// One line per problem.

@@ -5,13 +5,13 @@ import SessionTimeline
 import TestSupport
 
 /// Tests over ../shared/vectors: MP3 and WAV material from other projects (see its README).
-/// Each test passes with a note when the folder is absent.
-@Suite("External test vectors")
+/// Where the folder is absent, every test is skipped, with the reason.
+@Suite("External test vectors", .requiresVectors)
 struct VectorTests {
     /// The `.bit` streams of minimp3's set that have a `.pcm` reference, by name.
     static var minimp3Streams: [String] {
-        guard let folder = Repository.vector("minimp3") else { return [] }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        guard let vectors = Repository.vectors else { return [] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: vectors.appendingPathComponent("minimp3").path)) ?? []
         return names.filter { $0.hasSuffix(".bit") && names.contains($0.replacingOccurrences(of: ".bit", with: ".pcm")) }.sorted()
     }
 
@@ -48,8 +48,7 @@ struct VectorTests {
 
     @Test("minimp3's conformance streams decode at ≥ 96 dB PSNR; damaged ones fail cleanly or decode", arguments: minimp3Streams)
     func minimp3(name: String) throws {
-        guard let folder = Repository.vector("minimp3") else { return }
-        let path = folder + "/" + name
+        let path = try Repository.vector("minimp3/" + name)
         let referenceData = try Data(contentsOf: URL(fileURLWithPath: path.replacingOccurrences(of: ".bit", with: ".pcm")))
         let reference = referenceData.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         let decoded: [Int16]
@@ -74,7 +73,7 @@ struct VectorTests {
 
     @Test("A tag that lies about the length sizes nothing: lots-of-id3text.mp3 is reported as cut short")
     func lyingLength() throws {
-        guard let path = Repository.vector("mpg123/lots-of-id3text.mp3") else { return }
+        let path = try Repository.vector("mpg123/lots-of-id3text.mp3")
         // The tag's 12.7 M frames never size a buffer: the scan finds the one frame the file holds.
         #expect(throws: AudioError(.truncated, path: path, reason: "the file is cut short: its LAME/Xing tag promises 12721605 frames, the stream holds 1152")) {
             try AudioFileDecoder.measure(path: path)
@@ -82,14 +81,14 @@ struct VectorTests {
     }
 
     static func files(in folder: String) -> [String] {
-        guard let path = Repository.vector(folder) else { return [] }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        guard let vectors = Repository.vectors else { return [] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: vectors.appendingPathComponent(folder).path)) ?? []
         return names.filter { !$0.hasPrefix("LICENSE") && !$0.hasSuffix(".md") && $0 != "fuzz" }.sorted().map { folder + "/" + $0 }
     }
 
     @Test("Every go-mp3 and hound fuzz input fails cleanly", arguments: files(in: "go-mp3-fuzz") + files(in: "hound-wav/fuzz"))
     func fuzzInputs(file: String) throws {
-        guard let path = Repository.vector(file) else { return }
+        let path = try Repository.vector(file)
         #expect(throws: AudioError.self) {
             let measurement = try AudioFileDecoder.measure(path: path)
             // Should one ever measure, it must stream without trouble too.
@@ -103,7 +102,7 @@ struct VectorTests {
 
     @Test("Every ordinary hound WAV decodes to its declared frames", arguments: files(in: "hound-wav").filter { $0.hasSuffix(".wav") })
     func houndWAV(file: String) throws {
-        guard let path = Repository.vector(file) else { return }
+        let path = try Repository.vector(file)
         let measurement = try AudioFileDecoder.measure(path: path)
         #expect(measurement.frameCount > 0)
         let decoded = try Self.decode16(path)

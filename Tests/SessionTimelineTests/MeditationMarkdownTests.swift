@@ -33,6 +33,16 @@ struct MeditationMarkdownTests {
         Only an opening.
         """
 
+    /// The error `MeditationMarkdown.parse` throws for `text`, or `nil` if it accepts it.
+    static func error(_ text: String) -> ScriptError? {
+        do {
+            _ = try MeditationMarkdown.parse(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test("A meditation becomes a script with the seed's shape")
     func parse() throws {
         let category = try MeditationMarkdown.parse(Self.sample)
@@ -70,19 +80,95 @@ struct MeditationMarkdownTests {
         ("# t\n## 1. e\n*S*\n[919999999999999999:00]", "line 4: the marker is at or past the end of the meditation (600 s)"),
     ])
     func malformed(text: String, expected: String) {
-        #expect(throws: (any Error).self) { try MeditationMarkdown.parse(text) }
-        do {
-            _ = try MeditationMarkdown.parse(text)
-        } catch {
-            #expect(error.description == expected)
-        }
+        let error = Self.error(text)
+        #expect(error?.description == expected)
+        #expect(error?.code == .malformedMarkdown)
+        #expect(error?.problems.count == 1)
+    }
+
+    @Test("A problem's line is a number; an empty file has none")
+    func problemLine() {
+        #expect(Self.error("# C\n\n## 1. T\nno subtitle") == ScriptError(.malformedMarkdown, ScriptProblem(
+            line: 4, rule: "expected the subtitle in single asterisks, '*Subtitle*', after the title")))
+        #expect(Self.error("# C\n\n## 1. T\nno subtitle")?.problems.first?.location == "line 4")
+        #expect(Self.error(" \n\n")?.problems.first?.line == nil)
     }
 
     @Test("A text over the TTS limit is caught at import, with the meditation's line")
     func ruleBroken() {
         let long = String(repeating: "word ", count: 1_100)
-        #expect(throws: MeditationMarkdown.Problem(line: 2, message: "meditation 1 breaks a script rule: segments[0].text: 5499 characters are more than the TTS limit of 5000")) {
+        #expect(throws: ScriptError(.brokenRule, ScriptProblem(line: 2, rule: "meditation 1 breaks a script rule: segments[0].text: 5499 characters are more than the TTS limit of 5000"))) {
             try MeditationMarkdown.parse("# C\n## 1. T\n*s*\n[0:00]\n\(long)")
         }
+    }
+
+    /// A meditation with `line` as line 9, in the middle of its opening's prose.
+    static func withLine9(_ line: String) -> String {
+        "# C\n\n## 1. T\n*s*\n\n[0:00]\nWelcome.\n\n\(line)\nBreathe.\n"
+    }
+
+    static let notAMarker = "is not a time marker"
+    static let whatAMarkerIs = "a marker is m:ss alone on its line, such as '[2:00]'"
+
+    @Test("A line that starts like a time marker but is not one is an error on its line, never spoken", arguments: [
+        ("[99:99] text", #""[99:99] text" is not a time marker: its seconds, 99, are more than 59"#),
+        ("[2:00] text on the same line", #""[2:00] text on the same line" is not a time marker: text follows the ']' on the same line"#),
+        ("[2:00 ]", #""[2:00 ]" is not a time marker: it has a space inside the brackets"#),
+        ("[2;00]", #""[2;00]" is not a time marker: its minutes and seconds are not separated by ':'"#),
+        ("[2:0]", #""[2:0]" is not a time marker: its seconds, '0', are not two digits"#),
+        ("[ 2:00]", #""[ 2:00]" is not a time marker: it has a space inside the brackets"#),
+        ("[2:60]", #""[2:60]" is not a time marker: its seconds, 60, are more than 59"#),
+        ("[2:000]", #""[2:000]" is not a time marker: its seconds, '000', are not two digits"#),
+        ("[2:00", #""[2:00" is not a time marker: it has no closing ']'"#),
+        ("[-1:00]", #""[-1:00]" is not a time marker: its minutes, '-1', are not digits"#),
+        ("[1:00:00]", #""[1:00:00]" is not a time marker: it has more than one ':'"#),
+        ("\t [2:00]x", #""[2:00]x" is not a time marker: text follows the ']' on the same line"#),
+        ("[2:00] " + String(repeating: "long text ", count: 10),
+         #""[2:00] long text long text long text lo…" is not a time marker: text follows the ']' on the same line"#),
+    ])
+    func malformedMarker(line: String, expected: String) {
+        #expect(Self.error(Self.withLine9(line)) == ScriptError(.malformedMarkdown, ScriptProblem(
+            line: 9, rule: "\(expected); \(Self.whatAMarkerIs)")))
+    }
+
+    @Test("A malformed marker is named wherever a marker may stand", arguments: [
+        // Where the first marker belongs, right after the subtitle.
+        ("# C\n## 1. T\n*s*\n[0:0]\nWelcome.", 4, "[0:0]"),
+        // After a list of options.
+        ("# C\n## 1. T\n*s*\n[0:00]\nWelcome.\n[6:00]\n- Soften.\n[8:30] Goodbye.", 8, "[8:30] Goodbye."),
+        // Indented, in the second meditation.
+        ("# C\n## 1. T\n*s*\n[0:00]\nA.\n## 2. U\n*s*\n[0:00]\nB.\n  [1:5]\nC.", 10, "[1:5]"),
+    ])
+    func malformedMarkerAnywhere(text: String, line: Int, marker: String) {
+        let error = Self.error(text)
+        #expect(error?.code == .malformedMarkdown)
+        #expect(error?.problems.first?.line == line)
+        #expect(error?.problems.first?.rule.hasPrefix("\"\(marker)\" \(Self.notAMarker): ") == true, "\(String(describing: error))")
+    }
+
+    @Test("Prose may hold brackets, even at the start of a line, when they do not start like a marker")
+    func bracketsInProse() throws {
+        let category = try MeditationMarkdown.parse("""
+            # C
+            ## 1. T
+            *s*
+              [0:00]\t
+            Breathe in [slowly] and out, count [1:00] if you like.
+            [pause]
+            [Rest for a moment.]
+            [
+
+            ] and [2:00] are fine here too.
+            [1:00]
+            Go on.
+            """)
+        #expect(category.scripts[0].segments == [
+            .init(id: "opening", startSeconds: 0, text: """
+                Breathe in [slowly] and out, count [1:00] if you like. [pause] [Rest for a moment.] [
+
+                ] and [2:00] are fine here too.
+                """, phase: "opening"),
+            .init(id: "closing", startSeconds: 60, text: "Go on.", phase: "closing"),
+        ])
     }
 }

@@ -28,11 +28,16 @@ struct ScriptValidationTests {
     }
 
     static func problems(_ data: Data) -> [String] {
+        error(data)?.problems.map(\.description) ?? []
+    }
+
+    /// The error `Script(json:)` throws for `data`, or `nil` if it accepts it.
+    static func error(_ data: Data) -> ScriptError? {
         do {
             _ = try Script(json: data)
-            return []
+            return nil
         } catch {
-            return error.problems.map(\.description)
+            return error
         }
     }
 
@@ -124,7 +129,10 @@ struct ScriptValidationTests {
 
     @Test("Each rule has its own message with the JSON path", arguments: ruleCases)
     func ruleMessages(_ testCase: RuleCase) {
-        #expect(Self.problems(testCase.data) == testCase.expected)
+        let error = Self.error(testCase.data)
+        #expect(error?.problems.map(\.description) == testCase.expected)
+        #expect(error?.code == .brokenRule, "a broken rule in well-formed JSON")
+        #expect(error?.problems.allSatisfy { $0.line == nil } == true, "a JSON path has no line")
     }
 
     @Test("Every violation in a script is reported, in document order")
@@ -170,7 +178,15 @@ struct ScriptValidationTests {
         (String(repeating: "[", count: 100), "line 1, column 65: arrays and objects are nested more than 64 deep"),
     ])
     func malformedJSON(text: String, expected: String) {
-        #expect(Self.problems(Data(text.utf8)) == [expected])
+        let error = Self.error(Data(text.utf8))
+        #expect(error?.problems.map(\.description) == [expected])
+        #expect(error?.code == .notJSON, "a syntax error")
+    }
+
+    @Test("A syntax error carries its line as a number")
+    func syntaxErrorLine() {
+        #expect(Self.error(Data("{\n  \"id\": \"a\",\n  \"title\": [1, 2,, 3]\n}".utf8)) == ScriptError(.notJSON, ScriptProblem(
+            location: "line 3, column 18", rule: "expected a value (object, array, string, number, true, false or null)", line: 3)))
     }
 
     @Test("Strings decode escapes and surrogate pairs; numbers are exact")

@@ -1,4 +1,5 @@
 public import Foundation
+public import Testing
 
 /// Paths and helpers the test targets share.
 public enum Repository {
@@ -23,14 +24,24 @@ public enum Repository {
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }()
 
-    /// The path of a file under `../shared/vectors`, or `nil` (with a note on why the test is
-    /// skipped) when this machine has no vectors.
-    public static func vector(_ relativePath: String) -> String? {
-        guard let vectors else {
-            print("skipped: ../shared/vectors is absent, so \(relativePath) cannot be tested")
-            return nil
-        }
+    /// The path of a file under `../shared/vectors`.
+    ///
+    /// A test that calls this carries ``Testing/Trait/requiresVectors`` (on itself or its suite), so
+    /// where the folder is absent it is reported as skipped, with the reason, and never starts.
+    /// - Throws: when the folder is absent, which means the test lacks that trait: the test fails
+    ///   rather than passing silently. (`Test.cancel` would not do here: in Swift Testing 6.3.1 a
+    ///   parameterized test whose cases cancel themselves is printed as passed.)
+    public static func vector(_ relativePath: String) throws -> String {
+        guard let vectors else { throw MissingVectors(relativePath: relativePath) }
         return vectors.appendingPathComponent(relativePath).path
+    }
+
+    /// A test read `../shared/vectors` without carrying ``Testing/Trait/requiresVectors``.
+    struct MissingVectors: Error, CustomStringConvertible {
+        let relativePath: String
+        var description: String {
+            "../shared/vectors is absent, so \(relativePath) cannot be read; mark the test .requiresVectors to skip it here"
+        }
     }
 
     /// The built `render-session` binary, next to the test bundle.
@@ -38,6 +49,14 @@ public enum Repository {
         let bundle = Bundle.main.bundleURL
         let folder = bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
         return folder.appendingPathComponent("render-session")
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only where `../shared/vectors` exists; elsewhere `swift test` reports it as
+    /// skipped, with the reason.
+    public static var requiresVectors: Self {
+        .enabled(if: Repository.vectors != nil, "../shared/vectors is absent")
     }
 }
 
