@@ -13,8 +13,8 @@
 // Every thrown AudioError is an expected outcome. Findings are crashes, sanitizer reports,
 // timeouts, out-of-memory, and these broken promises
 // (checked with `expect`, which stops with its message even in -O builds):
-// - a measurement has a rate in AudioFileDecoder.supportedSampleRates, which Timeline.plan
-//   requires, and a positive channel count and frame count;
+// - a measurement has a rate in SampleRate.supported, which Timeline.plan requires, and a
+//   positive frame count (rate and channel count are typed, so in range by construction);
 // - a stream that does not throw delivers exactly outputFrames frames.
 // (Samples are not checked for NaN or infinity: a float WAV may hold them, and the writer's
 // quantization turns them into 0 or full scale without trapping.)
@@ -23,8 +23,9 @@
 // decode-9cf0652d.bin (a WAV at 1,000,000 Hz, which Timeline.plan trapped on) and
 // decode-f29aa5a3.bin (a WAV at 1 Hz, which took over 100 s and 800 MB to stream).
 import Foundation
+import SessionTimeline
 
-private let outputRate = 22_050
+private let outputRate: SampleRate = 22_050
 private let blockFrames = 16_384
 private let inputPath: String = {
     let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
@@ -60,22 +61,20 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     }
     note("measure: \(measurement)")
-    expect(AudioFileDecoder.supportedSampleRates.contains(measurement.sampleRate)
-           && measurement.channelCount > 0 && measurement.frameCount > 0,
+    expect(SampleRate.supported.contains(measurement.sampleRate.hertz) && measurement.frameCount > .zero,
            "implausible measurement \(measurement)")
-    let rate = Int64(measurement.sampleRate)
-    let (product, overflow) = measurement.frameCount.multipliedReportingOverflow(by: Int64(outputRate))
+    let (_, overflow) = measurement.frameCount.count.multipliedReportingOverflow(by: Int64(outputRate.hertz))
     expect(!overflow, "frame count \(measurement.frameCount) too large to convert") // as SampleRate does
-    let outputFrames = measurement.sampleRate == outputRate ? measurement.frameCount : (product + rate / 2) / rate
+    let outputFrames = outputRate.frames(converting: measurement.frameCount, from: measurement.sampleRate)
 
     var buffer: [Float] = []
-    var delivered: Int64 = 0
+    var delivered = Frames.zero
     do {
         let stream = try ClipStream(decoder: AudioFileDecoder(path: inputPath), sourceFrames: measurement.frameCount,
                                     outputRate: outputRate, outputChannels: 1, outputFrames: outputFrames)
         while case let frames = try stream.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
             expect(frames <= blockFrames && buffer.count >= frames)
-            delivered += Int64(frames)
+            delivered += Frames(Int64(frames))
         }
     } catch {
         note("stream: \(error) after \(delivered) frames")

@@ -77,11 +77,10 @@ private func checkPlanning(_ script: Script, seed: UInt64) {
     func clips(_ count: Int) -> [SourcedClip?] {
         (0..<count).map { $0 % 3 == 2 ? nil : SourcedClip(key: "k\($0)", source: clipSource) }
     }
-    for hertz in [22_050, 48_000] {
-        let rate = SampleRate(hertz)!
+    for rate: SampleRate in [22_050, 48_000] {
         let bell = AudioSourceInfo(path: nil, sampleRate: 44_100, frameCount: Frames(44_100), gapless: false)
         let timeline = Timeline.plan(
-            script: script, seed: seed, sampleRate: rate, channels: 1,
+            script: script, seed: seed, sampleRate: rate, channelCount: 1,
             segmentClips: clips(script.segments.count), interjections: interjections,
             interjectionClips: clips(interjections.count), bell: bell)
         var cursor = Frames.zero

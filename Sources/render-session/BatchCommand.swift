@@ -16,8 +16,9 @@ struct BatchCommand: AsyncParsableCommand {
             batch is reproducible.
 
             Examples:
-              render-session batch Fixtures/meditations -o out/reactivity --cache Fixtures/cache --offline --allow-missing
-              render-session batch Fixtures/scripts -o out/daily --cache Fixtures/cache --variants 3 --seed 20261122
+              render-session batch Fixtures/scripts -o out/sessions --cache Fixtures/cache
+              render-session batch Fixtures/scripts -o out/daily \\
+                --cache Fixtures/cache --variants 3 --seed 20261122
             """
     )
 

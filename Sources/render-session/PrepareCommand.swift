@@ -15,8 +15,12 @@ struct PrepareCommand: AsyncParsableCommand {
 
             Examples:
               render-session prepare Fixtures/scripts --cache out/cache
-              render-session prepare Fixtures/scripts/ten-minute-session.json --cache out/cache --provider proxy --tts-url https://api.example.com --header 'X-Firebase-AppCheck: TOKEN'
-              OPENAI_API_KEY=sk-test render-session prepare Fixtures/scripts --cache out/cache --provider openai --tts-url https://api.example.com --voice nova
+              render-session prepare Fixtures/scripts/ten-minute-session.json \\
+                --cache out/cache --provider proxy --tts-url https://api.example.com \\
+                --header 'X-Firebase-AppCheck: TOKEN'
+              OPENAI_API_KEY=sk-… render-session prepare Fixtures/scripts \\
+                --cache out/cache --provider openai --voice nova \\
+                --tts-url https://api.example.com
             """
     )
 

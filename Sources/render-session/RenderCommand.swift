@@ -15,8 +15,11 @@ struct RenderCommand: AsyncParsableCommand {
             audio or the timeline to standard output. The output's folder is created if needed.
 
             Examples:
-              render-session render Fixtures/scripts/ten-minute-session.json -o out/session.wav --cache Fixtures/cache --seed 7 --timeline out/session.timeline.json
-              render-session render Fixtures/scripts/edge-cases.json -o - --cache Fixtures/cache --offline --seed 3
+              render-session render Fixtures/scripts/ten-minute-session.json \\
+                -o out/session.wav --timeline out/session.timeline.json \\
+                --cache Fixtures/cache --seed 7
+              render-session render Fixtures/scripts/edge-cases.json -o - \\
+                --cache Fixtures/cache --offline --seed 3 > out/edge-cases.wav
             """
     )
 
@@ -68,7 +71,8 @@ struct TimelineCommand: AsyncParsableCommand {
             `-` reads the script from standard input.
 
             Example:
-              render-session timeline Fixtures/scripts/ten-minute-session.json --cache Fixtures/cache --seed 7
+              render-session timeline Fixtures/scripts/ten-minute-session.json \\
+                --cache Fixtures/cache --seed 7
             """
     )
 

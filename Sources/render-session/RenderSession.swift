@@ -19,7 +19,8 @@ struct RenderSession: AsyncParsableCommand {
             SIGTERM (unfinished files removed).
 
             Example:
-              render-session render Fixtures/scripts/ten-minute-session.json -o out/session.wav --cache Fixtures/cache --seed 7
+              render-session render Fixtures/scripts/ten-minute-session.json \\
+                -o out/session.wav --cache Fixtures/cache --seed 7
             """,
         version: SessionKitVersion.current,
         subcommands: [

@@ -8,12 +8,15 @@ import TestSupport
 /// The outcome of running the built `render-session`.
 struct CommandResult {
     let status: Int32
-    let standardOutput: String
+    let standardOutputBytes: [UInt8]
     let standardError: String
+
+    var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
 }
 
-/// Runs the built `render-session` with `arguments`, standard input closed.
-func renderSession(_ arguments: [String], environment: [String: String]? = nil) throws -> CommandResult {
+/// Runs the built `render-session` with `arguments` in the repository's folder, with `input` on
+/// standard input (closed if `nil`).
+func renderSession(_ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws -> CommandResult {
     let process = Process()
     process.executableURL = Repository.binary
     process.arguments = arguments
@@ -23,14 +26,42 @@ func renderSession(_ arguments: [String], environment: [String: String]? = nil) 
     let error = Pipe()
     process.standardOutput = output
     process.standardError = error
-    process.standardInput = FileHandle.nullDevice
+    let inputPipe = input.map { _ in Pipe() }
+    process.standardInput = inputPipe ?? FileHandle.nullDevice
     try process.run()
+    if let inputPipe, let input {
+        // Written on another thread, so that a large input cannot block against a full output pipe.
+        let writer = inputPipe.fileHandleForWriting
+        Thread.detachNewThread {
+            try? writer.write(contentsOf: input)
+            try? writer.close()
+        }
+    }
+    let errorReader = ErrorReader(error.fileHandleForReading)
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errorReader.wait()
     process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus,
-                         standardOutput: String(decoding: outputData, as: UTF8.self),
+    return CommandResult(status: process.terminationStatus, standardOutputBytes: [UInt8](outputData),
                          standardError: String(decoding: errorData, as: UTF8.self))
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class ErrorReader: @unchecked Sendable {
+    // @unchecked: `data` is written by the reading thread before it signals, read after the wait.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
 }
 
 @Suite("The render-session command", .serialized)

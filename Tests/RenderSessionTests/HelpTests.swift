@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The help the command prints, held to what it does and to docs/cli.md.
+@Suite("Help and documentation", .serialized)
+struct HelpTests {
+    static let subcommands = ["render", "timeline", "prepare", "batch", "import", "list", "silence"]
+
+    /// The example command lines in a help text: the lines under `Example:`/`Examples:`, with
+    /// shell continuations joined.
+    static func examples(in help: String) -> [String] {
+        var examples: [String] = []
+        var inExamples = false
+        var current = ""
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line == "Example:" || line == "Examples:" {
+                inExamples = true
+                continue
+            }
+            guard inExamples else { continue }
+            if line.isEmpty { break }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            current += (current.isEmpty ? "" : " ") + (trimmed.hasSuffix("\\") ? String(trimmed.dropLast()).trimmingCharacters(in: .whitespaces) : trimmed)
+            if !trimmed.hasSuffix("\\") {
+                examples.append(current)
+                current = ""
+            }
+        }
+        return examples
+    }
+
+    /// Splits a command line as a POSIX shell would for the words examples use: spaces, single
+    /// quotes, and a final `> file` redirection.
+    static func words(_ line: String) -> (words: [String], redirect: String?) {
+        var words: [String] = []
+        var word = ""
+        var quoted = false
+        var inWord = false
+        for character in line {
+            if character == "'" {
+                quoted.toggle()
+                inWord = true
+            } else if character == " " && !quoted {
+                if inWord { words.append(word) }
+                word = ""
+                inWord = false
+            } else {
+                word.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(word) }
+        if let index = words.firstIndex(of: ">"), index + 1 < words.count {
+            return (Array(words[..<index]), words[index + 1])
+        }
+        return (words, nil)
+    }
+
+    @Test("Every help shows examples, wraps no line, and prints no stray backslash in prose")
+    func helpShape() throws {
+        for command in [[]] + Self.subcommands.map({ [$0] }) {
+            let result = try renderSession(command + ["--help"])
+            #expect(result.status == 0)
+            let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(!Self.examples(in: result.standardOutput).isEmpty, "\(command) shows an example")
+            let examples = lines.drop { $0 != "Example:" && $0 != "Examples:" }.prefix { !$0.isEmpty }
+            for line in lines where line.hasSuffix("\\") {
+                #expect(examples.contains(line), "\(command): a backslash ends a line outside the examples: \(line)")
+            }
+            for line in examples.dropFirst() {
+                #expect(line.hasPrefix("  "), "\(command): an example line the help wrapped: \(line)")
+            }
+        }
+    }
+
+    @Test("The root help lists the exit statuses")
+    func exitStatuses() throws {
+        let help = try renderSession(["--help"]).standardOutput.replacingOccurrences(of: "\n", with: " ")
+        for phrase in ["0 done", "1 the work failed", "64 a usage error", "130 or 143 interrupted"] {
+            #expect(help.contains(phrase), "\(phrase)")
+        }
+    }
+
+    @Test("Every example every help prints runs against the fixtures")
+    func examplesRun() throws {
+        let server = try TTSServer()
+        let folder = try TemporaryFolder()
+        for command in [[]] + Self.subcommands.map({ [$0] }) {
+            for example in Self.examples(in: try renderSession(command + ["--help"]).standardOutput) {
+                let line = example
+                    .replacingOccurrences(of: " out/", with: " \(folder.path("out"))/")
+                    .replacingOccurrences(of: "https://api.example.com", with: server.baseURL.absoluteString)
+                var (words, redirect) = Self.words(line)
+                // `NAME=value render-session …`: the environment the example sets.
+                var environment = ["XDG_CACHE_HOME": folder.path("xdg-cache"), "HOME": folder.path("home")]
+                while let first = words.first, first.contains("="), !first.hasPrefix("-") {
+                    let parts = first.split(separator: "=", maxSplits: 1).map(String.init)
+                    environment[parts[0]] = parts[1]
+                    words.removeFirst()
+                }
+                #expect(words.first == "render-session", "\(example)")
+                let result = try renderSession(Array(words.dropFirst()), environment: environment)
+                #expect(result.status == 0, "\(example): \(result.standardError)")
+                if let redirect {
+                    try FileManager.default.createDirectory(
+                        atPath: URL(fileURLWithPath: redirect).deletingLastPathComponent().path, withIntermediateDirectories: true)
+                    try Data(result.standardOutputBytes).write(to: URL(fileURLWithPath: redirect))
+                    #expect(result.standardOutputBytes.starts(with: Array("RIFF".utf8)), "\(example) writes a WAV")
+                }
+            }
+        }
+    }
+
+    /// The long options `render-session COMMAND --help` lists.
+    static func helpOptions(_ command: String) throws -> Set<String> {
+        let help = try renderSession([command, "--help"]).standardOutput
+        let options = help.split(separator: "\n").drop { !$0.hasPrefix("OPTIONS:") }
+        return Set(options.flatMap { line in
+            line.trimmingCharacters(in: .whitespaces).hasPrefix("-")
+                ? line.matches(of: /--[a-z][a-z-]*/).map { String($0.output) } : []
+        }).subtracting(["--help", "--version"])
+    }
+
+    /// The long options docs/cli.md shows in the synopsis of `## \`COMMAND\``, with
+    /// `[provider options]` standing for the provider table's.
+    static func documentedOptions(_ command: String) throws -> Set<String> {
+        let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        func synopsis(of heading: String) -> String {
+            let section = text.components(separatedBy: "\n## ").first { $0.hasPrefix(heading) } ?? ""
+            return section.components(separatedBy: "```").dropFirst().first ?? ""
+        }
+        var block = synopsis(of: "`\(command)`")
+        if block.contains("[provider options]") { block += synopsis(of: "Provider options") }
+        return Set(block.matches(of: /--[a-z][a-z-]*/).map { String($0.output) })
+    }
+
+    @Test("docs/cli.md and --help list the same options for every command", arguments: subcommands)
+    func docsAgree(command: String) throws {
+        let help = try Self.helpOptions(command)
+        let documented = try Self.documentedOptions(command)
+        #expect(!help.isEmpty)
+        #expect(help.subtracting(documented).isEmpty, "\(command): in --help, not in docs/cli.md: \(help.subtracting(documented).sorted())")
+        #expect(documented.subtracting(help).isEmpty, "\(command): in docs/cli.md, not in --help: \(documented.subtracting(help).sorted())")
+    }
+}
