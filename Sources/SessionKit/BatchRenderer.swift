@@ -51,6 +51,9 @@ public enum BatchResult: Sendable, Equatable {
     case upToDate
     /// It failed, and why (one line per problem).
     case failed([String])
+    /// It needed this many clips that could not be synthesized, which ``BatchReport/clips``
+    /// reports once for the whole batch.
+    case lacksClips(Int)
 }
 
 /// What a batch did: its sessions and what became of each, and the clips it prepared.
@@ -154,9 +157,7 @@ public enum BatchRenderer {
         // Clips that could not be made were reported once, for the whole batch.
         let failed = Set(clips.problems.compactMap { if case .failed = $0.state { $0.entry.key } else { nil } })
         let needed = session.script.allTexts.filter { failed.contains(pipeline.clips.entry(for: $0).key) }
-        if !needed.isEmpty && !pipeline.plan.allowMissing {
-            return .failed(["needs \(needed.count == 1 ? "a clip" : "\(needed.count) clips") that could not be synthesized (above)"])
-        }
+        if !needed.isEmpty && !pipeline.plan.allowMissing { return .lacksClips(needed.count) }
         do {
             let timeline = try pipeline.plan(session.script, clips: clips)
             try pipeline.render(timeline)

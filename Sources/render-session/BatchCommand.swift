@@ -101,6 +101,8 @@ struct BatchCommand: AsyncParsableCommand {
                 case .failed(let lines):
                     failedNames.append(session.name)
                     for line in lines { Console.error("\(session.name): \(line)") }
+                case .lacksClips:
+                    failedNames.append(session.name)
                 }
             }
             let failedText = failedNames.isEmpty ? "0 failed" : "\(failedNames.count) failed (\(failedNames.joined(separator: ", ")))"

@@ -14,13 +14,15 @@ struct CommandResult {
     var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
 }
 
-/// Runs the built `render-session` with `arguments` in the repository's folder, with `input` on
-/// standard input (closed if `nil`).
-func renderSession(_ arguments: [String], environment: [String: String]? = nil, input: Data? = nil) throws -> CommandResult {
+/// Runs the built `render-session` with `arguments` in `directory` (the repository's folder unless
+/// given), with `input` on standard input (closed if `nil`).
+func renderSession(
+    _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil, directory: URL = Repository.root
+) throws -> CommandResult {
     let process = Process()
     process.executableURL = Repository.binary
     process.arguments = arguments
-    process.currentDirectoryURL = Repository.root
+    process.currentDirectoryURL = directory
     if let environment { process.environment = environment }
     let output = Pipe()
     let error = Pipe()

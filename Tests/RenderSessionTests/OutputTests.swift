@@ -1,0 +1,221 @@
+import Foundation
+import Testing
+import SessionAudio
+import SessionTimeline
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where outputs go and where scripts come from, as a new user tries it.
+@Suite("Outputs and inputs of the command", .serialized)
+struct OutputTests {
+    static let script = "Fixtures/scripts/edge-cases.json"
+    static let render = ["render", script, "--cache", "Fixtures/cache", "--seed", "3"]
+
+    /// The bytes `render` writes to a regular file, for comparison.
+    static func fileBytes(in folder: TemporaryFolder) throws -> Data {
+        let result = try renderSession(render + ["-o", folder.path("reference.wav")])
+        #expect(result.status == 0, "\(result.standardError)")
+        return try Data(contentsOf: folder.url.appendingPathComponent("reference.wav"))
+    }
+
+    @Test("-o - writes the WAV to standard output, byte for byte the file, and prints no path")
+    func standardOutput() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(Self.render + ["-o", "-"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(Data(result.standardOutputBytes) == (try Self.fileBytes(in: folder)))
+        #expect(result.standardError.hasPrefix("Rendered edge-cases: "))
+    }
+
+    @Test("--timeline - prints the timeline JSON; the audio path is not printed into it")
+    func timelineToStandardOutput() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(Self.render + ["-o", folder.path("a.wav"), "--timeline", "-"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(result.standardOutputBytes))
+        #expect(try AudioFileDecoder.measure(path: folder.path("a.wav")).frameCount == timeline.totalFrames)
+        let printed = try renderSession(["timeline", Self.script, "--cache", "Fixtures/cache", "--seed", "3"])
+        #expect(printed.standardOutput == result.standardOutput, "the same JSON as `timeline`")
+    }
+
+    @Test("A symbolic link keeps pointing at the file it names, which is replaced")
+    func symbolicLink() throws {
+        let folder = try TemporaryFolder()
+        try Data("old".utf8).write(to: folder.url.appendingPathComponent("target.wav"))
+        try FileManager.default.createSymbolicLink(atPath: folder.path("link.wav"), withDestinationPath: "target.wav")
+        let result = try renderSession(Self.render + ["-o", folder.path("link.wav")])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.path("link.wav")) == "target.wav")
+        #expect(try Data(contentsOf: folder.url.appendingPathComponent("target.wav")) == (try Self.fileBytes(in: folder)))
+    }
+
+    @Test("A FIFO is written straight through and stays a FIFO; a folder is refused")
+    func fifoAndFolder() throws {
+        let folder = try TemporaryFolder()
+        let fifo = folder.path("pipe.wav")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat '\(fifo)' > '\(folder.path("received.wav"))'"]
+        try reader.run()
+        let result = try renderSession(Self.render + ["-o", fifo])
+        reader.waitUntilExit()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try Data(contentsOf: folder.url.appendingPathComponent("received.wav")) == (try Self.fileBytes(in: folder)))
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
+
+        try FileManager.default.createDirectory(atPath: folder.path("dir.wav"), withIntermediateDirectories: false)
+        let refused = try renderSession(Self.render + ["-o", folder.path("dir.wav")])
+        #expect(refused.status == 1)
+        #expect(refused.standardError == "error: Cannot write \(folder.path("dir.wav")): it is a directory\n")
+    }
+
+    @Test("A character device such as /dev/null is written, not replaced")
+    func device() throws {
+        let result = try renderSession(Self.render + ["-o", "/dev/null"])
+        #expect(result.status == 0, "\(result.standardError)")
+        var status = stat()
+        #expect(lstat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+    }
+
+    @Test("The output's folder is created, as batch and import create theirs")
+    func createsFolder() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(Self.render + ["-o", folder.path("new/deeper/s.wav")])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == folder.path("new/deeper/s.wav") + "\n")
+    }
+
+    @Test("Two outputs at one path, or an extension it cannot write, are usage errors before any work", arguments: [
+        (["-o", "X.wav", "--timeline", "X.wav"], "Error: --timeline: the timeline and the audio cannot both go to X.wav\n"),
+        (["-o", "X.wav", "--timeline", "./sub/../X.wav"], "Error: --timeline: the timeline and the audio cannot both go to ./sub/../X.wav\n"),
+        (["-o", "-", "--timeline", "-"], "Error: --timeline: the timeline and the audio cannot both go to standard output\n"),
+        (["-o", "X.mp3"], "Error: --output: cannot write .mp3 files; the audio formats written are WAV (.wav)\n"),
+        (["-o", "X.Opus"], "Error: --output: cannot write .Opus files; the audio formats written are WAV (.wav)\n"),
+    ])
+    func usageErrors(arguments: [String], message: String) throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(
+            ["render", Repository.root.appendingPathComponent(Self.script).path, "--cache", Repository.cache.path] + arguments,
+            directory: folder.url)
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix(message), "\(result.standardError)")
+        #expect(try folder.contents().isEmpty, "nothing written")
+    }
+
+    @Test("A link to the audio output given as the timeline is the same file")
+    func sameFileThroughLink() throws {
+        let folder = try TemporaryFolder()
+        try Data().write(to: folder.url.appendingPathComponent("a.wav"))
+        try FileManager.default.createSymbolicLink(atPath: folder.path("b.json"), withDestinationPath: "a.wav")
+        let result = try renderSession(Self.render + ["-o", folder.path("a.wav"), "--timeline", folder.path("b.json")])
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix("Error: --timeline: the timeline and the audio cannot both go to \(folder.path("b.json"))\n"))
+    }
+
+    @Test("-n refuses, before any work, to replace an existing output; without it outputs are replaced")
+    func noOverwrite() throws {
+        let folder = try TemporaryFolder()
+        try Data("keep".utf8).write(to: folder.url.appendingPathComponent("s.wav"))
+        let refused = try renderSession(Self.render + ["-o", folder.path("s.wav"), "-n", "--cache", folder.path("empty-cache")])
+        #expect(refused.status == 1)
+        #expect(refused.standardError == "error: \(folder.path("s.wav")) exists; not replacing it (outputs are replaced unless -n/--no-overwrite is given)\n")
+        #expect(try folder.contents() == ["s.wav"], "no cache was filled: the check comes first")
+        let silence = try renderSession(["silence", "--seconds", "1", "-o", folder.path("s.wav"), "--no-overwrite"])
+        #expect(silence.status == 1)
+        #expect(try String(contentsOfFile: folder.path("s.wav"), encoding: .utf8) == "keep")
+        let replaced = try renderSession(["silence", "--seconds", "1", "-o", folder.path("s.wav")])
+        #expect(replaced.status == 0)
+        #expect(try AudioFileDecoder.measure(path: folder.path("s.wav")).frameCount == 8_000)
+    }
+
+    @Test("silence -o - writes the WAV to standard output")
+    func silenceToStandardOutput() throws {
+        let result = try renderSession(["silence", "--seconds", "0.5", "-o", "-", "--sample-rate", "16000"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutputBytes.count == 44 + 8_000 * 2)
+        #expect(result.standardOutputBytes.dropFirst(44).allSatisfy { $0 == 0 })
+    }
+
+    @Test("Negative numbers say what range is allowed", arguments: [
+        (["silence", "--seconds", "-3", "-o", "x.wav"], "Error: --seconds: -3.0 is outside the range above 0 up to 86400\n"),
+        (["batch", "Fixtures/scripts", "-o", "x", "--seed", "-1"], "Error: The value '-1' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"),
+        (["batch", "Fixtures/scripts", "-o", "x", "--jobs", "-2"], "Error: The value '-2' is invalid for '--jobs <n>': -2 is outside 1 to 64\n"),
+    ])
+    func negativeNumbers(arguments: [String], message: String) throws {
+        let result = try renderSession(arguments)
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix(message), "\(result.standardError)")
+    }
+
+    @Test("A script is read from standard input (-) and from a pipe's path, as <(…) gives it")
+    func scriptFromPipes() throws {
+        let folder = try TemporaryFolder()
+        let bytes = try Data(contentsOf: Repository.root.appendingPathComponent(Self.script))
+        let arguments = ["--cache", "Fixtures/cache", "--seed", "3"]
+        let fromFile = try renderSession(["timeline", Self.script] + arguments)
+        let fromStandardInput = try renderSession(["timeline", "-"] + arguments, input: bytes)
+        #expect(fromStandardInput.status == 0, "\(fromStandardInput.standardError)")
+        #expect(fromStandardInput.standardOutput == fromFile.standardOutput)
+
+        let fifo = folder.path("script.json")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "cat '\(Repository.root.appendingPathComponent(Self.script).path)' > '\(fifo)'"]
+        try writer.run()
+        let fromPipe = try renderSession(["timeline", fifo] + arguments)
+        writer.waitUntilExit()
+        #expect(fromPipe.status == 0, "\(fromPipe.standardError)")
+        #expect(fromPipe.standardOutput == fromFile.standardOutput)
+
+        let invalid = try renderSession(["timeline", "-"] + arguments, input: Data("{".utf8))
+        #expect(invalid.status == 1)
+        #expect(invalid.standardError.hasPrefix("error: <stdin>: line 1, column 2: "), "\(invalid.standardError)")
+    }
+
+    @Test("An unknown voice is one line for a render and one for a whole batch")
+    func unknownVoiceOnce() throws {
+        let folder = try TemporaryFolder()
+        let render = try renderSession(["render", "Fixtures/scripts/ten-minute-session.json", "-o", folder.path("s.wav"),
+                                        "--cache", folder.path("c"), "--voice", "espeak:xx-nonexistent"])
+        #expect(render.status == 1)
+        #expect(render.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") } == [
+            #"error: Cannot synthesize 8 clips ("Welcome. Find a position that lets you be both relaxed and a…" and 7 more): eSpeak NG has no voice named "xx-nonexistent" (`espeak-ng --voices` lists them)"#,
+        ])
+        let batch = try renderSession(["batch", "Fixtures/scripts", "-o", folder.path("out"), "--cache", folder.path("c"),
+                                       "--voice", "espeak:xx-nonexistent"])
+        #expect(batch.status == 1)
+        let errors = batch.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.hasPrefix("error: Cannot synthesize 15 clips (") == true)
+        #expect(batch.standardError.contains("0 rendered, 0 up to date, 2 failed (edge-cases, ten-minute-session)"))
+    }
+
+    @Test("batch over a folder with no scripts exits 1 and says so")
+    func emptyBatch() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("none"), withIntermediateDirectories: false)
+        let result = try renderSession(["batch", folder.path("none"), "-o", folder.path("out")])
+        #expect(result.status == 1)
+        #expect(result.standardError == "error: No scripts to render: \(folder.path("none")) holds no *.json file\n")
+    }
+
+    @Test("A Markdown line that looks like a marker but is not one fails import with its file and line")
+    func markerLikeLine() throws {
+        let folder = try TemporaryFolder()
+        let markdown = try String(contentsOf: Repository.fixtures.appendingPathComponent("meditations/reactivity.md"), encoding: .utf8)
+        var lines = markdown.components(separatedBy: "\n")
+        let marker = try #require(lines.firstIndex(of: "[2:00]"))
+        lines[marker] = "[2:00] Notice your feet."
+        try Data(lines.joined(separator: "\n").utf8).write(to: folder.url.appendingPathComponent("m.md"))
+        let result = try renderSession(["import", folder.path("m.md"), "-o", folder.path("out")])
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("error: \(folder.path("m.md")):\(marker + 1): \"[2:00] Notice your feet.\" is not a time marker"),
+                "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out")))
+    }
+}
