@@ -80,18 +80,24 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["tts-server.py"]),
         .testTarget(name: "SessionTimelineTests", dependencies: ["SessionTimeline"]),
         .testTarget(name: "SessionAudioTests", dependencies: ["SessionAudio", "SessionTimeline", "TestSupport"]),
-        .testTarget(name: "SessionKitTests", dependencies: ["SessionKit", "SessionTimeline", "SessionAudio", "TestSupport"]),
         .testTarget(
-            name: "RenderSessionTests", dependencies: ["render-session", "TestSupport", "SessionKit", "SessionTimeline", "SessionAudio"]),
+            name: "SessionKitTests",
+            dependencies: ["SessionKit", "SessionTimeline", "SessionAudio", "TestSupport"]
+        ),
+        .testTarget(
+            name: "RenderSessionTests",
+            dependencies: ["render-session", "TestSupport", "SessionKit", "SessionTimeline", "SessionAudio"]
+        ),
     ]
 )
 
 // The same language settings for every Swift target, as swift-crypto applies its own.
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .swiftLanguageMode(.v6),
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-        .enableUpcomingFeature("InternalImportsByDefault"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .swiftLanguageMode(.v6),
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
 }

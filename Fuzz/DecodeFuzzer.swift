@@ -61,17 +61,24 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     }
     note("measure: \(measurement)")
-    expect(SampleRate.supported.contains(measurement.sampleRate.hertz) && measurement.frameCount > .zero,
-           "implausible measurement \(measurement)")
+    expect(
+        SampleRate.supported.contains(measurement.sampleRate.hertz) && measurement.frameCount > .zero,
+        "implausible measurement \(measurement)"
+    )
     let (_, overflow) = measurement.frameCount.count.multipliedReportingOverflow(by: Int64(outputRate.hertz))
-    expect(!overflow, "frame count \(measurement.frameCount) too large to convert") // as SampleRate does
+    expect(!overflow, "frame count \(measurement.frameCount) too large to convert")  // as SampleRate does
     let outputFrames = outputRate.frames(converting: measurement.frameCount, from: measurement.sampleRate)
 
     var buffer: [Float] = []
     var delivered = Frames.zero
     do {
-        let stream = try ClipStream(decoder: AudioFileDecoder(path: inputPath), sourceFrames: measurement.frameCount,
-                                    outputRate: outputRate, outputChannels: 1, outputFrames: outputFrames)
+        let stream = try ClipStream(
+            decoder: AudioFileDecoder(path: inputPath),
+            sourceFrames: measurement.frameCount,
+            outputRate: outputRate,
+            outputChannels: 1,
+            outputFrames: outputFrames
+        )
         while case let frames = try stream.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
             expect(frames <= blockFrames && buffer.count >= frames)
             delivered += Frames(Int64(frames))

@@ -31,7 +31,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         expect(error.code == .malformedMarkdown || error.code == .brokenRule, "code \(error.code): \(error)")
         expect(error.problems.count == 1, "\(error.problems.count) problems: \(error)")
         let line = error.problems[0].line
-        expect(line.map { (1...lineCount).contains($0) } ?? true, "problem at line \(line ?? 0) of \(lineCount): \(error)")
+        expect(
+            line.map { (1...lineCount).contains($0) } ?? true,
+            "problem at line \(line ?? 0) of \(lineCount): \(error)"
+        )
         expect(!error.description.isEmpty)
         return 0
     }

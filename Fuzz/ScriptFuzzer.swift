@@ -24,8 +24,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         script = try Script(json: bytes)
     } catch {
         expect(!error.problems.isEmpty, "a ScriptError without problems")
-        expect(error.code == .brokenRule || (error.code == .notJSON && error.problems.count == 1), "code \(error.code): \(error)")
-        expect(error.problems.count <= ScriptRules.maximumReportedProblems + 1, "\(error.problems.count) problems reported")
+        expect(
+            error.code == .brokenRule || (error.code == .notJSON && error.problems.count == 1),
+            "code \(error.code): \(error)"
+        )
+        expect(
+            error.problems.count <= ScriptRules.maximumReportedProblems + 1,
+            "\(error.problems.count) problems reported"
+        )
         expect(!error.description.isEmpty)
         return 0
     }
@@ -68,8 +74,11 @@ private func checkPlanning(_ script: Script, seed: UInt64) {
     let interjections = script.resolveInterjections(seed: seed)
     expect(interjections.count == script.interjections.count)
     for (resolved, interjection) in zip(interjections, script.interjections) {
-        expect(resolved.plannedSeconds >= interjection.windowStartSeconds
-            && resolved.plannedSeconds <= interjection.windowEndSeconds, "interjection planned outside its window")
+        expect(
+            resolved.plannedSeconds >= interjection.windowStartSeconds
+                && resolved.plannedSeconds <= interjection.windowEndSeconds,
+            "interjection planned outside its window"
+        )
         expect(interjection.textOptions.indices.contains(resolved.optionIndex))
     }
     // Clips of a fixed length at a rate unlike the output's; every third one missing (a silent slot).
@@ -80,12 +89,21 @@ private func checkPlanning(_ script: Script, seed: UInt64) {
     for rate: SampleRate in [22_050, 48_000] {
         let bell = AudioSourceInfo(path: nil, sampleRate: 44_100, frameCount: Frames(44_100), gapless: false)
         let timeline = Timeline.plan(
-            script: script, seed: seed, sampleRate: rate, channelCount: 1,
-            segmentClips: clips(script.segments.count), interjections: interjections,
-            interjectionClips: clips(interjections.count), bell: bell)
+            script: script,
+            seed: seed,
+            sampleRate: rate,
+            channelCount: 1,
+            segmentClips: clips(script.segments.count),
+            interjections: interjections,
+            interjectionClips: clips(interjections.count),
+            bell: bell
+        )
         var cursor = Frames.zero
         for (index, item) in timeline.items.enumerated() {
-            expect(item.index == index && item.startFrame == cursor && item.frameCount >= .zero, "the timeline is not contiguous")
+            expect(
+                item.index == index && item.startFrame == cursor && item.frameCount >= .zero,
+                "the timeline is not contiguous"
+            )
             cursor = item.startFrame + item.frameCount
         }
         expect(timeline.items.last?.kind == .bell, "the timeline does not end with the bell")

@@ -41,15 +41,16 @@ public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let verb = switch code {
-        case .cannotOpen: "Cannot open"
-        case .cannotDecode, .noAudio, .formatChanged, .truncated: "Cannot decode"
-        case .cannotResample: "Cannot resample"
-        case .cannotWrite: "Cannot write"
-        case .unsupportedFormat: "Cannot use"
-        case .cannotEncode: "Cannot encode"
-        case .cannotSynthesize: "Cannot synthesize"
-        }
+        let verb =
+            switch code {
+            case .cannotOpen: "Cannot open"
+            case .cannotDecode, .noAudio, .formatChanged, .truncated: "Cannot decode"
+            case .cannotResample: "Cannot resample"
+            case .cannotWrite: "Cannot write"
+            case .unsupportedFormat: "Cannot use"
+            case .cannotEncode: "Cannot encode"
+            case .cannotSynthesize: "Cannot synthesize"
+            }
         if let path { return "\(verb) \(path): \(reason)" }
         return "\(verb) audio: \(reason)"
     }

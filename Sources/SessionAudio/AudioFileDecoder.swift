@@ -55,10 +55,20 @@ public final class AudioFileDecoder {
         }
         self.path = path
         guard let channelCount = ChannelCount(channels) else {
-            throw AudioError(.unsupportedFormat, path: path, reason: "the file reports \(channels) channels, outside \(ChannelCount.supported.lowerBound)…\(ChannelCount.supported.upperBound)")
+            throw AudioError(
+                .unsupportedFormat,
+                path: path,
+                reason:
+                    "the file reports \(channels) channels, outside \(ChannelCount.supported.lowerBound)…\(ChannelCount.supported.upperBound)"
+            )
         }
         guard let sampleRate = SampleRate(rate) else {
-            throw AudioError(.unsupportedFormat, path: path, reason: "its sample rate of \(rate) Hz is outside the supported \(SampleRate.supported.lowerBound)…\(SampleRate.supported.upperBound) Hz")
+            throw AudioError(
+                .unsupportedFormat,
+                path: path,
+                reason:
+                    "its sample rate of \(rate) Hz is outside the supported \(SampleRate.supported.lowerBound)…\(SampleRate.supported.upperBound) Hz"
+            )
         }
         self.sampleRate = sampleRate
         self.channelCount = channelCount
@@ -87,12 +97,20 @@ public final class AudioFileDecoder {
         case .soundFile(let reader):
             frameCount = try decoder.decodeToEnd()
             if let shortfall = reader.dataShortfall {
-                throw AudioError(.truncated, path: path,
-                                 reason: "the file is cut short: its header declares \(shortfall.declared) bytes of audio, it holds \(shortfall.actual)")
+                throw AudioError(
+                    .truncated,
+                    path: path,
+                    reason:
+                        "the file is cut short: its header declares \(shortfall.declared) bytes of audio, it holds \(shortfall.actual)"
+                )
             }
             if reader.declaredFrameCount > frameCount.count {
-                throw AudioError(.truncated, path: path,
-                                 reason: "the file is cut short: its header declares \(reader.declaredFrameCount) frames, it holds \(frameCount)")
+                throw AudioError(
+                    .truncated,
+                    path: path,
+                    reason:
+                        "the file is cut short: its header declares \(reader.declaredFrameCount) frames, it holds \(frameCount)"
+                )
             }
         }
         return try decoder.measurement(frameCount: frameCount)
@@ -103,7 +121,11 @@ public final class AudioFileDecoder {
     public static func verifyMPEG(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
         guard case .mpeg = decoder.backend else {
-            throw AudioError(.unsupportedFormat, path: path, reason: "the file is \(decoder.formatName), not MPEG audio")
+            throw AudioError(
+                .unsupportedFormat,
+                path: path,
+                reason: "the file is \(decoder.formatName), not MPEG audio"
+            )
         }
         return try decoder.measurement(frameCount: decoder.decodeToEnd())
     }
@@ -124,8 +146,13 @@ public final class AudioFileDecoder {
         guard frameCount > .zero else {
             throw AudioError(.noAudio, path: path, reason: "the file decodes to no audio frames")
         }
-        return AudioMeasurement(sampleRate: sampleRate, channelCount: channelCount,
-                                frameCount: frameCount, gapless: gapless, formatName: formatName)
+        return AudioMeasurement(
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            frameCount: frameCount,
+            gapless: gapless,
+            formatName: formatName
+        )
     }
 
     /// The first bytes of `path`, after checking that it is a readable regular file, so that the
@@ -151,8 +178,10 @@ public final class AudioFileDecoder {
 
     /// Whether `prefix` starts like a container libsndfile reads (RIFF/RF64 WAV, AIFF, FLAC, Ogg, CAF, …).
     static func isSoundFileContainer(_ prefix: [UInt8]) -> Bool {
-        let magics: [[UInt8]] = ["RIFF", "RIFX", "RF64", "BW64", "FORM", "fLaC", "OggS", "caff", ".snd", "wvpk", "riff"]
-            .map { Array($0.utf8) }
+        let magics: [[UInt8]] = [
+            "RIFF", "RIFX", "RF64", "BW64", "FORM", "fLaC", "OggS", "caff", ".snd", "wvpk", "riff",
+        ]
+        .map { Array($0.utf8) }
         return magics.contains { prefix.starts(with: $0) }
     }
 }

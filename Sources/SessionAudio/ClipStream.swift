@@ -28,7 +28,10 @@ final class MemoryFrameSource: FrameSource {
         let channelCount = channelCount.count
         let frames = min(maximumFrames, (samples.count - position) / channelCount)
         if buffer.count < frames * channelCount { buffer = [Float](repeating: 0, count: frames * channelCount) }
-        buffer.replaceSubrange(0..<(frames * channelCount), with: samples[position..<(position + frames * channelCount)])
+        buffer.replaceSubrange(
+            0..<(frames * channelCount),
+            with: samples[position..<(position + frames * channelCount)]
+        )
         position += frames * channelCount
         return frames
     }
@@ -79,24 +82,49 @@ public final class ClipStream {
 
     /// A stream of the file `decoder` reads, which measured `sourceFrames` frames.
     public convenience init(
-        decoder: AudioFileDecoder, sourceFrames: Frames, outputRate: SampleRate, outputChannels: ChannelCount, outputFrames: Frames
+        decoder: AudioFileDecoder,
+        sourceFrames: Frames,
+        outputRate: SampleRate,
+        outputChannels: ChannelCount,
+        outputFrames: Frames
     ) throws(AudioError) {
-        try self.init(source: decoder, path: decoder.path, sourceFrames: sourceFrames, outputRate: outputRate,
-                      outputChannels: outputChannels, outputFrames: outputFrames)
+        try self.init(
+            source: decoder,
+            path: decoder.path,
+            sourceFrames: sourceFrames,
+            outputRate: outputRate,
+            outputChannels: outputChannels,
+            outputFrames: outputFrames
+        )
     }
 
     /// A stream of interleaved frames in memory.
     public convenience init(
-        samples: [Float], sampleRate: SampleRate, channelCount: ChannelCount,
-        outputRate: SampleRate, outputChannels: ChannelCount, outputFrames: Frames
+        samples: [Float],
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        outputRate: SampleRate,
+        outputChannels: ChannelCount,
+        outputFrames: Frames
     ) throws(AudioError) {
         let source = MemoryFrameSource(samples: samples, sampleRate: sampleRate, channelCount: channelCount)
-        try self.init(source: source, path: nil, sourceFrames: Frames(Int64(samples.count / channelCount.count)), outputRate: outputRate,
-                      outputChannels: outputChannels, outputFrames: outputFrames)
+        try self.init(
+            source: source,
+            path: nil,
+            sourceFrames: Frames(Int64(samples.count / channelCount.count)),
+            outputRate: outputRate,
+            outputChannels: outputChannels,
+            outputFrames: outputFrames
+        )
     }
 
     private init(
-        source: any FrameSource, path: String?, sourceFrames: Frames, outputRate: SampleRate, outputChannels: ChannelCount, outputFrames: Frames
+        source: any FrameSource,
+        path: String?,
+        sourceFrames: Frames,
+        outputRate: SampleRate,
+        outputChannels: ChannelCount,
+        outputFrames: Frames
     ) throws(AudioError) {
         // Below this line frame counts are plain integers: they index buffers handed to C.
         self.source = source
@@ -106,9 +134,14 @@ public final class ClipStream {
         self.outputFrames = outputFrames.count
         fadeFrames = min(Int64((Double(outputRate.hertz) * Self.fadeDuration).rounded()), outputFrames.count / 2)
         sourceBlockFrames = max(1, min(Self.blockFrames, Self.blockFrames * source.sampleRate.hertz / outputRate.hertz))
-        resampler = source.sampleRate == outputRate
+        resampler =
+            source.sampleRate == outputRate
             ? nil
-            : try Resampler(inputRate: source.sampleRate.hertz, outputRate: outputRate.hertz, channelCount: outputChannels.count)
+            : try Resampler(
+                inputRate: source.sampleRate.hertz,
+                outputRate: outputRate.hertz,
+                channelCount: outputChannels.count
+            )
     }
 
     /// Writes up to `maximumFrames` frames into `samples` from index 0, growing it if needed.
@@ -121,7 +154,9 @@ public final class ClipStream {
         guard frames > 0 else { return 0 }
         let count = frames * outputChannels
         if samples.count < count { samples = [Float](repeating: 0, count: count) }
-        if emitted == 0 { fadedIn = Self.edgeIsLoud(pending, frame: pendingStart / outputChannels, channels: outputChannels) }
+        if emitted == 0 {
+            fadedIn = Self.edgeIsLoud(pending, frame: pendingStart / outputChannels, channels: outputChannels)
+        }
         let start = pendingStart
         samples.withUnsafeMutableBufferPointer { target in
             pending.withUnsafeBufferPointer { source in
@@ -155,11 +190,21 @@ public final class ClipStream {
         let frames = try source.read(into: &decoded, maximumFrames: sourceBlockFrames)
         sourceFramesRead += Int64(frames)
         if sourceFramesRead > expectedSourceFrames {
-            throw AudioError(.cannotDecode, path: path, reason: "the file decodes to more than the \(expectedSourceFrames) frames measured before rendering; was it replaced?")
+            throw AudioError(
+                .cannotDecode,
+                path: path,
+                reason:
+                    "the file decodes to more than the \(expectedSourceFrames) frames measured before rendering; was it replaced?"
+            )
         }
         if frames == 0 {
             guard sourceFramesRead == expectedSourceFrames else {
-                throw AudioError(.truncated, path: path, reason: "the file decodes to \(sourceFramesRead) frames, fewer than the \(expectedSourceFrames) measured before rendering")
+                throw AudioError(
+                    .truncated,
+                    path: path,
+                    reason:
+                        "the file decodes to \(sourceFramesRead) frames, fewer than the \(expectedSourceFrames) measured before rendering"
+                )
             }
             try resampler?.flush(appendingTo: &pending)
             let have = emitted + Int64(pendingCount / outputChannels)
@@ -169,13 +214,21 @@ public final class ClipStream {
             finished = true
             trimToOutputLength()
             let lastFrame = pending.count / outputChannels - 1
-            fadedOut = fadeFrames > 0 && pendingCount > 0 && Self.edgeIsLoud(pending, frame: lastFrame, channels: outputChannels)
+            fadedOut =
+                fadeFrames > 0 && pendingCount > 0
+                && Self.edgeIsLoud(pending, frame: lastFrame, channels: outputChannels)
             return
         }
         // Same channel count: no conversion copy.
         let channelsMatch = source.channelCount.count == outputChannels
         if !channelsMatch {
-            ChannelMixer.convert(decoded, frames: frames, from: source.channelCount.count, to: outputChannels, into: &converted)
+            ChannelMixer.convert(
+                decoded,
+                frames: frames,
+                from: source.channelCount.count,
+                to: outputChannels,
+                into: &converted
+            )
         }
         if let resampler {
             try resampler.process(channelsMatch ? decoded : converted, frames: frames, appendingTo: &pending)
@@ -205,7 +258,11 @@ public final class ClipStream {
         let fadeOutStart = outputFrames - fadeFrames
         if fadedOut && end > fadeOutStart {
             for position in max(start, fadeOutStart)..<end {
-                scale(&samples, frame: Int(position - start), by: Self.fadeGain(step: outputFrames - 1 - position, of: fadeFrames))
+                scale(
+                    &samples,
+                    frame: Int(position - start),
+                    by: Self.fadeGain(step: outputFrames - 1 - position, of: fadeFrames)
+                )
             }
         }
     }
@@ -231,7 +288,13 @@ public final class ClipStream {
 /// Mono to many copies the channel; many to mono averages them; otherwise output channel `i`
 /// is input channel `i`, with missing channels silent and extra channels dropped.
 enum ChannelMixer {
-    static func convert(_ input: [Float], frames: Int, from inputChannels: Int, to outputChannels: Int, into output: inout [Float]) {
+    static func convert(
+        _ input: [Float],
+        frames: Int,
+        from inputChannels: Int,
+        to outputChannels: Int,
+        into output: inout [Float]
+    ) {
         let count = frames * outputChannels
         if output.count < count { output = [Float](repeating: 0, count: count) }
         input.withUnsafeBufferPointer { source in

@@ -1,4 +1,5 @@
 internal import CSndFile
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,29 +44,32 @@ final class DescriptorOutput {
     func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
         guard errorNumber == 0 else { return false }
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return true }
-        return SIGPIPEBlock.during(discardingPendingIf: { errorNumber == EPIPE }) {
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                    byteCount += Int64(written)
-                    continue
+        return SIGPIPEBlock.during(
+            discardingPendingIf: { errorNumber == EPIPE },
+            body: {
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
+                    if written > 0 {
+                        offset += written
+                        byteCount += Int64(written)
+                        continue
+                    }
+                    let error = written < 0 ? errno : EIO
+                    switch error {
+                    case EINTR:
+                        interruptionCount += 1
+                        continue
+                    case EAGAIN:  // also EWOULDBLOCK on Linux
+                        guard waitUntilWritable() else { return false }
+                    default:
+                        errorNumber = error
+                        return false
+                    }
                 }
-                let error = written < 0 ? errno : EIO
-                switch error {
-                case EINTR:
-                    interruptionCount += 1
-                    continue
-                case EAGAIN:  // also EWOULDBLOCK on Linux
-                    guard waitUntilWritable() else { return false }
-                default:
-                    errorNumber = error
-                    return false
-                }
+                return true
             }
-            return true
-        }
+        )
     }
 
     /// Writes `bytes`; `false` on failure.
@@ -128,7 +132,7 @@ private enum SIGPIPEBlock {
     /// closed pipe, discards the SIGPIPE that left pending (unless SIGPIPE was already blocked: a
     /// caller's own mask is its business), and restores the mask. The corresponding calls are
     /// `pthread_sigmask`, `sigpending` and `sigtimedwait`.
-    static func during<Result>(discardingPendingIf raised: () -> Bool, _ body: () -> Result) -> Result {
+    static func during<Result>(discardingPendingIf raised: () -> Bool, body: () -> Result) -> Result {
         var pipeOnly = sigset_t()
         sigemptyset(&pipeOnly)
         sigaddset(&pipeOnly, SIGPIPE)

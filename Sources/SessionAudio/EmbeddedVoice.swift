@@ -1,5 +1,6 @@
-import Foundation
 internal import CEspeakNG
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,21 +51,33 @@ public enum EmbeddedVoice {
     ///
     /// The corresponding libespeak-ng calls are `espeak_Initialize`, `espeak_SetVoiceByName`,
     /// `espeak_SetParameter` and `espeak_Synth` (synchronous mode, audio through the callback).
-    static func synthesize(text: String, voice: String, speed: Double) throws(AudioError) -> (samples: [Int16], sampleRate: Int) {
+    static func synthesize(
+        text: String,
+        voice: String,
+        speed: Double
+    ) throws(AudioError) -> (samples: [Int16], sampleRate: Int) {
         try engine.withLock { (state) throws(AudioError) -> ([Int16], Int) in
             if state.library == nil {
                 let library = try ESpeakLibrary.load()
                 library.setSynthCallback(collectSamples)
                 let rate = library.initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
                 guard rate > 0 else {
-                    throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG cannot start (is espeak-ng-data installed?)")
+                    throw AudioError(
+                        .cannotSynthesize,
+                        path: nil,
+                        reason: "eSpeak NG cannot start (is espeak-ng-data installed?)"
+                    )
                 }
                 state.library = library
                 state.sampleRate = Int(rate)
             }
             guard let library = state.library else { preconditionFailure("eSpeak NG is loaded") }
             guard library.setVoiceByName(voice) == EE_OK else {
-                throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG has no voice named \"\(voice)\" (`espeak-ng --voices` lists them)")
+                throw AudioError(
+                    .cannotSynthesize,
+                    path: nil,
+                    reason: "eSpeak NG has no voice named \"\(voice)\" (`espeak-ng --voices` lists them)"
+                )
             }
             _ = library.setParameter(espeakRATE, Int32(wordsPerMinute(speed: speed)), 0)
             let collector = SampleCollector()
@@ -72,11 +85,23 @@ public enum EmbeddedVoice {
             defer { unmanaged.release() }
             let utf8 = Array(text.utf8CString)
             let result = utf8.withUnsafeBufferPointer { buffer in
-                library.synth(buffer.baseAddress, buffer.count, 0, POS_CHARACTER, 0,
-                              UInt32(espeakCHARS_UTF8 | espeakENDPAUSE), nil, unmanaged.toOpaque())
+                library.synth(
+                    buffer.baseAddress,
+                    buffer.count,
+                    0,
+                    POS_CHARACTER,
+                    0,
+                    UInt32(espeakCHARS_UTF8 | espeakENDPAUSE),
+                    nil,
+                    unmanaged.toOpaque()
+                )
             }
             guard result == EE_OK else {
-                throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG failed to speak (code \(result.rawValue))")
+                throw AudioError(
+                    .cannotSynthesize,
+                    path: nil,
+                    reason: "eSpeak NG failed to speak (code \(result.rawValue))"
+                )
             }
             return (collector.samples, state.sampleRate ?? 22_050)
         }
@@ -98,12 +123,17 @@ public enum EmbeddedVoice {
 /// called through the types `speak_lib.h` declares.
 private struct ESpeakLibrary {
     typealias Initialize = @convention(c) (espeak_AUDIO_OUTPUT, Int32, UnsafePointer<CChar>?, Int32) -> Int32
-    typealias SetSynthCallback = @convention(c) (
-        (@convention(c) (UnsafeMutablePointer<Int16>?, Int32, UnsafeMutablePointer<espeak_EVENT>?) -> Int32)?) -> Void
+    typealias SetSynthCallback =
+        @convention(c) (
+            (@convention(c) (UnsafeMutablePointer<Int16>?, Int32, UnsafeMutablePointer<espeak_EVENT>?) -> Int32)?
+        ) -> Void
     typealias SetVoiceByName = @convention(c) (UnsafePointer<CChar>?) -> espeak_ERROR
     typealias SetParameter = @convention(c) (espeak_PARAMETER, Int32, Int32) -> espeak_ERROR
-    typealias Synth = @convention(c) (UnsafeRawPointer?, Int, UInt32, espeak_POSITION_TYPE, UInt32, UInt32,
-                                      UnsafeMutablePointer<UInt32>?, UnsafeMutableRawPointer?) -> espeak_ERROR
+    typealias Synth =
+        @convention(c) (
+            UnsafeRawPointer?, Int, UInt32, espeak_POSITION_TYPE, UInt32, UInt32,
+            UnsafeMutablePointer<UInt32>?, UnsafeMutableRawPointer?
+        ) -> espeak_ERROR
 
     let initialize: Initialize
     let setSynthCallback: SetSynthCallback
@@ -115,7 +145,11 @@ private struct ESpeakLibrary {
     static func load() throws(AudioError) -> ESpeakLibrary {
         guard let handle = dlopen("libespeak-ng.so.1", RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-            throw AudioError(.cannotSynthesize, path: nil, reason: "cannot load libespeak-ng (apt-get install libespeak-ng1): \(reason)")
+            throw AudioError(
+                .cannotSynthesize,
+                path: nil,
+                reason: "cannot load libespeak-ng (apt-get install libespeak-ng1): \(reason)"
+            )
         }
         func symbol<T>(_ name: String, as type: T.Type) throws(AudioError) -> T {
             guard let address = dlsym(handle, name) else {
@@ -128,7 +162,8 @@ private struct ESpeakLibrary {
             setSynthCallback: try symbol("espeak_SetSynthCallback", as: SetSynthCallback.self),
             setVoiceByName: try symbol("espeak_SetVoiceByName", as: SetVoiceByName.self),
             setParameter: try symbol("espeak_SetParameter", as: SetParameter.self),
-            synth: try symbol("espeak_Synth", as: Synth.self))
+            synth: try symbol("espeak_Synth", as: Synth.self)
+        )
     }
 }
 
@@ -138,7 +173,11 @@ private final class SampleCollector {
 }
 
 /// eSpeak's synthesis callback: appends each block to the `SampleCollector` passed as user data.
-private func collectSamples(_ wave: UnsafeMutablePointer<Int16>?, _ count: Int32, _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
+private func collectSamples(
+    _ wave: UnsafeMutablePointer<Int16>?,
+    _ count: Int32,
+    _ events: UnsafeMutablePointer<espeak_EVENT>?
+) -> Int32 {
     guard let userData = events?.pointee.user_data else { return 0 }
     let collector = Unmanaged<SampleCollector>.fromOpaque(userData).takeUnretainedValue()
     if let wave, count > 0 {

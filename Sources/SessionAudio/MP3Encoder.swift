@@ -28,7 +28,11 @@ final class MP3Encoder {
         lame_set_findReplayGain(flags, 0)
         let result = lame_init_params(flags)
         guard result >= 0 else {
-            throw AudioError(.cannotEncode, path: nil, reason: "LAME refuses \(sampleRate) Hz, \(channelCount) ch at \(bitRate) kb/s (code \(result))")
+            throw AudioError(
+                .cannotEncode,
+                path: nil,
+                reason: "LAME refuses \(sampleRate) Hz, \(channelCount) ch at \(bitRate) kb/s (code \(result))"
+            )
         }
     }
 
@@ -48,11 +52,26 @@ final class MP3Encoder {
         let written = mutableSamples.withUnsafeMutableBufferPointer { pcm in
             scratch.withUnsafeMutableBufferPointer { mp3 in
                 channelCount == 1
-                    ? lame_encode_buffer(flags, pcm.baseAddress, pcm.baseAddress, Int32(frames), mp3.baseAddress, Int32(capacity))
-                    : lame_encode_buffer_interleaved(flags, pcm.baseAddress, Int32(frames), mp3.baseAddress, Int32(capacity))
+                    ? lame_encode_buffer(
+                        flags,
+                        pcm.baseAddress,
+                        pcm.baseAddress,
+                        Int32(frames),
+                        mp3.baseAddress,
+                        Int32(capacity)
+                    )
+                    : lame_encode_buffer_interleaved(
+                        flags,
+                        pcm.baseAddress,
+                        Int32(frames),
+                        mp3.baseAddress,
+                        Int32(capacity)
+                    )
             }
         }
-        guard written >= 0 else { throw AudioError(.cannotEncode, path: nil, reason: "LAME failed to encode (code \(written))") }
+        guard written >= 0 else {
+            throw AudioError(.cannotEncode, path: nil, reason: "LAME failed to encode (code \(written))")
+        }
         output.append(contentsOf: scratch[0..<Int(written)])
     }
 
@@ -61,8 +80,12 @@ final class MP3Encoder {
     /// The corresponding LAME calls are `lame_encode_flush` and `lame_get_lametag_frame`.
     func finish() throws(AudioError) -> [UInt8] {
         if scratch.count < 7_200 { scratch = [UInt8](repeating: 0, count: 7_200) }
-        let flushed = scratch.withUnsafeMutableBufferPointer { lame_encode_flush(flags, $0.baseAddress, Int32($0.count)) }
-        guard flushed >= 0 else { throw AudioError(.cannotEncode, path: nil, reason: "LAME failed to flush (code \(flushed))") }
+        let flushed = scratch.withUnsafeMutableBufferPointer {
+            lame_encode_flush(flags, $0.baseAddress, Int32($0.count))
+        }
+        guard flushed >= 0 else {
+            throw AudioError(.cannotEncode, path: nil, reason: "LAME failed to flush (code \(flushed))")
+        }
         output.append(contentsOf: scratch[0..<Int(flushed)])
         var tag = [UInt8](repeating: 0, count: 2_880)
         let tagSize = tag.withUnsafeMutableBufferPointer { lame_get_lametag_frame(flags, $0.baseAddress, $0.count) }
@@ -74,7 +97,12 @@ final class MP3Encoder {
     }
 
     /// Encodes all of `samples` (interleaved 16-bit) in one call.
-    static func encode(_ samples: [Int16], sampleRate: Int, channelCount: Int, bitRate: Int) throws(AudioError) -> [UInt8] {
+    static func encode(
+        _ samples: [Int16],
+        sampleRate: Int,
+        channelCount: Int,
+        bitRate: Int
+    ) throws(AudioError) -> [UInt8] {
         let encoder = try MP3Encoder(sampleRate: sampleRate, channelCount: channelCount, bitRate: bitRate)
         try encoder.encode(samples)
         return try encoder.finish()

@@ -1,4 +1,5 @@
 internal import CMPG123
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,8 +47,12 @@ final class MPEGDecoder {
             let channels = Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue)
             result = mpg123_format2(handle, 0, channels, Int32(MPG123_ENC_FLOAT_32.rawValue))
         }
-        if result == MPG123_OK.rawValue { result = mpg123_replace_reader_handle(handle, readBuffered, seekBuffered, nil) }
-        if result == MPG123_OK.rawValue { result = mpg123_open_handle(handle, Unmanaged.passUnretained(file).toOpaque()) }
+        if result == MPG123_OK.rawValue {
+            result = mpg123_replace_reader_handle(handle, readBuffered, seekBuffered, nil)
+        }
+        if result == MPG123_OK.rawValue {
+            result = mpg123_open_handle(handle, Unmanaged.passUnretained(file).toOpaque())
+        }
         var rate = 0
         var channels: Int32 = 0
         var encoding: Int32 = 0
@@ -59,7 +64,11 @@ final class MPEGDecoder {
             // libmpg123 reaches the end of a file without audio (empty, tags only, not MPEG at all)
             // before it finds a format.
             if result == MPG123_DONE.rawValue || result == MPG123_NEED_MORE.rawValue {
-                throw AudioError(.noAudio, path: path, reason: "no MPEG audio frames found (the file is empty, holds only tags, or is not audio)")
+                throw AudioError(
+                    .noAudio,
+                    path: path,
+                    reason: "no MPEG audio frames found (the file is empty, holds only tags, or is not audio)"
+                )
             }
             throw AudioError(.cannotOpen, path: path, reason: reason)
         }
@@ -98,12 +107,20 @@ final class MPEGDecoder {
         var stitched = 0
         mpg123_getstate2(handle, Int32(MPG123_FRANKENSTEIN.rawValue), &stitched, nil)
         if stitched != 0 {
-            throw AudioError(.formatChanged, path: path,
-                             reason: "the stream is several streams stitched together (its format or encoder tag changes part of the way through)")
+            throw AudioError(
+                .formatChanged,
+                path: path,
+                reason:
+                    "the stream is several streams stitched together (its format or encoder tag changes part of the way through)"
+            )
         }
         if promised > 0 && Int64(length) < promised {
-            throw AudioError(.truncated, path: path,
-                             reason: "the file is cut short: its LAME/Xing tag promises \(promised) frames, the stream holds \(length)")
+            throw AudioError(
+                .truncated,
+                path: path,
+                reason:
+                    "the file is cut short: its LAME/Xing tag promises \(promised) frames, the stream holds \(length)"
+            )
         }
         return Int64(length)
     }
@@ -133,8 +150,11 @@ final class MPEGDecoder {
                 mpg123_getformat(handle, &rate, &channels, &encoding)
                 if rate != sampleRate || Int(channels) != channelCount {
                     throw AudioError(
-                        .formatChanged, path: path,
-                        reason: "the stream changes from \(sampleRate) Hz \(channelCount) ch to \(rate) Hz \(channels) ch part of the way through")
+                        .formatChanged,
+                        path: path,
+                        reason:
+                            "the stream changes from \(sampleRate) Hz \(channelCount) ch to \(rate) Hz \(channels) ch part of the way through"
+                    )
                 }
                 if frames > 0 { return frames }
             default:
@@ -188,7 +208,9 @@ private final class BufferedFile {
         var copied = 0
         while copied < count {
             if position < bufferStart || position >= bufferStart + Int64(bufferCount) {
-                let filled = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(position)) }
+                let filled = buffer.withUnsafeMutableBytes {
+                    pread(descriptor, $0.baseAddress, $0.count, off_t(position))
+                }
                 if filled < 0 { return copied > 0 ? copied : -1 }
                 if filled == 0 { break }
                 bufferStart = position
@@ -227,5 +249,7 @@ private func readBuffered(_ handle: UnsafeMutableRawPointer?, _ target: UnsafeMu
 /// libmpg123's seek callback over a `BufferedFile`.
 private func seekBuffered(_ handle: UnsafeMutableRawPointer?, _ offset: off_t, _ whence: Int32) -> off_t {
     guard let handle else { return -1 }
-    return off_t(Unmanaged<BufferedFile>.fromOpaque(handle).takeUnretainedValue().seek(offset: Int64(offset), whence: whence))
+    return off_t(
+        Unmanaged<BufferedFile>.fromOpaque(handle).takeUnretainedValue().seek(offset: Int64(offset), whence: whence)
+    )
 }

@@ -16,11 +16,23 @@ final class Resampler {
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var quality = soxr_quality_spec(UInt(SOXR_20_BITQ), UInt(SOXR_LINEAR_PHASE))
         var runtime = soxr_runtime_spec(1)
-        let created = soxr_create(Double(inputRate), Double(outputRate), UInt32(channelCount), &error, &io, &quality, &runtime)
+        let created = soxr_create(
+            Double(inputRate),
+            Double(outputRate),
+            UInt32(channelCount),
+            &error,
+            &io,
+            &quality,
+            &runtime
+        )
         guard let created, error == nil else {
             if let created { soxr_delete(created) }
             let reason = error.map { String(cString: $0) } ?? "unknown error"
-            throw AudioError(.cannotResample, path: nil, reason: "soxr: \(reason) (\(inputRate) Hz to \(outputRate) Hz, \(channelCount) ch)")
+            throw AudioError(
+                .cannotResample,
+                path: nil,
+                reason: "soxr: \(reason) (\(inputRate) Hz to \(outputRate) Hz, \(channelCount) ch)"
+            )
         }
         resampler = created
         self.inputRate = inputRate
@@ -57,8 +69,15 @@ final class Resampler {
             var used = 0
             var produced = 0
             let error = scratch.withUnsafeMutableBytes { out in
-                soxr_process(resampler, input.map { $0 + consumed * frameBytes }, frames - consumed, &used,
-                             out.baseAddress, capacity, &produced)
+                soxr_process(
+                    resampler,
+                    input.map { $0 + consumed * frameBytes },
+                    frames - consumed,
+                    &used,
+                    out.baseAddress,
+                    capacity,
+                    &produced
+                )
             }
             if let error {
                 return AudioError(.cannotResample, path: nil, reason: "soxr: \(String(cString: error))")

@@ -20,7 +20,11 @@ final class SoundFileReader {
         }
         guard info.channels > 0, info.samplerate > 0 else {
             sf_close(file)
-            throw AudioError(.cannotOpen, path: path, reason: "libsndfile reports \(info.samplerate) Hz and \(info.channels) channels")
+            throw AudioError(
+                .cannotOpen,
+                path: path,
+                reason: "libsndfile reports \(info.samplerate) Hz and \(info.channels) channels"
+            )
         }
         self.file = file
         self.path = path
@@ -30,7 +34,8 @@ final class SoundFileReader {
         var formatInfo = SF_FORMAT_INFO()
         formatInfo.format = info.format & Int32(SF_FORMAT_TYPEMASK)
         if sf_command(file, Int32(SFC_GET_FORMAT_INFO), &formatInfo, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
-           let name = formatInfo.name {
+            let name = formatInfo.name
+        {
             formatName = String(cString: name)
         } else {
             formatName = "sound file"

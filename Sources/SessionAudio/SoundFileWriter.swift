@@ -1,5 +1,6 @@
 internal import CSndFile
 public import SessionTimeline
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,16 +41,40 @@ public final class SoundFileWriter {
     ///
     /// The corresponding libsndfile calls are `sf_open_fd` and `sf_set_string`.
     public convenience init(
-        path: String, sampleRate: SampleRate, channelCount: ChannelCount, format: SampleFormat, frameCount: Frames? = nil, title: String? = nil
+        path: String,
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        format: SampleFormat,
+        frameCount: Frames? = nil,
+        title: String? = nil
     ) throws(AudioError) {
         let dataBytes = (frameCount ?? .zero).count * Int64(channelCount.count * format.bytesPerSample)
-        try self.init(path: path, sampleRate: sampleRate.hertz, channelCount: channelCount.count, format: format,
-                      container: WAVContainer(dataByteCount: dataBytes), title: title)
+        try self.init(
+            path: path,
+            sampleRate: sampleRate.hertz,
+            channelCount: channelCount.count,
+            format: format,
+            container: WAVContainer(dataByteCount: dataBytes),
+            title: title
+        )
     }
 
     /// Creates `path` in the given container; tests use it to write a small RF64 file.
-    init(path: String, sampleRate: Int, channelCount: Int, format: SampleFormat, container: WAVContainer, title: String? = nil) throws(AudioError) {
-        var info = try Self.checkedInfo(container, sampleRate: sampleRate, channelCount: channelCount, format: format, name: path)
+    init(
+        path: String,
+        sampleRate: Int,
+        channelCount: Int,
+        format: SampleFormat,
+        container: WAVContainer,
+        title: String? = nil
+    ) throws(AudioError) {
+        var info = try Self.checkedInfo(
+            container,
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            format: format,
+            name: path
+        )
         let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw AudioError(.cannotWrite, path: path, reason: String(cString: strerror(errno)))
@@ -97,33 +122,72 @@ public final class SoundFileWriter {
     ///
     /// The corresponding libsndfile calls are `sf_format_check` and `sf_open_virtual`.
     public convenience init(
-        streamingTo descriptor: Int32, name: String, sampleRate: SampleRate, channelCount: ChannelCount, format: SampleFormat,
-        frameCount: Frames, title: String? = nil
+        streamingTo descriptor: Int32,
+        name: String,
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        format: SampleFormat,
+        frameCount: Frames,
+        title: String? = nil
     ) throws(AudioError) {
         let dataBytes = frameCount.count * Int64(channelCount.count * format.bytesPerSample)
-        try self.init(streamingTo: descriptor, name: name, sampleRate: sampleRate.hertz, channelCount: channelCount.count, format: format,
-                      frameCount: frameCount.count, container: WAVContainer(dataByteCount: dataBytes), title: title)
+        try self.init(
+            streamingTo: descriptor,
+            name: name,
+            sampleRate: sampleRate.hertz,
+            channelCount: channelCount.count,
+            format: format,
+            frameCount: frameCount.count,
+            container: WAVContainer(dataByteCount: dataBytes),
+            title: title
+        )
     }
 
     /// Streams in the given container; tests use it to stream a small RF64 file.
-    init(streamingTo descriptor: Int32, name: String, sampleRate: Int, channelCount: Int, format: SampleFormat, frameCount: Int64, container: WAVContainer, title: String? = nil) throws(AudioError) {
+    init(
+        streamingTo descriptor: Int32,
+        name: String,
+        sampleRate: Int,
+        channelCount: Int,
+        format: SampleFormat,
+        frameCount: Int64,
+        container: WAVContainer,
+        title: String? = nil
+    ) throws(AudioError) {
         precondition(frameCount >= 0, "a stream's frame count cannot be negative")
-        let info = try Self.checkedInfo(container, sampleRate: sampleRate, channelCount: channelCount, format: format, name: name)
+        let info = try Self.checkedInfo(
+            container,
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            format: format,
+            name: name
+        )
         var titleBytes: [UInt8] = []
         if let title, !title.isEmpty {
             // What libsndfile stores: the C string, up to the first NUL; it refuses an empty one.
             titleBytes = Array(title.utf8.prefix { $0 != 0 })
             guard !titleBytes.isEmpty else {
-                throw AudioError(.cannotWrite, path: name, reason: "cannot set the title tag: it is empty before its first NUL character")
+                throw AudioError(
+                    .cannotWrite,
+                    path: name,
+                    reason: "cannot set the title tag: it is empty before its first NUL character"
+                )
             }
         }
-        let header = WAVHeader(container: container, sampleRate: sampleRate, channelCount: channelCount, format: format,
-                               frameCount: frameCount, title: titleBytes)
+        let header = WAVHeader(
+            container: container,
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            format: format,
+            frameCount: frameCount,
+            title: titleBytes
+        )
         var raw = info
         raw.format = Int32(SF_FORMAT_RAW | SF_ENDIAN_LITTLE) | (info.format & Int32(SF_FORMAT_SUBMASK))
         let output = DescriptorOutput(descriptor: descriptor)
         var io = DescriptorOutput.virtualIO
-        guard let file = sf_open_virtual(&io, Int32(SFM_WRITE), &raw, Unmanaged.passUnretained(output).toOpaque()) else {
+        guard let file = sf_open_virtual(&io, Int32(SFM_WRITE), &raw, Unmanaged.passUnretained(output).toOpaque())
+        else {
             throw AudioError(.cannotWrite, path: name, reason: "libsndfile: \(String(cString: sf_strerror(nil)))")
         }
         self.file = file
@@ -134,24 +198,39 @@ public final class SoundFileWriter {
         self.channels = channelCount
         self.format = format
         guard output.write(header.bytes) else {
-            throw AudioError(.cannotWrite, path: name, reason: "cannot write the WAV header: \(output.failure ?? "unknown error")")
+            throw AudioError(
+                .cannotWrite,
+                path: name,
+                reason: "cannot write the WAV header: \(output.failure ?? "unknown error")"
+            )
         }
     }
 
     /// The `SF_INFO` for a WAV in `container`, once libsndfile has said it can write one.
     /// The corresponding libsndfile call is `sf_format_check`.
-    private static func checkedInfo(_ container: WAVContainer, sampleRate: Int, channelCount: Int, format: SampleFormat, name: String) throws(AudioError) -> SF_INFO {
-        let encoding = switch format {
-        case .pcm16: SF_FORMAT_PCM_16
-        case .pcm24: SF_FORMAT_PCM_24
-        case .float32: SF_FORMAT_FLOAT
-        }
+    private static func checkedInfo(
+        _ container: WAVContainer,
+        sampleRate: Int,
+        channelCount: Int,
+        format: SampleFormat,
+        name: String
+    ) throws(AudioError) -> SF_INFO {
+        let encoding =
+            switch format {
+            case .pcm16: SF_FORMAT_PCM_16
+            case .pcm24: SF_FORMAT_PCM_24
+            case .float32: SF_FORMAT_FLOAT
+            }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
         info.format = Int32((container == .rf64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | encoding)
         guard sf_format_check(&info) != 0 else {
-            throw AudioError(.unsupportedFormat, path: name, reason: "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(format.rawValue) WAV")
+            throw AudioError(
+                .unsupportedFormat,
+                path: name,
+                reason: "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(format.rawValue) WAV"
+            )
         }
         return info
     }
@@ -163,7 +242,12 @@ public final class SoundFileWriter {
     /// Fails when `frames` more frames would pass what a stream's header promised.
     private func checkRoom(for frames: Int64) throws(AudioError) {
         guard let stream, framesDone + frames > stream.frameCount else { return }
-        throw AudioError(.cannotWrite, path: path, reason: "\(frames) more frames after \(framesDone) would pass the \(stream.frameCount) frames the header promised")
+        throw AudioError(
+            .cannotWrite,
+            path: path,
+            reason:
+                "\(frames) more frames after \(framesDone) would pass the \(stream.frameCount) frames the header promised"
+        )
     }
 
     /// Writes the first `frames` frames of interleaved `samples`.
@@ -233,13 +317,26 @@ public final class SoundFileWriter {
             self.file = nil
             let result = sf_close(file)
             guard result == 0 else {
-                throw AudioError(.cannotWrite, path: path, reason: "libsndfile: \(String(cString: sf_error_number(result)))")
+                throw AudioError(
+                    .cannotWrite,
+                    path: path,
+                    reason: "libsndfile: \(String(cString: sf_error_number(result)))"
+                )
             }
             guard framesDone == stream.frameCount else {
-                throw AudioError(.cannotWrite, path: path, reason: "the stream ended after \(framesDone) of the \(stream.frameCount) frames its header promised")
+                throw AudioError(
+                    .cannotWrite,
+                    path: path,
+                    reason:
+                        "the stream ended after \(framesDone) of the \(stream.frameCount) frames its header promised"
+                )
             }
             guard stream.output.write(stream.header.trailer) else {
-                throw AudioError(.cannotWrite, path: path, reason: "cannot write the pad byte after the samples: \(stream.output.failure ?? "unknown error")")
+                throw AudioError(
+                    .cannotWrite,
+                    path: path,
+                    reason: "cannot write the pad byte after the samples: \(stream.output.failure ?? "unknown error")"
+                )
             }
             return
         }
@@ -249,7 +346,11 @@ public final class SoundFileWriter {
         self.file = nil
         let result = sf_close(file)
         guard syncError == 0, result == 0 else {
-            throw AudioError(.cannotWrite, path: path, reason: "libsndfile: \(syncError != 0 ? message : String(cString: sf_error_number(result)))")
+            throw AudioError(
+                .cannotWrite,
+                path: path,
+                reason: "libsndfile: \(syncError != 0 ? message : String(cString: sf_error_number(result)))"
+            )
         }
     }
 

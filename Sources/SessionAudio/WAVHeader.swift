@@ -1,4 +1,5 @@
 internal import SessionTimeline
+
 /// The RIFF form a WAV is written in.
 enum WAVContainer: Sendable, Equatable {
     /// Plain RIFF/WAVE, with 32-bit sizes.
@@ -52,7 +53,14 @@ struct WAVHeader: Sendable, Equatable {
     let dataByteCount: Int64
 
     /// Lays out the header for `frameCount` frames; `title` is the tag's UTF-8 bytes (none when empty).
-    init(container: WAVContainer, sampleRate: Int, channelCount: Int, format: SampleFormat, frameCount: Int64, title: [UInt8]) {
+    init(
+        container: WAVContainer,
+        sampleRate: Int,
+        channelCount: Int,
+        format: SampleFormat,
+        frameCount: Int64,
+        title: [UInt8]
+    ) {
         let blockAlign = channelCount * format.bytesPerSample
         let bitsPerSample = UInt16(format.bytesPerSample * 8)
         let isFloat = format == .float32

@@ -1,5 +1,6 @@
 public import Foundation
 internal import SessionAudio
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +39,10 @@ public struct AtomicFile: Sendable {
         guard rename(temporaryPath, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             discard()
-            throw SessionError(.cannotWrite, "Cannot write \(destination): cannot move the finished file into place: \(reason)")
+            throw SessionError(
+                .cannotWrite,
+                "Cannot write \(destination): cannot move the finished file into place: \(reason)"
+            )
         }
         Self.registered.withLock { _ = $0.remove(temporaryPath) }
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
@@ -56,7 +60,10 @@ public struct AtomicFile: Sendable {
             try data.write(to: URL(fileURLWithPath: file.temporaryPath))
         } catch {
             file.discard()
-            throw SessionError(.cannotWrite, "Cannot write \(destination): \(FileProblem.describe(error, path: destination))")
+            throw SessionError(
+                .cannotWrite,
+                "Cannot write \(destination): \(FileProblem.describe(error, path: destination))"
+            )
         }
         try file.commit()
     }

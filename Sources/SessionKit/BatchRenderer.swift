@@ -1,7 +1,7 @@
-public import Foundation
-public import SessionTimeline
-internal import SessionAudio
 internal import Crypto
+public import Foundation
+internal import SessionAudio
+public import SessionTimeline
 
 /// How a batch renders a folder of scripts.
 public struct BatchOptions: Sendable {
@@ -20,8 +20,12 @@ public struct BatchOptions: Sendable {
     public var force: Bool
 
     public init(
-        outputFolder: String, pipeline: SessionPipeline, baseSeed: UInt64 = 0, variants: Int = 0,
-        jobs: Int = ProcessInfo.processInfo.activeProcessorCount, force: Bool = false
+        outputFolder: String,
+        pipeline: SessionPipeline,
+        baseSeed: UInt64 = 0,
+        variants: Int = 0,
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+        force: Bool = false
     ) {
         self.outputFolder = outputFolder
         self.pipeline = pipeline
@@ -85,10 +89,16 @@ public enum BatchRenderer {
                 let name = variant.map { "\(entry.script.id)-v\($0)" } ?? entry.script.id
                 let folder = options.outputFolder as NSString
                 return BatchSession(
-                    name: name, scriptPath: entry.path, script: entry.script,
-                    seed: SeededGenerator.derive(base: options.baseSeed, label: variant.map { "\(entry.script.id)#v\($0)" } ?? entry.script.id),
+                    name: name,
+                    scriptPath: entry.path,
+                    script: entry.script,
+                    seed: SeededGenerator.derive(
+                        base: options.baseSeed,
+                        label: variant.map { "\(entry.script.id)#v\($0)" } ?? entry.script.id
+                    ),
                     outputPath: folder.appendingPathComponent("\(name).wav"),
-                    timelinePath: folder.appendingPathComponent("\(name).timeline.json"))
+                    timelinePath: folder.appendingPathComponent("\(name).timeline.json")
+                )
             }
         }
     }
@@ -105,7 +115,10 @@ public enum BatchRenderer {
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) async throws(SessionError) -> BatchReport {
         guard !library.entries.isEmpty || !library.problems.isEmpty else {
-            throw SessionError(.noScripts, "No scripts to render: \(library.paths.joined(separator: ", ")) holds no *.json file")
+            throw SessionError(
+                .noScripts,
+                "No scripts to render: \(library.paths.joined(separator: ", ")) holds no *.json file"
+            )
         }
         let folder = options.outputFolder
         let manifestPath = (folder as NSString).appendingPathComponent("manifest.json")
@@ -141,7 +154,12 @@ public enum BatchRenderer {
         return BatchReport(sessions: sessions, results: results.map { $0 ?? .failed(["not run"]) }, clips: clips)
     }
 
-    private static func render(_ session: BatchSession, clips: PreparedClips, options: BatchOptions, manifest: Manifest) -> BatchResult {
+    private static func render(
+        _ session: BatchSession,
+        clips: PreparedClips,
+        options: BatchOptions,
+        manifest: Manifest
+    ) -> BatchResult {
         var pipeline = options.pipeline
         pipeline.plan.seed = session.seed
         pipeline.output.audio = .path(session.outputPath)
@@ -151,7 +169,8 @@ public enum BatchRenderer {
         pipeline.observer = PipelineObserver(warning: { observer.warning("\(session.name): \($0)") })
         let hash = inputsHash(session, pipeline: pipeline)
         let outputs = [session.outputPath, session.timelinePath]
-        if !options.force, manifest.hash(for: session.name) == hash, outputs.allSatisfy(FileManager.default.fileExists) {
+        if !options.force, manifest.hash(for: session.name) == hash, outputs.allSatisfy(FileManager.default.fileExists)
+        {
             return .upToDate
         }
         // Clips that could not be made were reported once, for the whole batch.
@@ -176,7 +195,9 @@ public enum BatchRenderer {
         add("render-session \(SessionKitVersion.current)")
         add("script \(fileDigest(session.scriptPath))")
         add("voice \(clips.voice) speed \(clips.speed) seed \(session.seed)")
-        add("rate \(plan.sampleRate.map { String($0.hertz) } ?? "first-clip") channels \(plan.channelCount.count) format \(pipeline.output.sampleFormat.rawValue) allow-missing \(plan.allowMissing)")
+        add(
+            "rate \(plan.sampleRate.map { String($0.hertz) } ?? "first-clip") channels \(plan.channelCount.count) format \(pipeline.output.sampleFormat.rawValue) allow-missing \(plan.allowMissing)"
+        )
         switch plan.bell {
         case .builtin: add("bell builtin")
         case .file(let path): add("bell \(path) \(fileDigest(path))")

@@ -1,5 +1,5 @@
-public import Foundation
 internal import Crypto
+public import Foundation
 internal import SessionTimeline
 
 /// The folder of synthesized clips: `{key}.mp3`, where the key names the text, voice and speed.

@@ -31,14 +31,20 @@ extension ClipCache {
             try audio.write(to: URL(fileURLWithPath: file.temporaryPath))
         } catch {
             file.discard()
-            throw SessionError(.cannotWrite, "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))")
+            throw SessionError(
+                .cannotWrite,
+                "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))"
+            )
         }
         let measurement: AudioMeasurement
         do {
             measurement = try AudioFileDecoder.verifyMPEG(path: file.temporaryPath)
         } catch {
             file.discard()
-            throw SessionError(.providerFailed, "the audio received (\(audio.count) bytes) is not a usable MP3: \(error.reason)")
+            throw SessionError(
+                .providerFailed,
+                "the audio received (\(audio.count) bytes) is not a usable MP3: \(error.reason)"
+            )
         }
         try file.commit()
         return AudioSourceInfo(measurement, path: entry.path)
@@ -49,7 +55,10 @@ extension ClipCache {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw SessionError(.cannotWrite, "Cannot create the cache folder \(directory): \(FileProblem.describe(error, path: directory))")
+            throw SessionError(
+                .cannotWrite,
+                "Cannot create the cache folder \(directory): \(FileProblem.describe(error, path: directory))"
+            )
         }
         guard FileManager.default.isWritableFile(atPath: directory) else {
             throw SessionError(.cannotWrite, "Cannot write into the cache folder \(directory): permission denied")
@@ -117,7 +126,9 @@ public struct ClipPreparer: Sendable {
                 toMake.append(entry)
             case .failure(let error):
                 if provider != nil {
-                    warn("Cache entry \(entry.key).mp3 for \(quoted(entry.text)) is corrupt (\(error.reason)); synthesizing it again")
+                    warn(
+                        "Cache entry \(entry.key).mp3 for \(quoted(entry.text)) is corrupt (\(error.reason)); synthesizing it again"
+                    )
                     result.replaced += 1
                 }
                 result.states[entry.key] = .unusable(error.description)
@@ -138,7 +149,11 @@ public struct ClipPreparer: Sendable {
                 group.addTask {
                     do throws(SessionError) {
                         try Task.checkCancellation(or: .cancelled)
-                        let audio = try await provider.synthesize(text: entry.text, voice: identity.voice, speed: identity.speed)
+                        let audio = try await provider.synthesize(
+                            text: entry.text,
+                            voice: identity.voice,
+                            speed: identity.speed
+                        )
                         return (entry, .success(try cache.store(audio, for: entry)))
                     } catch {
                         return (entry, .failure(error))
@@ -178,6 +193,11 @@ extension Task where Success == Never, Failure == Never {
 extension AudioSourceInfo {
     /// The source a measurement of the file at `path` describes.
     init(_ measurement: AudioMeasurement, path: String) {
-        self.init(path: path, sampleRate: measurement.sampleRate, frameCount: measurement.frameCount, gapless: measurement.gapless)
+        self.init(
+            path: path,
+            sampleRate: measurement.sampleRate,
+            frameCount: measurement.frameCount,
+            gapless: measurement.gapless
+        )
     }
 }

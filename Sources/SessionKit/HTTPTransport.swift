@@ -1,5 +1,5 @@
-public import Foundation
 internal import AsyncHTTPClient
+public import Foundation
 internal import NIOCore
 internal import NIOHTTP1
 internal import NIOPosix
@@ -84,18 +84,40 @@ struct HTTPTransport: Sendable {
             status = Int(response.status.code)
             retryAfter = response.headers.first(name: "Retry-After")
             body = try await response.body.collect(upTo: Self.maximumBodyBytes)
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            throw TransportFailure(error: SessionError(.providerUnavailable, "no answer within \(formatSeconds(timeoutSeconds)) s from \(url.absoluteString)"), retryAfter: nil)
+        } catch let error as HTTPClientError
+            where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout
+        {
+            throw TransportFailure(
+                error: SessionError(
+                    .providerUnavailable,
+                    "no answer within \(formatSeconds(timeoutSeconds)) s from \(url.absoluteString)"
+                ),
+                retryAfter: nil
+            )
         } catch let error as HTTPClientError where error == .remoteConnectionClosed {
-            throw TransportFailure(error: SessionError(.providerUnavailable, "\(url.absoluteString) closed the connection without an answer"), retryAfter: nil)
+            throw TransportFailure(
+                error: SessionError(
+                    .providerUnavailable,
+                    "\(url.absoluteString) closed the connection without an answer"
+                ),
+                retryAfter: nil
+            )
         } catch {
-            throw TransportFailure(error: SessionError(.providerFailed, "cannot reach \(url.absoluteString): \(Self.describe(error))"), retryAfter: nil)
+            throw TransportFailure(
+                error: SessionError(.providerFailed, "cannot reach \(url.absoluteString): \(Self.describe(error))"),
+                retryAfter: nil
+            )
         }
         let data = Data(body.readableBytesView)
         guard (200..<300).contains(status) else {
             let retryable = status == 429 || (500..<600).contains(status)
-            throw TransportFailure(error: SessionError(retryable ? .providerUnavailable : .providerFailed, "HTTP \(status): \(Self.errorText(data))"),
-                                   retryAfter: retryAfter.flatMap(Double.init))
+            throw TransportFailure(
+                error: SessionError(
+                    retryable ? .providerUnavailable : .providerFailed,
+                    "HTTP \(status): \(Self.errorText(data))"
+                ),
+                retryAfter: retryAfter.flatMap(Double.init)
+            )
         }
         return data
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,9 @@ struct OutputTarget: Sendable, Equatable {
     /// - Throws: ``SessionError`` (`cannotWrite`, `outputExists`) for a folder, an unwritable
     ///   place, or an existing file when `replaceExisting` is false.
     static func resolve(_ destination: OutputDestination, replaceExisting: Bool) throws(SessionError) -> OutputTarget {
-        guard case .path(let path) = destination else { return OutputTarget(destination: destination, kind: .standardOutput) }
+        guard case .path(let path) = destination else {
+            return OutputTarget(destination: destination, kind: .standardOutput)
+        }
         var current = path
         // Follow links to what they finally name; a chain longer than the kernel's limit is a loop.
         for _ in 0..<40 {
@@ -46,7 +49,10 @@ struct OutputTarget: Sendable, Equatable {
                 throw cannotWrite(path, current == path ? "it is a directory" : "it links to the directory \(current)")
             case S_IFREG:
                 guard replaceExisting else {
-                    throw SessionError(.outputExists, "\(path) exists; not replacing it (outputs are replaced unless -n/--no-overwrite is given)")
+                    throw SessionError(
+                        .outputExists,
+                        "\(path) exists; not replacing it (outputs are replaced unless -n/--no-overwrite is given)"
+                    )
                 }
                 try checkWritableFolder(of: current, for: path)
                 return OutputTarget(destination: destination, kind: .replace(path: current))
@@ -64,7 +70,8 @@ struct OutputTarget: Sendable, Equatable {
         switch (first, second) {
         case (.standardOutput, .standardOutput): true
         case (.path(let a), .path(let b)): canonicalPath(a) == canonicalPath(b)
-        case (.standardOutput, .path(let path)), (.path(let path), .standardOutput): canonicalPath(path) == "/dev/stdout"
+        case (.standardOutput, .path(let path)), (.path(let path), .standardOutput):
+            canonicalPath(path) == "/dev/stdout"
         }
     }
 

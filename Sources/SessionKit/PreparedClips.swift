@@ -66,7 +66,9 @@ public struct PreparedClips: Sendable {
 
     /// The clips the provider could not make, in order.
     public var failures: [ClipFailure] {
-        problems.compactMap { if case .failed(let reason) = $0.state { ClipFailure(entry: $0.entry, reason: reason) } else { nil } }
+        problems.compactMap {
+            if case .failed(let reason) = $0.state { ClipFailure(entry: $0.entry, reason: reason) } else { nil }
+        }
     }
 
     /// How many clips the provider could not make.
@@ -101,7 +103,8 @@ public struct PreparedClips: Sendable {
         }
         for (reason, entries) in failures {
             let first = entries[0]
-            let what = entries.count == 1
+            let what =
+                entries.count == 1
                 ? "\(quoted(first.text)) (key \(first.key))"
                 : "\(entries.count) clips (\(quoted(first.text)) and \(entries.count - 1) more)"
             lines.append("Cannot synthesize \(what): \(reason)\(suffix)")
@@ -113,6 +116,7 @@ public struct PreparedClips: Sendable {
     public var summary: String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let replacedText = replaced > 0 ? " (\(replaced) corrupt entries replaced)" : ""
-        return "\(needed) clips needed: \(alreadyCached) already cached, \(synthesized) synthesized\(replacedText), \(failed) failed, in \(String(format: "%.2f", seconds)) s"
+        return
+            "\(needed) clips needed: \(alreadyCached) already cached, \(synthesized) synthesized\(replacedText), \(failed) failed, in \(String(format: "%.2f", seconds)) s"
     }
 }

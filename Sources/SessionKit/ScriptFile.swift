@@ -25,18 +25,27 @@ public enum ScriptFile {
             do {
                 return try FileHandle.standardInput.readToEnd() ?? Data()
             } catch {
-                throw SessionError(.unreadableScript, "\(standardInputName): cannot read the script: \(error.localizedDescription)")
+                throw SessionError(
+                    .unreadableScript,
+                    "\(standardInputName): cannot read the script: \(error.localizedDescription)"
+                )
             }
         }
         // FileHandle reads FIFOs and /dev/fd/N to their end, where a read sized by stat would not.
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw SessionError(.unreadableScript, "\(path): cannot read the script: \(FileProblem.describeUnreadable(path))")
+            throw SessionError(
+                .unreadableScript,
+                "\(path): cannot read the script: \(FileProblem.describeUnreadable(path))"
+            )
         }
         defer { try? handle.close() }
         do {
             return try handle.readToEnd() ?? Data()
         } catch {
-            throw SessionError(.unreadableScript, "\(path): cannot read the script: \(FileProblem.describe(error, path: path))")
+            throw SessionError(
+                .unreadableScript,
+                "\(path): cannot read the script: \(FileProblem.describe(error, path: path))"
+            )
         }
     }
 
@@ -55,10 +64,14 @@ public enum ScriptFile {
                 continue
             }
             do {
-                let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }.sorted()
+                let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }
+                    .sorted()
                 result += names.map { (path as NSString).appendingPathComponent($0) }
             } catch {
-                throw SessionError(.unreadableScript, "\(path): cannot list the folder: \(FileProblem.describe(error, path: path))")
+                throw SessionError(
+                    .unreadableScript,
+                    "\(path): cannot list the folder: \(FileProblem.describe(error, path: path))"
+                )
             }
         }
         return result

@@ -1,6 +1,6 @@
 public import Foundation
-public import SessionTimeline
 internal import SessionAudio
+public import SessionTimeline
 
 /// A folder of script files, read and grouped as the backend's categories endpoint groups them.
 public struct ScriptLibrary: Sendable {
@@ -44,8 +44,12 @@ public struct ScriptLibrary: Sendable {
         Dictionary(grouping: entries.map(\.script), by: \.category)
             .map { id, scripts in
                 let sorted = scripts.sorted { ($0.orderIndex, $0.id) < ($1.orderIndex, $1.id) }
-                return CategorySummary(id: id, name: CategorySummary.name(of: id), scriptCount: sorted.count,
-                                       scripts: sorted.map(ScriptSummary.init))
+                return CategorySummary(
+                    id: id,
+                    name: CategorySummary.name(of: id),
+                    scriptCount: sorted.count,
+                    scripts: sorted.map(ScriptSummary.init)
+                )
             }
             .sorted { $0.id < $1.id }
     }
@@ -97,19 +101,28 @@ public enum MeditationImport {
         do {
             text = try String(contentsOfFile: markdownPath, encoding: .utf8)
         } catch {
-            throw SessionError(.unreadableScript, "\(markdownPath): cannot read the file: \(FileProblem.describe(error, path: markdownPath))")
+            throw SessionError(
+                .unreadableScript,
+                "\(markdownPath): cannot read the file: \(FileProblem.describe(error, path: markdownPath))"
+            )
         }
         let category: MeditationMarkdown.Category
         do {
             category = try MeditationMarkdown.parse(text)
         } catch {
             let problem = error.problems[0]
-            throw SessionError(.invalidScript, problem.line.map { "\(markdownPath):\($0): \(problem.rule)" } ?? "\(markdownPath): \(problem.rule)")
+            throw SessionError(
+                .invalidScript,
+                problem.line.map { "\(markdownPath):\($0): \(problem.rule)" } ?? "\(markdownPath): \(problem.rule)"
+            )
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw SessionError(.cannotWrite, "Cannot create the folder \(folder): \(FileProblem.describe(error, path: folder))")
+            throw SessionError(
+                .cannotWrite,
+                "Cannot create the folder \(folder): \(FileProblem.describe(error, path: folder))"
+            )
         }
         var written: [String] = []
         for script in category.scripts {

@@ -31,8 +31,11 @@ public struct SessionPipeline: Sendable {
     public var observer: PipelineObserver
 
     public init(
-        clips: ClipIdentity = ClipIdentity(), plan: PlanSettings = PlanSettings(), source: ClipSource = .offline,
-        output: OutputSettings = OutputSettings(), observer: PipelineObserver = PipelineObserver()
+        clips: ClipIdentity = ClipIdentity(),
+        plan: PlanSettings = PlanSettings(),
+        source: ClipSource = .offline,
+        output: OutputSettings = OutputSettings(),
+        observer: PipelineObserver = PipelineObserver()
     ) {
         self.clips = clips
         self.plan = plan
@@ -46,19 +49,31 @@ public struct SessionPipeline: Sendable {
         var problems: [SettingProblem] = []
         let speedRange = ClipIdentity.speedRange
         if !clips.speed.isFinite || !speedRange.contains(clips.speed) {
-            problems.append(SettingProblem(.speed, "\(clips.speed) is outside \(speedRange.lowerBound)…\(speedRange.upperBound)"))
+            problems.append(
+                SettingProblem(.speed, "\(clips.speed) is outside \(speedRange.lowerBound)…\(speedRange.upperBound)")
+            )
         }
         if clips.voice.isEmpty {
             problems.append(SettingProblem(.voice, "the voice id is empty"))
         }
         let channelRange = PlanSettings.channelCountRange
         if !channelRange.contains(plan.channelCount.count) {
-            problems.append(SettingProblem(.channelCount, "\(plan.channelCount.count) is outside \(channelRange.lowerBound)…\(channelRange.upperBound)"))
+            problems.append(
+                SettingProblem(
+                    .channelCount,
+                    "\(plan.channelCount.count) is outside \(channelRange.lowerBound)…\(channelRange.upperBound)"
+                )
+            )
         }
         if case .path(let path) = output.audio {
             let suffix = URL(fileURLWithPath: path).pathExtension
             if !suffix.isEmpty && !OutputSettings.audioExtensions.contains(suffix.lowercased()) {
-                problems.append(SettingProblem(.audioOutput, "cannot write .\(suffix) files; the audio formats written are WAV (.wav)"))
+                problems.append(
+                    SettingProblem(
+                        .audioOutput,
+                        "cannot write .\(suffix) files; the audio formats written are WAV (.wav)"
+                    )
+                )
             }
         }
         if let audio = output.audio, let timeline = output.timeline, OutputTarget.sameFile(audio, timeline) {
@@ -110,10 +125,16 @@ public struct SessionPipeline: Sendable {
         try render(timeline, to: try resolveOutputs())
     }
 
-    private func render(_ timeline: Timeline, to targets: (audio: OutputTarget?, timeline: OutputTarget?)) throws(SessionError) {
+    private func render(
+        _ timeline: Timeline,
+        to targets: (audio: OutputTarget?, timeline: OutputTarget?)
+    ) throws(SessionError) {
         let total = timeline.totalFrames
         try SessionRenderer.render(
-            timeline, sampleFormat: output.sampleFormat, audio: targets.audio, timelineJSON: targets.timeline
+            timeline,
+            sampleFormat: output.sampleFormat,
+            audio: targets.audio,
+            timelineJSON: targets.timeline
         ) { written in observer.rendering(written, total) }
     }
 

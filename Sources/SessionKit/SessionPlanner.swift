@@ -11,14 +11,19 @@ enum SessionPlanner {
     /// before any audio is written. With ``PlanSettings/allowMissing``, a clip that is not ready
     /// is left out instead, its slot silent, and `warn` is told once per cause.
     static func plan(
-        _ script: Script, clips: PreparedClips, identity: ClipIdentity, settings: PlanSettings, warn: (String) -> Void
+        _ script: Script,
+        clips: PreparedClips,
+        identity: ClipIdentity,
+        settings: PlanSettings,
+        warn: (String) -> Void
     ) throws(SessionError) -> Timeline {
         // A batch prepares many scripts' clips at once: only this script's count here.
         let keys = Set(script.allTexts.map { identity.entry(for: $0).key })
         let problems = clips.problemLines(among: keys, suffix: settings.allowMissing ? "; its slot stays silent" : "")
         if !problems.isEmpty {
             guard settings.allowMissing else {
-                let code: SessionError.Code = clips.problems(among: keys).contains { $0.state == .missing } ? .missingClips : .unusableClips
+                let code: SessionError.Code =
+                    clips.problems(among: keys).contains { $0.state == .missing } ? .missingClips : .unusableClips
                 throw SessionError(code, lines: problems)
             }
             for problem in problems { warn(problem) }
@@ -31,21 +36,39 @@ enum SessionPlanner {
             guard case .ready(let source)? = clips.states[entry.key] else { return nil }
             return SourcedClip(key: entry.key, source: source)
         }
-        guard let sampleRate = settings.sampleRate ?? sourced[0]?.source.sampleRate ?? sourced.lazy.compactMap({ $0 }).first?.source.sampleRate else {
-            throw SessionError(.invalidSetting, "No clip is available to take the sample rate from; choose an output sample rate")
+        guard
+            let sampleRate = settings.sampleRate ?? sourced[0]?.source.sampleRate
+                ?? sourced.lazy.compactMap({ $0 }).first?.source.sampleRate
+        else {
+            throw SessionError(
+                .invalidSetting,
+                "No clip is available to take the sample rate from; choose an output sample rate"
+            )
         }
         return Timeline.plan(
-            script: script, seed: seed, sampleRate: sampleRate, channelCount: settings.channelCount,
+            script: script,
+            seed: seed,
+            sampleRate: sampleRate,
+            channelCount: settings.channelCount,
             segmentClips: Array(sourced[..<script.segments.count]),
             interjections: interjections,
             interjectionClips: Array(sourced[script.segments.count...]),
-            bell: try measureBell(settings.bell, sampleRate: sampleRate))
+            bell: try measureBell(settings.bell, sampleRate: sampleRate)
+        )
     }
 
-    private static func measureBell(_ bell: PlanSettings.Bell, sampleRate: SampleRate) throws(SessionError) -> AudioSourceInfo {
+    private static func measureBell(
+        _ bell: PlanSettings.Bell,
+        sampleRate: SampleRate
+    ) throws(SessionError) -> AudioSourceInfo {
         switch bell {
         case .builtin:
-            return AudioSourceInfo(path: nil, sampleRate: sampleRate, frameCount: BuiltinBell.frameCount(sampleRate: sampleRate), gapless: false)
+            return AudioSourceInfo(
+                path: nil,
+                sampleRate: sampleRate,
+                frameCount: BuiltinBell.frameCount(sampleRate: sampleRate),
+                gapless: false
+            )
         case .file(let path):
             do {
                 return AudioSourceInfo(try AudioFileDecoder.measure(path: path), path: path)

@@ -1,6 +1,7 @@
 public import Foundation
 internal import SessionAudio
 public import SessionTimeline
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +22,10 @@ enum SessionRenderer {
     /// - Parameter progress: called after each block with the frames written so far.
     /// - Throws: ``SessionError`` naming the clip, file and cause; no partial file is left.
     static func render(
-        _ timeline: Timeline, sampleFormat: SampleFormat, audio: OutputTarget?, timelineJSON: OutputTarget?,
+        _ timeline: Timeline,
+        sampleFormat: SampleFormat,
+        audio: OutputTarget?,
+        timelineJSON: OutputTarget?,
         progress: (Frames) -> Void
     ) throws(SessionError) {
         var pending: [AtomicFile] = []
@@ -50,7 +54,10 @@ enum SessionRenderer {
                 try data.write(to: URL(fileURLWithPath: file.temporaryPath))
             } catch {
                 file.discard()
-                throw SessionError(.cannotWrite, "Cannot write \(target.destination): \(FileProblem.describe(error, path: path))")
+                throw SessionError(
+                    .cannotWrite,
+                    "Cannot write \(target.destination): \(FileProblem.describe(error, path: path))"
+                )
             }
             return file
         case .standardOutput:
@@ -64,7 +71,10 @@ enum SessionRenderer {
     }
 
     private static func writeAudio(
-        _ timeline: Timeline, sampleFormat: SampleFormat, to target: OutputTarget, progress: (Frames) -> Void
+        _ timeline: Timeline,
+        sampleFormat: SampleFormat,
+        to target: OutputTarget,
+        progress: (Frames) -> Void
     ) throws(SessionError) -> AtomicFile? {
         let name = target.destination.description
         var temporary: AtomicFile?
@@ -84,13 +94,23 @@ enum SessionRenderer {
         do {
             if let temporary {
                 writer = try SoundFileWriter(
-                    path: temporary.temporaryPath, sampleRate: timeline.sampleRate, channelCount: timeline.channelCount,
-                    format: sampleFormat, frameCount: timeline.totalFrames, title: timeline.title)
+                    path: temporary.temporaryPath,
+                    sampleRate: timeline.sampleRate,
+                    channelCount: timeline.channelCount,
+                    format: sampleFormat,
+                    frameCount: timeline.totalFrames,
+                    title: timeline.title
+                )
             } else {
                 writer = try SoundFileWriter(
-                    streamingTo: descriptor ?? STDOUT_FILENO, name: name, sampleRate: timeline.sampleRate,
-                    channelCount: timeline.channelCount, format: sampleFormat, frameCount: timeline.totalFrames,
-                    title: timeline.title)
+                    streamingTo: descriptor ?? STDOUT_FILENO,
+                    name: name,
+                    sampleRate: timeline.sampleRate,
+                    channelCount: timeline.channelCount,
+                    format: sampleFormat,
+                    frameCount: timeline.totalFrames,
+                    title: timeline.title
+                )
             }
         } catch {
             throw fail(SessionError(.cannotWrite, error.description))
@@ -108,7 +128,11 @@ enum SessionRenderer {
         return temporary
     }
 
-    private static func writeItems(of timeline: Timeline, with writer: SoundFileWriter, progress: (Frames) -> Void) throws(SessionError) {
+    private static func writeItems(
+        of timeline: Timeline,
+        with writer: SoundFileWriter,
+        progress: (Frames) -> Void
+    ) throws(SessionError) {
         var buffer: [Float] = []
         var builtinBell: [Float]?
         for item in timeline.items {
@@ -121,14 +145,23 @@ enum SessionRenderer {
                     let stream: ClipStream
                     if let sourcePath = source.path {
                         stream = try ClipStream(
-                            decoder: AudioFileDecoder(path: sourcePath), sourceFrames: source.frameCount,
-                            outputRate: timeline.sampleRate, outputChannels: timeline.channelCount, outputFrames: item.frameCount)
+                            decoder: AudioFileDecoder(path: sourcePath),
+                            sourceFrames: source.frameCount,
+                            outputRate: timeline.sampleRate,
+                            outputChannels: timeline.channelCount,
+                            outputFrames: item.frameCount
+                        )
                     } else {
                         let samples = builtinBell ?? BuiltinBell.samples(sampleRate: source.sampleRate)
                         builtinBell = samples
                         stream = try ClipStream(
-                            samples: samples, sampleRate: source.sampleRate, channelCount: .mono,
-                            outputRate: timeline.sampleRate, outputChannels: timeline.channelCount, outputFrames: item.frameCount)
+                            samples: samples,
+                            sampleRate: source.sampleRate,
+                            channelCount: .mono,
+                            outputRate: timeline.sampleRate,
+                            outputChannels: timeline.channelCount,
+                            outputFrames: item.frameCount
+                        )
                     }
                     while case let frames = try stream.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
                         if Task.isCancelled { break }
@@ -142,7 +175,10 @@ enum SessionRenderer {
             if Task.isCancelled { throw SessionError.cancelled }
             let end = item.startFrame + item.frameCount
             guard writer.framesWritten == end else {
-                throw SessionError(.cannotWrite, "Item \(item.index) (\(item.kind.rawValue)) ended at frame \(writer.framesWritten), not at its planned end \(end)")
+                throw SessionError(
+                    .cannotWrite,
+                    "Item \(item.index) (\(item.kind.rawValue)) ended at frame \(writer.framesWritten), not at its planned end \(end)"
+                )
             }
             progress(writer.framesWritten)
         }
@@ -202,12 +238,20 @@ public enum SilenceFile {
     /// Writes `frameCount` frames of 16-bit mono silence at `sampleRate` to `destination`.
     /// - Throws: ``SessionError``; nothing is left at a path on failure.
     public static func write(
-        frameCount: Frames, sampleRate: SampleRate, to destination: OutputDestination, replaceExisting: Bool = true
+        frameCount: Frames,
+        sampleRate: SampleRate,
+        to destination: OutputDestination,
+        replaceExisting: Bool = true
     ) throws(SessionError) {
         let target = try OutputTarget.resolve(destination, replaceExisting: replaceExisting)
         let silence = Timeline(
-            scriptId: "silence", title: "", seed: 0, sampleRate: sampleRate, channelCount: .mono,
-            items: [TimelineItem(index: 0, kind: .silence, startFrame: .zero, frameCount: frameCount)])
+            scriptId: "silence",
+            title: "",
+            seed: 0,
+            sampleRate: sampleRate,
+            channelCount: .mono,
+            items: [TimelineItem(index: 0, kind: .silence, startFrame: .zero, frameCount: frameCount)]
+        )
         try SessionRenderer.render(silence, sampleFormat: .pcm16, audio: target, timelineJSON: nil) { _ in }
     }
 }

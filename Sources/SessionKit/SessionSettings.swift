@@ -17,7 +17,11 @@ public struct ClipIdentity: Sendable, Equatable {
     /// The speaking speed, 1.0 being normal.
     public var speed: Double
 
-    public init(cacheFolder: String = ClipCache.defaultDirectory(), voice: String = Self.defaultVoice, speed: Double = 1.0) {
+    public init(
+        cacheFolder: String = ClipCache.defaultDirectory(),
+        voice: String = Self.defaultVoice,
+        speed: Double = 1.0
+    ) {
         self.cacheFolder = cacheFolder
         self.voice = voice
         self.speed = speed
@@ -58,7 +62,10 @@ public struct PlanSettings: Sendable, Equatable {
     public var allowMissing: Bool
 
     public init(
-        seed: UInt64? = nil, sampleRate: SampleRate? = nil, channelCount: ChannelCount = .mono, bell: Bell = .builtin,
+        seed: UInt64? = nil,
+        sampleRate: SampleRate? = nil,
+        channelCount: ChannelCount = .mono,
+        bell: Bell = .builtin,
         allowMissing: Bool = false
     ) {
         self.seed = seed
@@ -113,7 +120,9 @@ public struct OutputSettings: Sendable, Equatable {
     public var replaceExisting: Bool
 
     public init(
-        sampleFormat: SampleFormat = .pcm16, audio: OutputDestination? = nil, timeline: OutputDestination? = nil,
+        sampleFormat: SampleFormat = .pcm16,
+        audio: OutputDestination? = nil,
+        timeline: OutputDestination? = nil,
         replaceExisting: Bool = true
     ) {
         self.sampleFormat = sampleFormat

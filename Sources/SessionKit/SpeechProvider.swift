@@ -72,25 +72,37 @@ public struct ProviderSettings: Sendable {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let name = text[..<colon].trimmingCharacters(in: .whitespaces)
         let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        let token = CharacterSet(
+            charactersIn: "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+        )
         guard !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains) else { return nil }
         return (name, value)
     }
 
     /// The provider these settings describe.
     /// - Throws: ``SessionError`` when a needed setting is missing, such as the proxy's URL.
-    public func makeProvider(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SessionError) -> any SpeechProvider {
+    public func makeProvider(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SessionError) -> any SpeechProvider {
         switch kind {
         case .espeak:
             return EmbeddedSpeechProvider()
         case .proxy:
             guard let baseURL else {
-                throw SessionError(.invalidSetting, "The proxy provider needs the backend's base URL (the part before /tts/synthesize)")
+                throw SessionError(
+                    .invalidSetting,
+                    "The proxy provider needs the backend's base URL (the part before /tts/synthesize)"
+                )
             }
             return ProxySpeechProvider(baseURL: baseURL, transport: transport)
         case .openai:
-            return OpenAISpeechProvider(baseURL: baseURL ?? URL(string: "https://api.openai.com")!, model: model,
-                                        apiKey: environment[apiKeyVariable], apiKeyVariable: apiKeyVariable, transport: transport)
+            return OpenAISpeechProvider(
+                baseURL: baseURL ?? URL(string: "https://api.openai.com")!,
+                model: model,
+                apiKey: environment[apiKeyVariable],
+                apiKeyVariable: apiKeyVariable,
+                transport: transport
+            )
         }
     }
 
@@ -112,10 +124,15 @@ public struct EmbeddedSpeechProvider: SpeechProvider {
 
     public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
         guard voice.hasPrefix("espeak:"), voice.count > "espeak:".count else {
-            throw SessionError(.providerFailed, "the embedded voice takes voice ids like espeak:en-us, not \"\(voice)\"")
+            throw SessionError(
+                .providerFailed,
+                "the embedded voice takes voice ids like espeak:en-us, not \"\(voice)\""
+            )
         }
         do {
-            return Data(try EmbeddedVoice.mp3(text: text, voice: String(voice.dropFirst("espeak:".count)), speed: speed))
+            return Data(
+                try EmbeddedVoice.mp3(text: text, voice: String(voice.dropFirst("espeak:".count)), speed: speed)
+            )
         } catch {
             throw SessionError(.providerFailed, error.reason)
         }
@@ -170,7 +187,10 @@ public struct OpenAISpeechProvider: SpeechProvider {
 
     public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
         guard let apiKey, !apiKey.isEmpty else {
-            throw SessionError(.providerFailed, "the environment variable \(apiKeyVariable) holds no API key (name another variable to read it from)")
+            throw SessionError(
+                .providerFailed,
+                "the environment variable \(apiKeyVariable) holds no API key (name another variable to read it from)"
+            )
         }
         struct Request: Encodable {
             let model: String
@@ -180,7 +200,10 @@ public struct OpenAISpeechProvider: SpeechProvider {
             let speed: Double
         }
         let body = (try? JSONEncoder().encode(Request(model: model, input: text, voice: voice, speed: speed))) ?? Data()
-        return try await transport.post(baseURL.appendingPathComponent("v1/audio/speech"), json: body,
-                                        headers: [("Authorization", "Bearer \(apiKey)")])
+        return try await transport.post(
+            baseURL.appendingPathComponent("v1/audio/speech"),
+            json: body,
+            headers: [("Authorization", "Bearer \(apiKey)")]
+        )
     }
 }

@@ -38,7 +38,8 @@ public struct Frames: Hashable, Comparable, Sendable, Codable, CustomStringConve
 }
 
 /// A sample rate in frames per second, and the conversions between seconds and frames at it.
-public struct SampleRate: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+public struct SampleRate: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, ExpressibleByIntegerLiteral
+{
     /// The rates the library accepts, for sources and output alike: below 1 kHz a file is not
     /// speech or a bell, and above 768 kHz no audio format goes. The one place this range is set.
     public static let supported: ClosedRange<Int> = 1_000...768_000
@@ -68,7 +69,8 @@ public struct SampleRate: Hashable, Comparable, Sendable, Codable, CustomStringC
         guard let rate = SampleRate(hertz) else {
             throw DecodingError.dataCorruptedError(
                 in: container,
-                debugDescription: "\(hertz) Hz is outside \(Self.supported.lowerBound)…\(Self.supported.upperBound) Hz")
+                debugDescription: "\(hertz) Hz is outside \(Self.supported.lowerBound)…\(Self.supported.upperBound) Hz"
+            )
         }
         self = rate
     }
@@ -111,7 +113,9 @@ public struct SampleRate: Hashable, Comparable, Sendable, Codable, CustomStringC
 }
 
 /// How many channels a frame holds: 1 for mono, 2 for stereo.
-public struct ChannelCount: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+public struct ChannelCount: Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
+    ExpressibleByIntegerLiteral
+{
     /// The channel counts the library accepts in a source file (libsndfile's own limit is 1,024).
     public static let supported: ClosedRange<Int> = 1...1_024
 
@@ -135,7 +139,9 @@ public struct ChannelCount: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     /// A count written in code, such as `2`; a literal outside ``supported`` is a programmer error.
     public init(integerLiteral count: Int) {
-        guard let channels = ChannelCount(count) else { preconditionFailure("\(count) is not a supported channel count") }
+        guard let channels = ChannelCount(count) else {
+            preconditionFailure("\(count) is not a supported channel count")
+        }
         self = channels
     }
 
@@ -149,7 +155,9 @@ public struct ChannelCount: Hashable, Comparable, Sendable, Codable, CustomStrin
         guard let channels = ChannelCount(count) else {
             throw DecodingError.dataCorruptedError(
                 in: container,
-                debugDescription: "\(count) channels is outside \(Self.supported.lowerBound)…\(Self.supported.upperBound)")
+                debugDescription:
+                    "\(count) channels is outside \(Self.supported.lowerBound)…\(Self.supported.upperBound)"
+            )
         }
         self = channels
     }

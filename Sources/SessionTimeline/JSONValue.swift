@@ -22,7 +22,10 @@ enum JSONValue: Sendable, Equatable {
             return try parser.document()
         } catch {
             let (line, column) = lineAndColumn(ofByte: error.offset, in: parser.bytes)
-            throw ScriptError(.notJSON, ScriptProblem(location: "line \(line), column \(column)", rule: error.reason, line: line))
+            throw ScriptError(
+                .notJSON,
+                ScriptProblem(location: "line \(line), column \(column)", rule: error.reason, line: line)
+            )
         }
     }
 
@@ -109,7 +112,9 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key in double quotes") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw failure("expected a key in double quotes")
+            }
             let key = try string()
             skipWhitespace()
             guard consume(UInt8(ascii: ":")) else { throw failure("expected ':' after the key") }
@@ -159,7 +164,9 @@ struct JSONParser {
                 return text
             case UInt8(ascii: "\\"):
                 index += 1
-                guard index < bytes.count else { throw JSONSyntaxError(offset: start, reason: "a string is not closed") }
+                guard index < bytes.count else {
+                    throw JSONSyntaxError(offset: start, reason: "a string is not closed")
+                }
                 let escape = bytes[index]
                 index += 1
                 switch escape {
@@ -203,7 +210,9 @@ struct JSONParser {
     }
 
     private mutating func hexQuad() throws(JSONSyntaxError) -> UInt32 {
-        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else {
+        guard index + 4 <= bytes.count,
+            let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+        else {
             throw failure("expected four hexadecimal digits after \\u")
         }
         index += 4

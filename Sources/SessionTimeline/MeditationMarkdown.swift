@@ -86,8 +86,15 @@ public enum MeditationMarkdown {
 
         mutating func category() throws(ScriptError) -> Category {
             skipBlank()
-            guard index < lines.count else { throw ScriptError(.malformedMarkdown, ScriptProblem(location: "", rule: "the file is empty; expected '# Category name' first")) }
-            guard lines[index].hasPrefix("# "), case let name = lines[index].dropFirst(2).trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+            guard index < lines.count else {
+                throw ScriptError(
+                    .malformedMarkdown,
+                    ScriptProblem(location: "", rule: "the file is empty; expected '# Category name' first")
+                )
+            }
+            guard lines[index].hasPrefix("# "),
+                case let name = lines[index].dropFirst(2).trimmingCharacters(in: .whitespaces), !name.isEmpty
+            else {
                 throw problem("expected '# Category name' as the first line")
             }
             let id = identifier(name)
@@ -99,23 +106,30 @@ public enum MeditationMarkdown {
                 scripts.append(try meditation(category: id, number: scripts.count + 1))
                 skipBlank()
             }
-            guard !scripts.isEmpty else { throw problem("expected at least one meditation, '## 1. Title'", line: lines.count) }
+            guard !scripts.isEmpty else {
+                throw problem("expected at least one meditation, '## 1. Title'", line: lines.count)
+            }
             return Category(id: id, name: name, scripts: scripts)
         }
 
         private mutating func meditation(category: String, number: Int) throws(ScriptError) -> Script {
             let heading = lines[index]
             let prefix = "## \(number). "
-            guard heading.hasPrefix(prefix), case let title = heading.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces), !title.isEmpty else {
-                throw problem(heading.hasPrefix("## ")
-                    ? "expected meditation number \(number): '\(prefix)Title'"
-                    : "expected the next meditation, '\(prefix)Title'")
+            guard heading.hasPrefix(prefix),
+                case let title = heading.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces), !title.isEmpty
+            else {
+                throw problem(
+                    heading.hasPrefix("## ")
+                        ? "expected meditation number \(number): '\(prefix)Title'"
+                        : "expected the next meditation, '\(prefix)Title'"
+                )
             }
             let headingLine = index + 1
             index += 1
             skipBlank()
             guard index < lines.count, case let line = lines[index].trimmingCharacters(in: .whitespaces),
-                  line.count > 2, line.hasPrefix("*"), line.hasSuffix("*"), !line.hasPrefix("**") else {
+                line.count > 2, line.hasPrefix("*"), line.hasSuffix("*"), !line.hasPrefix("**")
+            else {
                 throw problem("expected the subtitle in single asterisks, '*Subtitle*', after the title")
             }
             let subtitle = String(line.dropFirst().dropLast())
@@ -134,10 +148,16 @@ public enum MeditationMarkdown {
                 switch Self.marker(lines[index]) {
                 case .seconds(let value): seconds = value
                 case .defect(let reason):
-                    throw problem("\(Self.quoted(lines[index])) is not a time marker: \(reason); a marker is m:ss alone on its line, such as '[2:00]'")
+                    throw problem(
+                        "\(Self.quoted(lines[index])) is not a time marker: \(reason); a marker is m:ss alone on its line, such as '[2:00]'"
+                    )
                 }
-                guard seconds > lastSeconds else { throw problem("time markers must increase; this one is not after the one before") }
-                guard seconds < durationSeconds else { throw problem("the marker is at or past the end of the meditation (\(Int(durationSeconds)) s)") }
+                guard seconds > lastSeconds else {
+                    throw problem("time markers must increase; this one is not after the one before")
+                }
+                guard seconds < durationSeconds else {
+                    throw problem("the marker is at or past the end of the meditation (\(Int(durationSeconds)) s)")
+                }
                 lastSeconds = seconds
                 index += 1
                 skipBlank()
@@ -149,17 +169,24 @@ public enum MeditationMarkdown {
                         options.append(option)
                         index += 1
                     }
-                    interjections.append(Script.Interjection(
-                        windowStartSeconds: max(0, seconds - windowHalfWidthSeconds),
-                        windowEndSeconds: min(durationSeconds, seconds + windowHalfWidthSeconds),
-                        textOptions: options))
+                    interjections.append(
+                        Script.Interjection(
+                            windowStartSeconds: max(0, seconds - windowHalfWidthSeconds),
+                            windowEndSeconds: min(durationSeconds, seconds + windowHalfWidthSeconds),
+                            textOptions: options
+                        )
+                    )
                 } else {
                     var paragraphs: [String] = []
                     var paragraph: [String] = []
                     while index < lines.count, !Self.looksLikeMarker(lines[index]), !lines[index].hasPrefix("## ") {
                         let line = lines[index].trimmingCharacters(in: .whitespaces)
-                        if line.hasPrefix("- ") { throw problem("a list item inside prose; put interjection options under their own marker") }
-                        if line.hasPrefix("#") { throw problem("a heading inside a section; meditations start with '## N. Title'") }
+                        if line.hasPrefix("- ") {
+                            throw problem("a list item inside prose; put interjection options under their own marker")
+                        }
+                        if line.hasPrefix("#") {
+                            throw problem("a heading inside a section; meditations start with '## N. Title'")
+                        }
                         if line.isEmpty {
                             if !paragraph.isEmpty { paragraphs.append(paragraph.joined(separator: " ")) }
                             paragraph = []
@@ -170,7 +197,10 @@ public enum MeditationMarkdown {
                     }
                     if !paragraph.isEmpty { paragraphs.append(paragraph.joined(separator: " ")) }
                     guard !paragraphs.isEmpty else {
-                        throw problem("the marker has nothing under it; expected prose or a list of options", line: markerLine)
+                        throw problem(
+                            "the marker has nothing under it; expected prose or a list of options",
+                            line: markerLine
+                        )
                     }
                     prose.append((seconds, paragraphs.joined(separator: "\n\n")))
                 }
@@ -186,13 +216,25 @@ public enum MeditationMarkdown {
                 return Script.Segment(id: id, startSeconds: section.seconds, text: section.text, phase: phase)
             }
             let script = Script(
-                id: "\(category)-\(number < 10 ? "0" : "")\(number)", category: category, title: title, subtitle: subtitle,
-                orderIndex: number, durationSeconds: durationSeconds, segments: segments, interjections: interjections)
+                id: "\(category)-\(number < 10 ? "0" : "")\(number)",
+                category: category,
+                title: title,
+                subtitle: subtitle,
+                orderIndex: number,
+                durationSeconds: durationSeconds,
+                segments: segments,
+                interjections: interjections
+            )
             do {
                 _ = try Script(json: json(script))
             } catch {
-                throw ScriptError(.brokenRule, ScriptProblem(
-                    line: headingLine, rule: "meditation \(number) breaks a script rule: \(error.problems[0])"))
+                throw ScriptError(
+                    .brokenRule,
+                    ScriptProblem(
+                        line: headingLine,
+                        rule: "meditation \(number) breaks a script rule: \(error.problems[0])"
+                    )
+                )
             }
             return script
         }

@@ -35,7 +35,8 @@ public enum ScriptRules {
             default: false
             }
         }
-        return allowed ? nil : "\(quoted(id)) may contain only letters, digits, '.', '_' and '-', since ids become file names"
+        return allowed
+            ? nil : "\(quoted(id)) may contain only letters, digits, '.', '_' and '-', since ids become file names"
     }
 }
 
@@ -67,7 +68,10 @@ struct ScriptValidator {
             if duration <= 0 {
                 report("durationSeconds", "\(formatted(duration)) must be greater than 0")
             } else if duration > ScriptRules.maximumDurationSeconds {
-                report("durationSeconds", "\(formatted(duration)) is longer than the limit of \(formatted(ScriptRules.maximumDurationSeconds)) (24 hours)")
+                report(
+                    "durationSeconds",
+                    "\(formatted(duration)) is longer than the limit of \(formatted(ScriptRules.maximumDurationSeconds)) (24 hours)"
+                )
             } else {
                 validDuration = duration
             }
@@ -78,8 +82,14 @@ struct ScriptValidator {
 
         guard let id, let category, let title, let duration, let segments, let interjections else { return nil }
         return Script(
-            id: id, category: category, title: title, subtitle: subtitle, orderIndex: orderIndex,
-            durationSeconds: duration, segments: segments, interjections: interjections
+            id: id,
+            category: category,
+            title: title,
+            subtitle: subtitle,
+            orderIndex: orderIndex,
+            durationSeconds: duration,
+            segments: segments,
+            interjections: interjections
         )
     }
 
@@ -105,7 +115,10 @@ struct ScriptValidator {
             let id = string(fields, "id", at: path)
             if let id {
                 if id.isEmpty || id.unicodeScalars.count > ScriptRules.maximumIdLength {
-                    report("\(path).id", "must be 1 to \(ScriptRules.maximumIdLength) characters long, found \(id.unicodeScalars.count)")
+                    report(
+                        "\(path).id",
+                        "must be 1 to \(ScriptRules.maximumIdLength) characters long, found \(id.unicodeScalars.count)"
+                    )
                 } else if let first = firstIndexOfId[id] {
                     report("\(path).id", "\(quoted(id)) is already the id of segments[\(first)]")
                 } else {
@@ -127,7 +140,10 @@ struct ScriptValidator {
             return root["interjections"] == nil ? [] : nil
         }
         if items.count > ScriptRules.maximumCueCount {
-            report("interjections", "\(items.count) interjections are more than the limit of \(ScriptRules.maximumCueCount)")
+            report(
+                "interjections",
+                "\(items.count) interjections are more than the limit of \(ScriptRules.maximumCueCount)"
+            )
             return nil
         }
         var result: [Script.Interjection] = []
@@ -147,14 +163,19 @@ struct ScriptValidator {
                 if values.isEmpty {
                     report("\(path).textOptions", "needs at least one text")
                 } else if values.count > ScriptRules.maximumTextOptions {
-                    report("\(path).textOptions", "\(values.count) options are more than the limit of \(ScriptRules.maximumTextOptions)")
+                    report(
+                        "\(path).textOptions",
+                        "\(values.count) options are more than the limit of \(ScriptRules.maximumTextOptions)"
+                    )
                 } else {
                     let texts = values.indices.compactMap { text(values[$0], at: "\(path).textOptions[\($0)]") }
                     if texts.count == values.count { options = texts }
                 }
             }
             if let start, let end, start <= end, let options {
-                result.append(Script.Interjection(windowStartSeconds: start, windowEndSeconds: end, textOptions: options))
+                result.append(
+                    Script.Interjection(windowStartSeconds: start, windowEndSeconds: end, textOptions: options)
+                )
             }
         }
         return result.count == items.count ? result : nil
@@ -162,7 +183,12 @@ struct ScriptValidator {
 
     // MARK: Fields
 
-    private mutating func field(_ object: [String: JSONValue], _ key: String, at path: String, required: Bool) -> JSONValue? {
+    private mutating func field(
+        _ object: [String: JSONValue],
+        _ key: String,
+        at path: String,
+        required: Bool
+    ) -> JSONValue? {
         guard let value = object[key], value != .null else {
             if required { report(join(path, key), "is required but missing") }
             return nil
@@ -179,7 +205,12 @@ struct ScriptValidator {
         return string
     }
 
-    private mutating func label(_ object: [String: JSONValue], _ key: String, at path: String, required: Bool) -> String? {
+    private mutating func label(
+        _ object: [String: JSONValue],
+        _ key: String,
+        at path: String,
+        required: Bool
+    ) -> String? {
         guard let value = field(object, key, at: path, required: required) else { return nil }
         guard case .string(let string) = value else {
             report(join(path, key), "expected a string, found \(value.kindName)")
@@ -190,7 +221,10 @@ struct ScriptValidator {
             return nil
         }
         if string.count > ScriptRules.maximumLabelLength {
-            report(join(path, key), "\(string.count) characters are more than the limit of \(ScriptRules.maximumLabelLength)")
+            report(
+                join(path, key),
+                "\(string.count) characters are more than the limit of \(ScriptRules.maximumLabelLength)"
+            )
             return nil
         }
         return string
@@ -243,7 +277,12 @@ struct ScriptValidator {
     }
 
     /// A time within the session: `0 ≤ value ≤ durationSeconds` (the upper bound only when the duration is valid).
-    private mutating func startSeconds(_ object: [String: JSONValue], _ key: String, at path: String, duration: Double?) -> Double? {
+    private mutating func startSeconds(
+        _ object: [String: JSONValue],
+        _ key: String,
+        at path: String,
+        duration: Double?
+    ) -> Double? {
         guard let seconds = number(object, key, at: path) else { return nil }
         if seconds < 0 {
             report(join(path, key), "\(formatted(seconds)) is negative")
@@ -254,13 +293,21 @@ struct ScriptValidator {
             return nil
         }
         if seconds > ScriptRules.maximumDurationSeconds {
-            report(join(path, key), "\(formatted(seconds)) is past the longest possible session of \(formatted(ScriptRules.maximumDurationSeconds)) seconds")
+            report(
+                join(path, key),
+                "\(formatted(seconds)) is past the longest possible session of \(formatted(ScriptRules.maximumDurationSeconds)) seconds"
+            )
             return nil
         }
         return seconds
     }
 
-    private mutating func array(_ object: [String: JSONValue], _ key: String, at path: String, required: Bool) -> [JSONValue]? {
+    private mutating func array(
+        _ object: [String: JSONValue],
+        _ key: String,
+        at path: String,
+        required: Bool
+    ) -> [JSONValue]? {
         guard let value = field(object, key, at: path, required: required) else { return nil }
         guard case .array(let items) = value else {
             report(join(path, key), "expected an array, found \(value.kindName)")

@@ -26,7 +26,14 @@ public struct Timeline: Sendable, Equatable, Codable {
     /// The output's length in seconds.
     public var durationSeconds: Double { sampleRate.seconds(of: totalFrames) }
 
-    public init(scriptId: String, title: String, seed: UInt64, sampleRate: SampleRate, channelCount: ChannelCount, items: [TimelineItem]) {
+    public init(
+        scriptId: String,
+        title: String,
+        seed: UInt64,
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        items: [TimelineItem]
+    ) {
         self.scriptId = scriptId
         self.title = title
         self.seed = seed
@@ -62,8 +69,10 @@ public struct Timeline: Sendable, Equatable, Codable {
         let version = try container.decode(Int.self, forKey: .schemaVersion)
         guard version == Self.schemaVersion else {
             throw DecodingError.dataCorruptedError(
-                forKey: .schemaVersion, in: container,
-                debugDescription: "schemaVersion \(version) is not supported; this version reads \(Self.schemaVersion)")
+                forKey: .schemaVersion,
+                in: container,
+                debugDescription: "schemaVersion \(version) is not supported; this version reads \(Self.schemaVersion)"
+            )
         }
         scriptId = try container.decode(String.self, forKey: .scriptId)
         title = try container.decode(String.self, forKey: .title)
@@ -101,7 +110,14 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
     /// The audio for anything that is not silence: a clip's file, the bell's file, or `builtin`.
     public var source: AudioSourceInfo?
 
-    public init(index: Int, kind: Kind, startFrame: Frames, frameCount: Frames, clip: PlacedClip? = nil, source: AudioSourceInfo? = nil) {
+    public init(
+        index: Int,
+        kind: Kind,
+        startFrame: Frames,
+        frameCount: Frames,
+        clip: PlacedClip? = nil,
+        source: AudioSourceInfo? = nil
+    ) {
         self.index = index
         self.kind = kind
         self.startFrame = startFrame
@@ -153,14 +169,16 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
                 segmentId: try container.decodeIfPresent(String.self, forKey: .segmentId),
                 plannedStartFrame: try container.decode(Frames.self, forKey: .plannedStartFrame),
                 lateByFrames: try container.decode(Frames.self, forKey: .lateByFrames),
-                key: key)
+                key: key
+            )
         }
         if let path = try container.decodeIfPresent(String.self, forKey: .source) {
             source = AudioSourceInfo(
                 path: path == AudioSourceInfo.builtinName ? nil : path,
                 sampleRate: try container.decode(SampleRate.self, forKey: .sourceSampleRate),
                 frameCount: try container.decode(Frames.self, forKey: .sourceFrames),
-                gapless: try container.decode(Bool.self, forKey: .gapless))
+                gapless: try container.decode(Bool.self, forKey: .gapless)
+            )
         }
     }
 }
@@ -180,7 +198,14 @@ public struct PlacedClip: Sendable, Equatable {
     /// The clip's cache key.
     public var key: String
 
-    public init(text: String, phase: String, segmentId: String?, plannedStartFrame: Frames, lateByFrames: Frames, key: String) {
+    public init(
+        text: String,
+        phase: String,
+        segmentId: String?,
+        plannedStartFrame: Frames,
+        lateByFrames: Frames,
+        key: String
+    ) {
         self.text = text
         self.phase = phase
         self.segmentId = segmentId

@@ -103,19 +103,37 @@ extension Timeline {
         var kinds: [TimelineItem.Kind] = []
         for (segment, clip) in zip(script.segments, segmentClips) {
             guard let clip else { continue }
-            clips.append(PlacedClip(text: segment.text, phase: segment.phase, segmentId: segment.id,
-                                    plannedStartFrame: frames(atSeconds: segment.startSeconds), lateByFrames: .zero, key: clip.key))
+            clips.append(
+                PlacedClip(
+                    text: segment.text,
+                    phase: segment.phase,
+                    segmentId: segment.id,
+                    plannedStartFrame: frames(atSeconds: segment.startSeconds),
+                    lateByFrames: .zero,
+                    key: clip.key
+                )
+            )
             sources.append(clip.source)
             kinds.append(.segment)
         }
         for (interjection, clip) in zip(interjections, interjectionClips) {
             guard let clip else { continue }
-            clips.append(PlacedClip(text: interjection.text, phase: "interjection", segmentId: nil,
-                                    plannedStartFrame: frames(atSeconds: interjection.plannedSeconds), lateByFrames: .zero, key: clip.key))
+            clips.append(
+                PlacedClip(
+                    text: interjection.text,
+                    phase: "interjection",
+                    segmentId: nil,
+                    plannedStartFrame: frames(atSeconds: interjection.plannedSeconds),
+                    lateByFrames: .zero,
+                    key: clip.key
+                )
+            )
             sources.append(clip.source)
             kinds.append(.interjection)
         }
-        let cues = zip(clips, sources).map { TimelinePlanner.Cue(plannedStart: $0.plannedStartFrame, frameCount: length(of: $1)) }
+        let cues = zip(clips, sources).map {
+            TimelinePlanner.Cue(plannedStart: $0.plannedStartFrame, frameCount: length(of: $1))
+        }
 
         var items: [TimelineItem] = []
         for stretch in TimelinePlanner.place(cues, sessionEnd: frames(atSeconds: script.durationSeconds)) {
@@ -124,14 +142,37 @@ extension Timeline {
             case .clip(let cue, let start, let lateBy):
                 var clip = clips[cue]
                 clip.lateByFrames = lateBy
-                items.append(TimelineItem(index: index, kind: kinds[cue], startFrame: start, frameCount: cues[cue].frameCount,
-                                          clip: clip, source: sources[cue]))
+                items.append(
+                    TimelineItem(
+                        index: index,
+                        kind: kinds[cue],
+                        startFrame: start,
+                        frameCount: cues[cue].frameCount,
+                        clip: clip,
+                        source: sources[cue]
+                    )
+                )
             case .silence(let start, let frameCount):
                 items.append(TimelineItem(index: index, kind: .silence, startFrame: start, frameCount: frameCount))
             case .bell(let start):
-                items.append(TimelineItem(index: index, kind: .bell, startFrame: start, frameCount: length(of: bell), source: bell))
+                items.append(
+                    TimelineItem(
+                        index: index,
+                        kind: .bell,
+                        startFrame: start,
+                        frameCount: length(of: bell),
+                        source: bell
+                    )
+                )
             }
         }
-        return Timeline(scriptId: script.id, title: script.title, seed: seed, sampleRate: sampleRate, channelCount: channelCount, items: items)
+        return Timeline(
+            scriptId: script.id,
+            title: script.title,
+            seed: seed,
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            items: items
+        )
     }
 }

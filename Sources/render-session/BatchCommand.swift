@@ -31,19 +31,25 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("How many sessions render at once, 1 to 64. (default: the number of cores)", valueName: "n"),
-        transform: { try Parse.number($0, as: Int.self, in: 1...64, what: "a number of sessions") })
+        transform: { try Parse.number($0, as: Int.self, in: 1...64, what: "a number of sessions") }
+    )
     var jobs: Int?
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Render this many versions of each script with different interjection draws, 0 to 1000: {id}-v1.wav …", valueName: "k"),
-        transform: { try Parse.number($0, as: Int.self, in: 0...1_000, what: "a number of variants") })
+        help: ArgumentHelp(
+            "Render this many versions of each script with different interjection draws, 0 to 1000: {id}-v1.wav …",
+            valueName: "k"
+        ),
+        transform: { try Parse.number($0, as: Int.self, in: 0...1_000, what: "a number of variants") }
+    )
     var variants: Int = 0
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("The base seed every session's seed is derived from, 0 to 2^64 − 1.", valueName: "n"),
-        transform: { try Parse.number($0, as: UInt64.self, what: "a seed") })
+        transform: { try Parse.number($0, as: UInt64.self, what: "a seed") }
+    )
     var seed: UInt64 = 0
 
     @Flag(help: "Render sessions whose output is up to date too.")
@@ -69,8 +75,13 @@ struct BatchCommand: AsyncParsableCommand {
     func run() async throws {
         let (paths, folder) = (paths, output)
         let options = BatchOptions(
-            outputFolder: folder, pipeline: try options.pipeline(), baseSeed: seed, variants: variants,
-            jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, force: force)
+            outputFolder: folder,
+            pipeline: try options.pipeline(),
+            baseSeed: seed,
+            variants: variants,
+            jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+            force: force
+        )
         try await runCommand {
             let clock = ContinuousClock()
             let started = clock.now
@@ -105,9 +116,12 @@ struct BatchCommand: AsyncParsableCommand {
                     failedNames.append(session.name)
                 }
             }
-            let failedText = failedNames.isEmpty ? "0 failed" : "\(failedNames.count) failed (\(failedNames.joined(separator: ", ")))"
+            let failedText =
+                failedNames.isEmpty
+                ? "0 failed" : "\(failedNames.count) failed (\(failedNames.joined(separator: ", ")))"
             Console.status(
-                "Batch of \(report.sessions.count) sessions into \(folder): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText), in \(Console.seconds(clock.now - started))")
+                "Batch of \(report.sessions.count) sessions into \(folder): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText), in \(Console.seconds(clock.now - started))"
+            )
             if !failedNames.isEmpty { throw ExitCode.failure }
         }
     }

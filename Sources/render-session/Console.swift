@@ -74,7 +74,8 @@ enum Console {
                     status("Filled the clip cache, \(result.summary)")
                 }
             },
-            rendering: { written, total in frames.update(written.count, total: total.count) })
+            rendering: { written, total in frames.update(written.count, total: total.count) }
+        )
     }
 }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import SessionKit
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -19,7 +19,10 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The Markdown file.", valueName: "file.md"))
     var markdownPath: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The folder to write the scripts into (created if needed).", valueName: "folder"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The folder to write the scripts into (created if needed).", valueName: "folder")
+    )
     var output: String
 
     func run() async throws {
@@ -67,10 +70,12 @@ struct ListCommand: AsyncParsableCommand {
             }
             var text = ""
             for category in categories {
-                text += "\(category.name) (\(category.id)): \(category.scriptCount) script\(category.scriptCount == 1 ? "" : "s")\n"
+                text +=
+                    "\(category.name) (\(category.id)): \(category.scriptCount) script\(category.scriptCount == 1 ? "" : "s")\n"
                 for script in category.scripts {
                     let duration = Console.duration(script.durationSeconds)
-                    text += "  \(String(script.orderIndex).leftPadded(to: 3))  \(script.id)  \(script.title) — \(script.subtitle)  \(duration)\n"
+                    text +=
+                        "  \(String(script.orderIndex).leftPadded(to: 3))  \(script.id)  \(script.title) — \(script.subtitle)  \(duration)\n"
                 }
             }
             Console.writeStandardOutput(Data(text.utf8))

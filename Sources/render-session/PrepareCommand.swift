@@ -24,7 +24,12 @@ struct PrepareCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Script JSON files, or folders of them; - for standard input.", valueName: "script-or-folder"))
+    @Argument(
+        help: ArgumentHelp(
+            "Script JSON files, or folders of them; - for standard input.",
+            valueName: "script-or-folder"
+        )
+    )
     var paths: [String]
 
     @OptionGroup var clip: ClipOptions
@@ -33,23 +38,31 @@ struct PrepareCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("How many clips to synthesize at once, 1 to 64. (default: the number of cores for espeak, 4 for the servers)", valueName: "n"),
-        transform: { try Parse.number($0, as: Int.self, in: 1...64, what: "a number of clips") })
+        help: ArgumentHelp(
+            "How many clips to synthesize at once, 1 to 64. (default: the number of cores for espeak, 4 for the servers)",
+            valueName: "n"
+        ),
+        transform: { try Parse.number($0, as: Int.self, in: 1...64, what: "a number of clips") }
+    )
     var jobs: Int?
 
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("Give at least one script or folder.") }
         let problems = SessionPipeline(clips: clip.identity(for: source.provider)).problems
         if !problems.isEmpty {
-            throw ValidationError(problems.map { "\(PipelineOptions.flag($0.setting)): \($0.rule)" }.joined(separator: "\n"))
+            throw ValidationError(
+                problems.map { "\(PipelineOptions.flag($0.setting)): \($0.rule)" }.joined(separator: "\n")
+            )
         }
     }
 
     func run() async throws {
         let paths = paths
         let pipeline = SessionPipeline(
-            clips: clip.identity(for: source.provider), source: try source.source(offline: false, jobs: jobs),
-            observer: Console.observer(summarizingCache: false))
+            clips: clip.identity(for: source.provider),
+            source: try source.source(offline: false, jobs: jobs),
+            observer: Console.observer(summarizingCache: false)
+        )
         try await runCommand {
             let library = try ScriptLibrary(paths: paths)
             for problem in library.problems {

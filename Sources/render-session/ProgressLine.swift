@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +42,9 @@ final class ProgressLine: @unchecked Sendable {
         let width = 30
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        Console.writeStandardError("\r\(bar) \(Int(fraction * 100))% \(describe(done, state.total, elapsed.seconds))\u{1B}[K")
+        Console.writeStandardError(
+            "\r\(bar) \(Int(fraction * 100))% \(describe(done, state.total, elapsed.seconds))\u{1B}[K"
+        )
     }
 
     func finish() {

@@ -25,10 +25,15 @@ struct RenderCommand: AsyncParsableCommand {
 
     @OptionGroup var session: SessionOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write; - for standard output.", valueName: "out.wav"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The WAV file to write; - for standard output.", valueName: "out.wav")
+    )
     var output: String
 
-    @Option(help: ArgumentHelp("Also write the timeline JSON to this file; - for standard output.", valueName: "file.json"))
+    @Option(
+        help: ArgumentHelp("Also write the timeline JSON to this file; - for standard output.", valueName: "file.json")
+    )
     var timeline: String?
 
     @Option(help: ArgumentHelp("The output sample format: s16, s24 or f32.", valueName: "format"))
@@ -37,9 +42,14 @@ struct RenderCommand: AsyncParsableCommand {
     @OptionGroup var overwrite: OverwriteOption
 
     var options: PipelineOptions {
-        session.options(output: OutputSettings(
-            sampleFormat: format, audio: OutputDestination(argument: output),
-            timeline: timeline.map(OutputDestination.init(argument:)), replaceExisting: !overwrite.noOverwrite))
+        session.options(
+            output: OutputSettings(
+                sampleFormat: format,
+                audio: OutputDestination(argument: output),
+                timeline: timeline.map(OutputDestination.init(argument:)),
+                replaceExisting: !overwrite.noOverwrite
+            )
+        )
     }
 
     func validate() throws {
@@ -55,7 +65,8 @@ struct RenderCommand: AsyncParsableCommand {
             let timeline = try await options.run(scriptAt: scriptPath)
             let rate = timeline.sampleRate
             Console.status(
-                "Rendered \(timeline.scriptId): \(Console.duration(rate.seconds(of: timeline.totalFrames))), \(timeline.totalFrames) frames at \(rate), seed \(timeline.seed), in \(Console.seconds(clock.now - started)) → \(options.output.audio?.description ?? "")")
+                "Rendered \(timeline.scriptId): \(Console.duration(rate.seconds(of: timeline.totalFrames))), \(timeline.totalFrames) frames at \(rate), seed \(timeline.seed), in \(Console.seconds(clock.now - started)) → \(options.output.audio?.description ?? "")"
+            )
             Console.printWritten([options.output.audio, options.output.timeline])
         }
     }
@@ -126,7 +137,8 @@ extension PipelineOptions {
             guard error.code == .missingClips, plan.offline else { throw error }
             let cache = clip.cache.map { " --cache \($0)" } ?? ""
             let voice = clip.voice.map { " --voice \($0)" } ?? ""
-            let hint = "The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(path)\(cache)\(voice)`, or run without --offline"
+            let hint =
+                "The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(path)\(cache)\(voice)`, or run without --offline"
             throw SessionError(.missingClips, lines: error.lines + [hint])
         }
     }

@@ -9,23 +9,32 @@ struct ClipOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             "The clip cache folder. (default: $XDG_CACHE_HOME/render-session/tts, else ~/.cache/render-session/tts)",
-            valueName: "dir"))
+            valueName: "dir"
+        )
+    )
     var cache: String?
 
     @Option(
         help: ArgumentHelp(
             "The voice id; part of every clip's cache key. (default: espeak:en-us, or en-US-Chirp3-HD-Algenib with --provider proxy, alloy with --provider openai)",
-            valueName: "id"))
+            valueName: "id"
+        )
+    )
     var voice: String?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("The speaking speed, 0.25 to 4; part of every clip's cache key.", valueName: "x"),
-        transform: { try Parse.number($0, as: Double.self, what: "a speed") })
+        transform: { try Parse.number($0, as: Double.self, what: "a speed") }
+    )
     var speed: Double = 1.0
 
     func identity(for provider: ProviderKind) -> ClipIdentity {
-        ClipIdentity(cacheFolder: cache ?? ClipCache.defaultDirectory(), voice: voice ?? provider.defaultVoice, speed: speed)
+        ClipIdentity(
+            cacheFolder: cache ?? ClipCache.defaultDirectory(),
+            voice: voice ?? provider.defaultVoice,
+            speed: speed
+        )
     }
 }
 
@@ -34,22 +43,33 @@ struct ProviderOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Where missing clips come from: espeak (embedded, no network), proxy (the app backend's TTS proxy) or openai (an OpenAI-compatible speech server).",
-            valueName: "name"))
+            valueName: "name"
+        )
+    )
     var provider: ProviderKind = .espeak
 
     @Option(
         name: .customLong("tts-url"),
         help: ArgumentHelp(
             "The TTS server's base URL: the proxy's (required with --provider proxy), or an OpenAI-compatible server's. (default for openai: https://api.openai.com)",
-            valueName: "url"))
+            valueName: "url"
+        )
+    )
     var ttsURL: String?
 
     @Option(
         name: .customLong("header"),
-        help: ArgumentHelp("An extra HTTP header for the TTS server, 'Name: value'; repeatable (App Check, auth).", valueName: "header"))
+        help: ArgumentHelp(
+            "An extra HTTP header for the TTS server, 'Name: value'; repeatable (App Check, auth).",
+            valueName: "header"
+        )
+    )
     var headers: [String] = []
 
-    @Option(name: .customLong("api-key-env"), help: ArgumentHelp("The environment variable holding the OpenAI API key.", valueName: "name"))
+    @Option(
+        name: .customLong("api-key-env"),
+        help: ArgumentHelp("The environment variable holding the OpenAI API key.", valueName: "name")
+    )
     var apiKeyVariable: String = "OPENAI_API_KEY"
 
     @Option(help: ArgumentHelp("The model an OpenAI-compatible server speaks with.", valueName: "name"))
@@ -58,7 +78,8 @@ struct ProviderOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("How long one request to a TTS server may take, in seconds.", valueName: "s"),
-        transform: { try Parse.number($0, as: Double.self, what: "a time in seconds") })
+        transform: { try Parse.number($0, as: Double.self, what: "a time in seconds") }
+    )
     var timeout: Double = 60
 
     func validate() throws {
@@ -66,12 +87,16 @@ struct ProviderOptions: ParsableArguments {
             throw ValidationError("--header: \"\(header)\" is not 'Name: value'")
         }
         if let ttsURL {
-            guard let url = URL(string: ttsURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            guard let url = URL(string: ttsURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host != nil
+            else {
                 throw ValidationError("--tts-url: \"\(ttsURL)\" is not an http or https URL")
             }
         }
         if provider == .proxy && ttsURL == nil {
-            throw ValidationError("--provider proxy needs --tts-url, the backend's base URL (the part before /tts/synthesize)")
+            throw ValidationError(
+                "--provider proxy needs --tts-url, the backend's base URL (the part before /tts/synthesize)"
+            )
         }
         guard timeout.isFinite, timeout > 0, timeout <= 3_600 else {
             throw ValidationError("--timeout: \(timeout) is outside the range above 0 up to 3600 seconds")
@@ -87,7 +112,8 @@ struct ProviderOptions: ParsableArguments {
             headers: headers.compactMap(ProviderSettings.header),
             apiKeyVariable: apiKeyVariable,
             model: model,
-            timeoutSeconds: timeout)
+            timeoutSeconds: timeout
+        )
         return .provider(try settings.makeProvider(), jobs: jobs)
     }
 }
@@ -95,32 +121,48 @@ struct ProviderOptions: ParsableArguments {
 /// What decides the plan besides the script, shared by `render`, `timeline` and `batch`.
 struct PlanOptions: ParsableArguments {
     @Option(
-        name: .customLong("sample-rate"), parsing: .unconditional,
+        name: .customLong("sample-rate"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The output sample rate in hertz, \(SampleRate.supported.lowerBound) to \(SampleRate.supported.upperBound). (default: the rate of the first segment's clip)",
-            valueName: "hz"),
-        transform: { try Parse.sampleRate($0) })
+            valueName: "hz"
+        ),
+        transform: { try Parse.sampleRate($0) }
+    )
     var sampleRate: SampleRate?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("The output channel count, 1 to 8.", valueName: "n"),
-        transform: { try Parse.number($0, as: Int.self, in: PlanSettings.channelCountRange, what: "a channel count") })
+        transform: { try Parse.number($0, as: Int.self, in: PlanSettings.channelCountRange, what: "a channel count") }
+    )
     var channels: Int = 1
 
-    @Option(help: ArgumentHelp("An audio file to use as the closing bell. (default: the built-in singing bowl)", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "An audio file to use as the closing bell. (default: the built-in singing bowl)",
+            valueName: "file"
+        )
+    )
     var bell: String?
 
     @Flag(help: "Never synthesize: fail on a missing clip.")
     var offline = false
 
-    @Flag(name: .customLong("allow-missing"), help: "Render anyway when a clip cannot be had, leaving its slot silent (with a warning).")
+    @Flag(
+        name: .customLong("allow-missing"),
+        help: "Render anyway when a clip cannot be had, leaving its slot silent (with a warning)."
+    )
     var allowMissing = false
 
     func settings(seed: UInt64?) -> PlanSettings {
         PlanSettings(
-            seed: seed, sampleRate: sampleRate, channelCount: ChannelCount(channels) ?? .mono,
-            bell: bell.map(PlanSettings.Bell.file) ?? .builtin, allowMissing: allowMissing)
+            seed: seed,
+            sampleRate: sampleRate,
+            channelCount: ChannelCount(channels) ?? .mono,
+            bell: bell.map(PlanSettings.Bell.file) ?? .builtin,
+            allowMissing: allowMissing
+        )
     }
 }
 
@@ -128,14 +170,21 @@ struct PlanOptions: ParsableArguments {
 struct SeedOption: ParsableArguments {
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("The seed for the interjections' random choices, 0 to 2^64 − 1. (default: a random seed, recorded in the timeline)", valueName: "n"),
-        transform: { try Parse.number($0, as: UInt64.self, what: "a seed") })
+        help: ArgumentHelp(
+            "The seed for the interjections' random choices, 0 to 2^64 − 1. (default: a random seed, recorded in the timeline)",
+            valueName: "n"
+        ),
+        transform: { try Parse.number($0, as: UInt64.self, what: "a seed") }
+    )
     var seed: UInt64?
 }
 
 /// Whether existing outputs may be replaced (`-n`, as ffmpeg and sox say it).
 struct OverwriteOption: ParsableArguments {
-    @Flag(name: [.customShort("n"), .customLong("no-overwrite")], help: "Fail, before any work, if an output file exists (outputs are replaced by default).")
+    @Flag(
+        name: [.customShort("n"), .customLong("no-overwrite")],
+        help: "Fail, before any work, if an output file exists (outputs are replaced by default)."
+    )
     var noOverwrite = false
 }
 
@@ -150,14 +199,20 @@ struct PipelineOptions {
     /// The pipeline the options describe, telling the console what it does.
     func pipeline(observer: PipelineObserver = Console.observer) throws -> SessionPipeline {
         SessionPipeline(
-            clips: clip.identity(for: source.provider), plan: plan.settings(seed: seed),
-            source: try source.source(offline: plan.offline), output: output, observer: observer)
+            clips: clip.identity(for: source.provider),
+            plan: plan.settings(seed: seed),
+            source: try source.source(offline: plan.offline),
+            output: output,
+            observer: observer
+        )
     }
 
     /// Throws a usage error naming, in flag terms, every setting that cannot be used.
     func validate() throws {
         let problems = SessionPipeline(
-            clips: clip.identity(for: source.provider), plan: plan.settings(seed: seed), output: output
+            clips: clip.identity(for: source.provider),
+            plan: plan.settings(seed: seed),
+            output: output
         ).problems
         guard !problems.isEmpty else { return }
         throw ValidationError(problems.map { "\(Self.flag($0.setting)): \($0.rule)" }.joined(separator: "\n"))
@@ -181,14 +236,19 @@ struct PipelineOptions {
 enum Parse {
     /// A number of type `T`, in `range` if given; `-1` for an unsigned one says its range too.
     static func number<T: LosslessStringConvertible & Comparable>(
-        _ text: String, as type: T.Type, in range: ClosedRange<T>? = nil, what: String
+        _ text: String,
+        as type: T.Type,
+        in range: ClosedRange<T>? = nil,
+        what: String
     ) throws -> T {
         let allowed = range.map { "\($0.lowerBound) to \($0.upperBound)" }
         guard let value = T(text) else {
             if let unsigned = type as? any FixedWidthInteger.Type, !unsigned.isSigned {
                 throw ValidationError("\(what) is a whole number from 0 to \(unsigned.max)")
             }
-            throw ValidationError("\(what) is \(T.self == Double.self ? "a number" : "a whole number")\(allowed.map { " from \($0)" } ?? "")")
+            throw ValidationError(
+                "\(what) is \(T.self == Double.self ? "a number" : "a whole number")\(allowed.map { " from \($0)" } ?? "")"
+            )
         }
         if let range, !range.contains(value) { throw ValidationError("\(text) is outside \(allowed ?? "")") }
         return value
@@ -198,7 +258,9 @@ enum Parse {
     static func sampleRate(_ text: String) throws -> SampleRate {
         let range = SampleRate.supported
         guard let hertz = Int(text), let rate = SampleRate(hertz) else {
-            throw ValidationError("a sample rate is a whole number of hertz from \(range.lowerBound) to \(range.upperBound)")
+            throw ValidationError(
+                "a sample rate is a whole number of hertz from \(range.lowerBound) to \(range.upperBound)"
+            )
         }
         return rate
     }

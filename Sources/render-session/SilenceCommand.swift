@@ -17,32 +17,50 @@ struct SilenceCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("The length in seconds, above 0 up to \(Int(ScriptRules.maximumDurationSeconds)).", valueName: "s"),
-        transform: { try Parse.number($0, as: Double.self, what: "a length in seconds") })
+        help: ArgumentHelp(
+            "The length in seconds, above 0 up to \(Int(ScriptRules.maximumDurationSeconds)).",
+            valueName: "s"
+        ),
+        transform: { try Parse.number($0, as: Double.self, what: "a length in seconds") }
+    )
     var seconds: Double
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The WAV file to write; - for standard output.", valueName: "file.wav"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The WAV file to write; - for standard output.", valueName: "file.wav")
+    )
     var output: String
 
     @Option(
-        name: .customLong("sample-rate"), parsing: .unconditional,
-        help: ArgumentHelp("The sample rate in hertz, \(SampleRate.supported.lowerBound) to \(SampleRate.supported.upperBound).", valueName: "hz"),
-        transform: { try Parse.sampleRate($0) })
+        name: .customLong("sample-rate"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The sample rate in hertz, \(SampleRate.supported.lowerBound) to \(SampleRate.supported.upperBound).",
+            valueName: "hz"
+        ),
+        transform: { try Parse.sampleRate($0) }
+    )
     var sampleRate: SampleRate = 8_000
 
     @OptionGroup var overwrite: OverwriteOption
 
     func validate() throws {
         guard seconds.isFinite, seconds > 0, seconds <= ScriptRules.maximumDurationSeconds else {
-            throw ValidationError("--seconds: \(seconds) is outside the range above 0 up to \(Int(ScriptRules.maximumDurationSeconds))")
+            throw ValidationError(
+                "--seconds: \(seconds) is outside the range above 0 up to \(Int(ScriptRules.maximumDurationSeconds))"
+            )
         }
-        if let problem = SessionPipeline(output: OutputSettings(audio: OutputDestination(argument: output))).problems.first {
+        if let problem = SessionPipeline(output: OutputSettings(audio: OutputDestination(argument: output))).problems
+            .first
+        {
             throw ValidationError("\(PipelineOptions.flag(problem.setting)): \(problem.rule)")
         }
     }
 
     func run() async throws {
-        let (seconds, rate, destination, replace) = (seconds, sampleRate, OutputDestination(argument: output), !overwrite.noOverwrite)
+        let (seconds, rate, destination, replace) = (
+            seconds, sampleRate, OutputDestination(argument: output), !overwrite.noOverwrite
+        )
         try await runCommand {
             let frames = rate.frames(atSeconds: seconds)!
             try SilenceFile.write(frameCount: frames, sampleRate: rate, to: destination, replaceExisting: replace)

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import SessionAudio
 import SessionKit
 import SessionTimeline
 import TestSupport
+import Testing
 
 /// The outcome of running the built `render-session`.
 struct CommandResult {
@@ -17,7 +17,10 @@ struct CommandResult {
 /// Runs the built `render-session` with `arguments` in `directory` (the repository's folder unless
 /// given), with `input` on standard input (closed if `nil`).
 func renderSession(
-    _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil, directory: URL = Repository.root
+    _ arguments: [String],
+    environment: [String: String]? = nil,
+    input: Data? = nil,
+    directory: URL = Repository.root
 ) throws -> CommandResult {
     let process = Process()
     process.executableURL = Repository.binary
@@ -43,8 +46,11 @@ func renderSession(
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     let errorData = errorReader.wait()
     process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus, standardOutputBytes: [UInt8](outputData),
-                         standardError: String(decoding: errorData, as: UTF8.self))
+    return CommandResult(
+        status: process.terminationStatus,
+        standardOutputBytes: [UInt8](outputData),
+        standardError: String(decoding: errorData, as: UTF8.self)
+    )
 }
 
 /// Reads a pipe to its end on a thread of its own.
@@ -77,7 +83,11 @@ struct CommandTests {
         let result = try renderSession(["render", Self.script, "-o", folder.path("s.wav"), "--seed", "7"] + Self.cache)
         #expect(result.status == 0)
         #expect(result.standardOutput == folder.path("s.wav") + "\n")
-        #expect(result.standardError.hasPrefix("Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, in "))
+        #expect(
+            result.standardError.hasPrefix(
+                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, in "
+            )
+        )
         #expect(result.standardError.hasSuffix(" → \(folder.path("s.wav"))\n"))
         #expect(try folder.contents() == ["s.wav"])
     }
@@ -88,7 +98,9 @@ struct CommandTests {
         let result = try renderSession(["timeline", Self.script, "--seed", "11"] + Self.cache)
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        )
         #expect(json["schemaVersion"] as? Int == 1)
         #expect(json["scriptId"] as? String == "ten-minute-session")
         #expect(json["title"] as? String == "The Space Between")
@@ -99,15 +111,24 @@ struct CommandTests {
         let items = try #require(json["items"] as? [[String: Any]])
         var cursor = 0
         let common: Set = ["index", "kind", "startFrame", "frameCount", "startSeconds", "durationSeconds"]
-        let clipKeys: Set = ["text", "phase", "plannedStartFrame", "lateByFrames", "key", "source", "sourceSampleRate", "sourceFrames", "gapless"]
+        let clipKeys: Set = [
+            "text", "phase", "plannedStartFrame", "lateByFrames", "key", "source", "sourceSampleRate", "sourceFrames",
+            "gapless",
+        ]
         for (index, item) in items.enumerated() {
             #expect(item["index"] as? Int == index)
             #expect(item["startFrame"] as? Int == cursor, "items are contiguous")
             let frames = try #require(item["frameCount"] as? Int)
             #expect(frames > 0)
             // JSONSerialization on Linux may read a double one unit in the last place off.
-            #expect(abs(try #require(item["startSeconds"] as? Double) - Double(cursor) / 22_050) <= (Double(cursor) / 22_050).ulp)
-            #expect(abs(try #require(item["durationSeconds"] as? Double) - Double(frames) / 22_050) <= (Double(frames) / 22_050).ulp)
+            #expect(
+                abs(try #require(item["startSeconds"] as? Double) - Double(cursor) / 22_050)
+                    <= (Double(cursor) / 22_050).ulp
+            )
+            #expect(
+                abs(try #require(item["durationSeconds"] as? Double) - Double(frames) / 22_050)
+                    <= (Double(frames) / 22_050).ulp
+            )
             cursor += frames
             let keys = Set(item.keys)
             switch item["kind"] as? String {
@@ -125,8 +146,12 @@ struct CommandTests {
         #expect(json["totalFrames"] as? Int == cursor)
 
         // The same seed renders exactly that timeline.
-        let render = try renderSession(["render", Self.script, "-o", folder.path("s.wav"), "--seed", "11",
-                                        "--timeline", folder.path("s.json")] + Self.cache)
+        let render = try renderSession(
+            [
+                "render", Self.script, "-o", folder.path("s.wav"), "--seed", "11",
+                "--timeline", folder.path("s.json"),
+            ] + Self.cache
+        )
         #expect(render.status == 0)
         #expect(render.standardOutput == folder.path("s.wav") + "\n" + folder.path("s.json") + "\n")
         #expect(try String(contentsOfFile: folder.path("s.json"), encoding: .utf8) == result.standardOutput)
@@ -137,7 +162,9 @@ struct CommandTests {
     @Test("Without --seed a seed is drawn and recorded")
     func randomSeed() throws {
         let first = try renderSession(["timeline", Self.script] + Self.cache)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any]
+        )
         let seed = try #require(json["seed"] as? Int)
         let again = try renderSession(["timeline", Self.script, "--seed", String(seed)] + Self.cache)
         #expect(again.standardOutput == first.standardOutput)
@@ -157,32 +184,47 @@ struct CommandTests {
     func invalidScript() throws {
         let folder = try TemporaryFolder()
         let script = folder.path("reactivity-03.json")
-        try Data(#"""
+        try Data(
+            #"""
             {"id": "reactivity-03", "category": "reactivity", "title": "T", "durationSeconds": 600,
              "segments": [{"id": "a", "startSeconds": 0, "text": "Hi", "phase": "p"},
                           {"id": "b", "startSeconds": 10, "text": "", "phase": "p"},
                           {"id": "c", "startSeconds": 700, "text": "Bye", "phase": "p"}]}
-            """#.utf8).write(to: URL(fileURLWithPath: script))
-        let result = try renderSession(["render", script, "-o", folder.path("out.wav"), "--cache", folder.path("cache")])
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: script))
+        let result = try renderSession([
+            "render", script, "-o", folder.path("out.wav"), "--cache", folder.path("cache"),
+        ])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.standardError == """
-            error: \(script): segments[1].text: is empty; a text needs 1 to 5000 characters
-            error: \(script): segments[2].startSeconds: 700 is past durationSeconds 600
+        #expect(
+            result.standardError == """
+                error: \(script): segments[1].text: is empty; a text needs 1 to 5000 characters
+                error: \(script): segments[2].startSeconds: 700 is past durationSeconds 600
 
-            """)
+                """
+        )
         #expect(try folder.contents() == ["reactivity-03.json"], "no output and no cache folder")
     }
 
     @Test("With --offline, missing clips are listed together and nothing is written")
     func missingClips() throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(["render", Self.script, "-o", folder.path("out.wav"), "--cache", folder.path("empty"), "--offline"])
+        let result = try renderSession([
+            "render", Self.script, "-o", folder.path("out.wav"), "--cache", folder.path("empty"), "--offline",
+        ])
         #expect(result.status == 1)
         let lines = result.standardError.split(separator: "\n")
         #expect(lines.count == 9, "3 segments and 5 interjection options, then what to do")
-        #expect(lines.dropLast().allSatisfy { $0.hasPrefix("error: No clip for \"") && $0.contains("): nothing at \(folder.path("empty"))/") })
-        #expect(lines.last == "error: The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(Self.script) --cache \(folder.path("empty"))`, or run without --offline")
+        #expect(
+            lines.dropLast().allSatisfy {
+                $0.hasPrefix("error: No clip for \"") && $0.contains("): nothing at \(folder.path("empty"))/")
+            }
+        )
+        #expect(
+            lines.last
+                == "error: The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(Self.script) --cache \(folder.path("empty"))`, or run without --offline"
+        )
         #expect(try folder.contents().isEmpty)
     }
 
@@ -193,14 +235,26 @@ struct CommandTests {
         #expect(result.standardError == "error: no-such.json: cannot read the script: no such file\n")
     }
 
-    @Test("Bad option values are usage errors (exit 64)", arguments: [
-        (["--speed", "9"], "Error: --speed: 9.0 is outside 0.25…4.0\n"),
-        (["--sample-rate", "100"], "Error: The value '100' is invalid for '--sample-rate <hz>': a sample rate is a whole number of hertz from 1000 to 768000\n"),
-        (["--channels", "0"], "Error: The value '0' is invalid for '--channels <n>': 0 is outside 1 to 8\n"),
-        (["--seed", "-1"], "Error: The value '-1' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"),
-        (["--seed", "x"], "Error: The value 'x' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"),
-        (["--speed", "-2"], "Error: --speed: -2.0 is outside 0.25…4.0\n"),
-    ])
+    @Test(
+        "Bad option values are usage errors (exit 64)",
+        arguments: [
+            (["--speed", "9"], "Error: --speed: 9.0 is outside 0.25…4.0\n"),
+            (
+                ["--sample-rate", "100"],
+                "Error: The value '100' is invalid for '--sample-rate <hz>': a sample rate is a whole number of hertz from 1000 to 768000\n"
+            ),
+            (["--channels", "0"], "Error: The value '0' is invalid for '--channels <n>': 0 is outside 1 to 8\n"),
+            (
+                ["--seed", "-1"],
+                "Error: The value '-1' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"
+            ),
+            (
+                ["--seed", "x"],
+                "Error: The value 'x' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"
+            ),
+            (["--speed", "-2"], "Error: --speed: -2.0 is outside 0.25…4.0\n"),
+        ]
+    )
     func badOptions(arguments: [String], message: String) throws {
         let result = try renderSession(["timeline", Self.script] + Self.cache + arguments)
         #expect(result.status == 64)

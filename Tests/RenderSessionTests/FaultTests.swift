@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import SessionAudio
 import SessionKit
 import SessionTimeline
 import TestSupport
+import Testing
 
 /// Starts the built `render-session` without waiting for it.
 func startRenderSession(_ arguments: [String]) throws -> Process {
@@ -26,13 +26,22 @@ func longScript(blocks: Int, id: String, in folder: TemporaryFolder) throws -> S
     let windows = try #require(script["interjections"] as? [[String: Any]])
     script["id"] = id
     script["durationSeconds"] = 600 * blocks
-    script["segments"] = (0..<blocks).flatMap { block in segments.map { segment in
-        segment.merging(["id": "\(segment["id"]!)-\(block)", "startSeconds": (segment["startSeconds"] as! Double) + Double(600 * block)]) { $1 }
-    } }
-    script["interjections"] = (0..<blocks).flatMap { block in windows.map { window in
-        window.merging(["windowStartSeconds": (window["windowStartSeconds"] as! Double) + Double(600 * block),
-                        "windowEndSeconds": (window["windowEndSeconds"] as! Double) + Double(600 * block)]) { $1 }
-    } }
+    script["segments"] = (0..<blocks).flatMap { block in
+        segments.map { segment in
+            segment.merging([
+                "id": "\(segment["id"]!)-\(block)",
+                "startSeconds": (segment["startSeconds"] as! Double) + Double(600 * block),
+            ]) { $1 }
+        }
+    }
+    script["interjections"] = (0..<blocks).flatMap { block in
+        windows.map { window in
+            window.merging([
+                "windowStartSeconds": (window["windowStartSeconds"] as! Double) + Double(600 * block),
+                "windowEndSeconds": (window["windowEndSeconds"] as! Double) + Double(600 * block),
+            ]) { $1 }
+        }
+    }
     let path = folder.path("\(id).json")
     try JSONSerialization.data(withJSONObject: script).write(to: URL(fileURLWithPath: path))
     return path
@@ -45,7 +54,9 @@ struct FaultTests {
         let folder = try TemporaryFolder()
         let script = try longScript(blocks: 30, id: "five-hours", in: folder)
         try Data("previous".utf8).write(to: URL(fileURLWithPath: folder.path("out.wav")))
-        let arguments = ["render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--seed", "1", "--offline"]
+        let arguments = [
+            "render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--seed", "1", "--offline",
+        ]
         let process = try startRenderSession(arguments)
         // Wait until the temporary file exists and is growing, then kill.
         let deadline = Date().addingTimeInterval(30)
@@ -55,7 +66,10 @@ struct FaultTests {
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
         #expect(try String(contentsOfFile: folder.path("out.wav"), encoding: .utf8) == "previous")
-        #expect(try folder.contents().contains { $0.hasPrefix(".out.wav.") && $0.hasSuffix(".partial") }, "the kill left its temporary")
+        #expect(
+            try folder.contents().contains { $0.hasPrefix(".out.wav.") && $0.hasSuffix(".partial") },
+            "the kill left its temporary"
+        )
 
         let again = try renderSession(arguments)
         #expect(again.status == 0)
@@ -66,7 +80,9 @@ struct FaultTests {
     func interruptedRender() throws {
         let folder = try TemporaryFolder()
         let script = try longScript(blocks: 30, id: "five-hours", in: folder)
-        let process = try startRenderSession(["render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--offline"])
+        let process = try startRenderSession([
+            "render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--offline",
+        ])
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, !(try folder.contents().contains { $0.hasSuffix(".partial") }) { usleep(20_000) }
         kill(process.processIdentifier, SIGINT)
@@ -84,10 +100,15 @@ struct FaultTests {
             let path = try longScript(blocks: 6, id: "long-\(index)", in: scriptsFolder)
             try FileManager.default.copyItem(atPath: path, toPath: folder.path("scripts/long-\(index).json"))
         }
-        let arguments = ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline", "--jobs", "1"]
+        let arguments = [
+            "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
+            "--jobs", "1",
+        ]
         let process = try startRenderSession(arguments)
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !FileManager.default.fileExists(atPath: folder.path("out/long-2.wav")) { usleep(10_000) }
+        while Date() < deadline, !FileManager.default.fileExists(atPath: folder.path("out/long-2.wav")) {
+            usleep(10_000)
+        }
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)
@@ -95,7 +116,11 @@ struct FaultTests {
         #expect(!left.contains { $0.hasSuffix(".partial") }, "no temporaries: \(left)")
         let finished = left.filter { $0.hasSuffix(".wav") }.count
         #expect((2...5).contains(finished))
-        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.path("out/manifest.json")))) as? [String: Any])
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: folder.path("out/manifest.json")))
+            ) as? [String: Any]
+        )
         #expect((manifest["outputs"] as? [String: Any])?.count == finished, "every finished session is in the manifest")
 
         let resumed = try renderSession(arguments)
@@ -107,9 +132,17 @@ struct FaultTests {
     func concurrentBatches() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Repository.script("ten-minute-session").path, toPath: folder.path("scripts/a.json"))
-        try FileManager.default.copyItem(atPath: Repository.script("edge-cases").path, toPath: folder.path("scripts/b.json"))
-        let arguments = ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline"]
+        try FileManager.default.copyItem(
+            atPath: Repository.script("ten-minute-session").path,
+            toPath: folder.path("scripts/a.json")
+        )
+        try FileManager.default.copyItem(
+            atPath: Repository.script("edge-cases").path,
+            toPath: folder.path("scripts/b.json")
+        )
+        let arguments = [
+            "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
+        ]
         async let first = Task { try renderSession(arguments) }.value
         async let second = Task { try renderSession(arguments) }.value
         let results = try await [first, second]
@@ -119,10 +152,19 @@ struct FaultTests {
         #expect(summaries.filter { $0.contains("2 rendered, 0 up to date") }.count == 1, "\(summaries)")
         #expect(summaries.filter { $0.contains("0 rendered, 2 up to date") }.count == 1, "\(summaries)")
         for name in ["ten-minute-session", "edge-cases"] {
-            let timeline = try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/\(name).timeline.json"))))
-            #expect(try AudioFileDecoder.measure(path: folder.path("out/\(name).wav")).frameCount == timeline.totalFrames)
+            let timeline = try JSONDecoder().decode(
+                Timeline.self,
+                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/\(name).timeline.json")))
+            )
+            #expect(
+                try AudioFileDecoder.measure(path: folder.path("out/\(name).wav")).frameCount == timeline.totalFrames
+            )
         }
-        #expect(!(try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).contains { $0.hasSuffix(".partial") }))
+        #expect(
+            !(try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).contains {
+                $0.hasSuffix(".partial")
+            })
+        )
     }
 
     @Test("A full disk is a clear error and leaves the previous output intact")
@@ -141,7 +183,9 @@ struct FaultTests {
         guard mount.terminationStatus == 0 else {
             // Known only now: root is not always enough (a container may refuse mounts).
             let reason = mountMessage.trimmingCharacters(in: .whitespacesAndNewlines)
-            try Test.cancel("cannot mount a small tmpfs here (it needs root): \(reason.isEmpty ? "mount exited with status \(mount.terminationStatus)" : reason)")
+            try Test.cancel(
+                "cannot mount a small tmpfs here (it needs root): \(reason.isEmpty ? "mount exited with status \(mount.terminationStatus)" : reason)"
+            )
         }
         defer {
             let unmount = Process()
@@ -151,8 +195,10 @@ struct FaultTests {
             unmount.waitUntilExit()
         }
         try Data("previous".utf8).write(to: URL(fileURLWithPath: mountPoint + "/out.wav"))
-        let result = try renderSession(["render", Repository.script("ten-minute-session").path, "-o", mountPoint + "/out.wav",
-                                        "--cache", "Fixtures/cache", "--seed", "1", "--offline"])
+        let result = try renderSession([
+            "render", Repository.script("ten-minute-session").path, "-o", mountPoint + "/out.wav",
+            "--cache", "Fixtures/cache", "--seed", "1", "--offline",
+        ])
         #expect(result.status == 1)
         #expect(result.standardError.hasPrefix("error: Cannot write \(mountPoint)/.out.wav."))
         #expect(result.standardError.contains("No space left on device"), "\(result.standardError)")
@@ -166,8 +212,10 @@ struct FaultTests {
         let server = try TTSServer()
         let folder = try TemporaryFolder()
         try Data("a file".utf8).write(to: URL(fileURLWithPath: folder.path("file")))
-        let result = try renderSession(["prepare", "Fixtures/scripts/edge-cases.json", "--cache", folder.path("file/cache"),
-                                        "--provider", "proxy", "--tts-url", server.baseURL.absoluteString])
+        let result = try renderSession([
+            "prepare", "Fixtures/scripts/edge-cases.json", "--cache", folder.path("file/cache"),
+            "--provider", "proxy", "--tts-url", server.baseURL.absoluteString,
+        ])
         #expect(result.status == 1)
         #expect(result.standardError.hasPrefix("error: Cannot create the cache folder \(folder.path("file/cache")): "))
         #expect(try await server.stats().count == 0)

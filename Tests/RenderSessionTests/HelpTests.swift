@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The help the command prints, held to what it does and to docs/cli.md.
 @Suite("Help and documentation", .serialized)
@@ -21,7 +21,9 @@ struct HelpTests {
             guard inExamples else { continue }
             if line.isEmpty { break }
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            current += (current.isEmpty ? "" : " ") + (trimmed.hasSuffix("\\") ? String(trimmed.dropLast()).trimmingCharacters(in: .whitespaces) : trimmed)
+            current +=
+                (current.isEmpty ? "" : " ")
+                + (trimmed.hasSuffix("\\") ? String(trimmed.dropLast()).trimmingCharacters(in: .whitespaces) : trimmed)
             if !trimmed.hasSuffix("\\") {
                 examples.append(current)
                 current = ""
@@ -88,7 +90,8 @@ struct HelpTests {
         let folder = try TemporaryFolder()
         for command in [[]] + Self.subcommands.map({ [$0] }) {
             for example in Self.examples(in: try renderSession(command + ["--help"]).standardOutput) {
-                let line = example
+                let line =
+                    example
                     .replacingOccurrences(of: " out/", with: " \(folder.path("out"))/")
                     .replacingOccurrences(of: "https://api.example.com", with: server.baseURL.absoluteString)
                 var (words, redirect) = Self.words(line)
@@ -104,7 +107,9 @@ struct HelpTests {
                 #expect(result.status == 0, "\(example): \(result.standardError)")
                 if let redirect {
                     try FileManager.default.createDirectory(
-                        atPath: URL(fileURLWithPath: redirect).deletingLastPathComponent().path, withIntermediateDirectories: true)
+                        atPath: URL(fileURLWithPath: redirect).deletingLastPathComponent().path,
+                        withIntermediateDirectories: true
+                    )
                     try Data(result.standardOutputBytes).write(to: URL(fileURLWithPath: redirect))
                     #expect(result.standardOutputBytes.starts(with: Array("RIFF".utf8)), "\(example) writes a WAV")
                 }
@@ -116,10 +121,12 @@ struct HelpTests {
     static func helpOptions(_ command: String) throws -> Set<String> {
         let help = try renderSession([command, "--help"]).standardOutput
         let options = help.split(separator: "\n").drop { !$0.hasPrefix("OPTIONS:") }
-        return Set(options.flatMap { line in
-            line.trimmingCharacters(in: .whitespaces).hasPrefix("-")
-                ? line.matches(of: /--[a-z][a-z-]*/).map { String($0.output) } : []
-        }).subtracting(["--help", "--version"])
+        return Set(
+            options.flatMap { line in
+                line.trimmingCharacters(in: .whitespaces).hasPrefix("-")
+                    ? line.matches(of: /--[a-z][a-z-]*/).map { String($0.output) } : []
+            }
+        ).subtracting(["--help", "--version"])
     }
 
     /// The long options docs/cli.md shows in the synopsis of `## \`COMMAND\``, with
@@ -140,7 +147,13 @@ struct HelpTests {
         let help = try Self.helpOptions(command)
         let documented = try Self.documentedOptions(command)
         #expect(!help.isEmpty)
-        #expect(help.subtracting(documented).isEmpty, "\(command): in --help, not in docs/cli.md: \(help.subtracting(documented).sorted())")
-        #expect(documented.subtracting(help).isEmpty, "\(command): in docs/cli.md, not in --help: \(documented.subtracting(help).sorted())")
+        #expect(
+            help.subtracting(documented).isEmpty,
+            "\(command): in --help, not in docs/cli.md: \(help.subtracting(documented).sorted())"
+        )
+        #expect(
+            documented.subtracting(help).isEmpty,
+            "\(command): in docs/cli.md, not in --help: \(documented.subtracting(help).sorted())"
+        )
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import SessionAudio
 import SessionKit
 import SessionTimeline
 import TestSupport
+import Testing
 
 @Suite("import, list and batch", .serialized)
 struct LibraryCommandTests {
@@ -12,9 +12,14 @@ struct LibraryCommandTests {
         let folder = try TemporaryFolder()
         let result = try renderSession(["import", "Fixtures/meditations/reactivity.md", "-o", folder.path("scripts")])
         #expect(result.status == 0)
-        #expect(result.standardOutput == (1...14).map { folder.path(String(format: "scripts/reactivity-%02d.json", $0)) + "\n" }.joined())
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("scripts/reactivity-07.json")))
-            == Data(contentsOf: Repository.fixtures.appendingPathComponent("meditations/reactivity-07.json")))
+        #expect(
+            result.standardOutput
+                == (1...14).map { folder.path(String(format: "scripts/reactivity-%02d.json", $0)) + "\n" }.joined()
+        )
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder.path("scripts/reactivity-07.json")))
+                == Data(contentsOf: Repository.fixtures.appendingPathComponent("meditations/reactivity-07.json"))
+        )
     }
 
     @Test("import of a malformed file names the line and writes nothing")
@@ -23,7 +28,10 @@ struct LibraryCommandTests {
         try Data("# Calm\n\n## 1. One\nno subtitle\n".utf8).write(to: URL(fileURLWithPath: folder.path("bad.md")))
         let result = try renderSession(["import", folder.path("bad.md"), "-o", folder.path("scripts")])
         #expect(result.status == 1)
-        #expect(result.standardError == "error: \(folder.path("bad.md")):4: expected the subtitle in single asterisks, '*Subtitle*', after the title\n")
+        #expect(
+            result.standardError
+                == "error: \(folder.path("bad.md")):4: expected the subtitle in single asterisks, '*Subtitle*', after the title\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: folder.path("scripts")))
     }
 
@@ -31,7 +39,9 @@ struct LibraryCommandTests {
     func listJSON() throws {
         let result = try renderSession(["list", "Fixtures/meditations", "--json"])
         #expect(result.status == 0)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]]
+        )
         #expect(json.count == 1)
         #expect(json[0]["id"] as? String == "reactivity")
         #expect(json[0]["name"] as? String == "Reactivity")
@@ -46,32 +56,47 @@ struct LibraryCommandTests {
     func listTable() throws {
         let result = try renderSession(["list", "Fixtures/scripts"])
         #expect(result.status == 0)
-        #expect(result.standardOutput == """
-            Reactivity (reactivity): 1 script
-                1  ten-minute-session  The Space Between — Finding the pause between what happens and what you do  10:00.0
-            Tests (tests): 1 script
-                0  edge-cases  Edge cases — Late clips, ties, other sample rates and channel counts, content past the end  0:20.0
+        #expect(
+            result.standardOutput == """
+                Reactivity (reactivity): 1 script
+                    1  ten-minute-session  The Space Between — Finding the pause between what happens and what you do  10:00.0
+                Tests (tests): 1 script
+                    0  edge-cases  Edge cases — Late clips, ties, other sample rates and channel counts, content past the end  0:20.0
 
-            """)
+                """
+        )
     }
 
     @Test("batch renders a folder, names failures in its summary, and exits 1 if any failed")
     func batch() throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Repository.script("edge-cases").path, toPath: folder.path("scripts/edge-cases.json"))
+        try FileManager.default.copyItem(
+            atPath: Repository.script("edge-cases").path,
+            toPath: folder.path("scripts/edge-cases.json")
+        )
         try Data("{}".utf8).write(to: URL(fileURLWithPath: folder.path("scripts/broken.json")))
-        let arguments = ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline"]
+        let arguments = [
+            "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
+        ]
         let result = try renderSession(arguments)
         #expect(result.status == 1)
         let lines = result.standardError.split(separator: "\n").map(String.init)
         #expect(lines.first == "error: \(folder.path("scripts/broken.json")): id: is required but missing")
-        #expect(lines.last?.hasPrefix("Batch of 1 sessions into \(folder.path("out")): 1 rendered, 0 up to date, 1 failed (\(folder.path("scripts/broken.json"))), in ") == true)
+        #expect(
+            lines.last?.hasPrefix(
+                "Batch of 1 sessions into \(folder.path("out")): 1 rendered, 0 up to date, 1 failed (\(folder.path("scripts/broken.json"))), in "
+            ) == true
+        )
         #expect(FileManager.default.fileExists(atPath: folder.path("out/edge-cases.wav")))
 
         try FileManager.default.removeItem(atPath: folder.path("scripts/broken.json"))
         let again = try renderSession(arguments)
         #expect(again.status == 0)
-        #expect(again.standardError.hasPrefix("Batch of 1 sessions into \(folder.path("out")): 0 rendered, 1 up to date, 0 failed, in "))
+        #expect(
+            again.standardError.hasPrefix(
+                "Batch of 1 sessions into \(folder.path("out")): 0 rendered, 1 up to date, 0 failed, in "
+            )
+        )
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import SessionAudio
 import SessionTimeline
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,7 +49,9 @@ struct OutputTests {
         let result = try renderSession(Self.render + ["-o", folder.path("link.wav")])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.path("link.wav")) == "target.wav")
-        #expect(try Data(contentsOf: folder.url.appendingPathComponent("target.wav")) == (try Self.fileBytes(in: folder)))
+        #expect(
+            try Data(contentsOf: folder.url.appendingPathComponent("target.wav")) == (try Self.fileBytes(in: folder))
+        )
     }
 
     @Test("A FIFO is written straight through and stays a FIFO; a folder is refused")
@@ -63,7 +66,9 @@ struct OutputTests {
         let result = try renderSession(Self.render + ["-o", fifo])
         reader.waitUntilExit()
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(try Data(contentsOf: folder.url.appendingPathComponent("received.wav")) == (try Self.fileBytes(in: folder)))
+        #expect(
+            try Data(contentsOf: folder.url.appendingPathComponent("received.wav")) == (try Self.fileBytes(in: folder))
+        )
         var status = stat()
         #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
 
@@ -89,18 +94,35 @@ struct OutputTests {
         #expect(result.standardOutput == folder.path("new/deeper/s.wav") + "\n")
     }
 
-    @Test("Two outputs at one path, or an extension it cannot write, are usage errors before any work", arguments: [
-        (["-o", "X.wav", "--timeline", "X.wav"], "Error: --timeline: the timeline and the audio cannot both go to X.wav\n"),
-        (["-o", "X.wav", "--timeline", "./sub/../X.wav"], "Error: --timeline: the timeline and the audio cannot both go to ./sub/../X.wav\n"),
-        (["-o", "-", "--timeline", "-"], "Error: --timeline: the timeline and the audio cannot both go to standard output\n"),
-        (["-o", "X.mp3"], "Error: --output: cannot write .mp3 files; the audio formats written are WAV (.wav)\n"),
-        (["-o", "X.Opus"], "Error: --output: cannot write .Opus files; the audio formats written are WAV (.wav)\n"),
-    ])
+    @Test(
+        "Two outputs at one path, or an extension it cannot write, are usage errors before any work",
+        arguments: [
+            (
+                ["-o", "X.wav", "--timeline", "X.wav"],
+                "Error: --timeline: the timeline and the audio cannot both go to X.wav\n"
+            ),
+            (
+                ["-o", "X.wav", "--timeline", "./sub/../X.wav"],
+                "Error: --timeline: the timeline and the audio cannot both go to ./sub/../X.wav\n"
+            ),
+            (
+                ["-o", "-", "--timeline", "-"],
+                "Error: --timeline: the timeline and the audio cannot both go to standard output\n"
+            ),
+            (["-o", "X.mp3"], "Error: --output: cannot write .mp3 files; the audio formats written are WAV (.wav)\n"),
+            (
+                ["-o", "X.Opus"],
+                "Error: --output: cannot write .Opus files; the audio formats written are WAV (.wav)\n"
+            ),
+        ]
+    )
     func usageErrors(arguments: [String], message: String) throws {
         let folder = try TemporaryFolder()
         let result = try renderSession(
-            ["render", Repository.root.appendingPathComponent(Self.script).path, "--cache", Repository.cache.path] + arguments,
-            directory: folder.url)
+            ["render", Repository.root.appendingPathComponent(Self.script).path, "--cache", Repository.cache.path]
+                + arguments,
+            directory: folder.url
+        )
         #expect(result.status == 64)
         #expect(result.standardError.hasPrefix(message), "\(result.standardError)")
         #expect(try folder.contents().isEmpty, "nothing written")
@@ -113,16 +135,25 @@ struct OutputTests {
         try FileManager.default.createSymbolicLink(atPath: folder.path("b.json"), withDestinationPath: "a.wav")
         let result = try renderSession(Self.render + ["-o", folder.path("a.wav"), "--timeline", folder.path("b.json")])
         #expect(result.status == 64)
-        #expect(result.standardError.hasPrefix("Error: --timeline: the timeline and the audio cannot both go to \(folder.path("b.json"))\n"))
+        #expect(
+            result.standardError.hasPrefix(
+                "Error: --timeline: the timeline and the audio cannot both go to \(folder.path("b.json"))\n"
+            )
+        )
     }
 
     @Test("-n refuses, before any work, to replace an existing output; without it outputs are replaced")
     func noOverwrite() throws {
         let folder = try TemporaryFolder()
         try Data("keep".utf8).write(to: folder.url.appendingPathComponent("s.wav"))
-        let refused = try renderSession(Self.render + ["-o", folder.path("s.wav"), "-n", "--cache", folder.path("empty-cache")])
+        let refused = try renderSession(
+            Self.render + ["-o", folder.path("s.wav"), "-n", "--cache", folder.path("empty-cache")]
+        )
         #expect(refused.status == 1)
-        #expect(refused.standardError == "error: \(folder.path("s.wav")) exists; not replacing it (outputs are replaced unless -n/--no-overwrite is given)\n")
+        #expect(
+            refused.standardError
+                == "error: \(folder.path("s.wav")) exists; not replacing it (outputs are replaced unless -n/--no-overwrite is given)\n"
+        )
         #expect(try folder.contents() == ["s.wav"], "no cache was filled: the check comes first")
         let silence = try renderSession(["silence", "--seconds", "1", "-o", folder.path("s.wav"), "--no-overwrite"])
         #expect(silence.status == 1)
@@ -140,11 +171,23 @@ struct OutputTests {
         #expect(result.standardOutputBytes.dropFirst(44).allSatisfy { $0 == 0 })
     }
 
-    @Test("Negative numbers say what range is allowed", arguments: [
-        (["silence", "--seconds", "-3", "-o", "x.wav"], "Error: --seconds: -3.0 is outside the range above 0 up to 86400\n"),
-        (["batch", "Fixtures/scripts", "-o", "x", "--seed", "-1"], "Error: The value '-1' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"),
-        (["batch", "Fixtures/scripts", "-o", "x", "--jobs", "-2"], "Error: The value '-2' is invalid for '--jobs <n>': -2 is outside 1 to 64\n"),
-    ])
+    @Test(
+        "Negative numbers say what range is allowed",
+        arguments: [
+            (
+                ["silence", "--seconds", "-3", "-o", "x.wav"],
+                "Error: --seconds: -3.0 is outside the range above 0 up to 86400\n"
+            ),
+            (
+                ["batch", "Fixtures/scripts", "-o", "x", "--seed", "-1"],
+                "Error: The value '-1' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"
+            ),
+            (
+                ["batch", "Fixtures/scripts", "-o", "x", "--jobs", "-2"],
+                "Error: The value '-2' is invalid for '--jobs <n>': -2 is outside 1 to 64\n"
+            ),
+        ]
+    )
     func negativeNumbers(arguments: [String], message: String) throws {
         let result = try renderSession(arguments)
         #expect(result.status == 64)
@@ -180,14 +223,20 @@ struct OutputTests {
     @Test("An unknown voice is one line for a render and one for a whole batch")
     func unknownVoiceOnce() throws {
         let folder = try TemporaryFolder()
-        let render = try renderSession(["render", "Fixtures/scripts/ten-minute-session.json", "-o", folder.path("s.wav"),
-                                        "--cache", folder.path("c"), "--voice", "espeak:xx-nonexistent"])
-        #expect(render.status == 1)
-        #expect(render.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") } == [
-            #"error: Cannot synthesize 8 clips ("Welcome. Find a position that lets you be both relaxed and a…" and 7 more): eSpeak NG has no voice named "xx-nonexistent" (`espeak-ng --voices` lists them)"#,
+        let render = try renderSession([
+            "render", "Fixtures/scripts/ten-minute-session.json", "-o", folder.path("s.wav"),
+            "--cache", folder.path("c"), "--voice", "espeak:xx-nonexistent",
         ])
-        let batch = try renderSession(["batch", "Fixtures/scripts", "-o", folder.path("out"), "--cache", folder.path("c"),
-                                       "--voice", "espeak:xx-nonexistent"])
+        #expect(render.status == 1)
+        #expect(
+            render.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") } == [
+                #"error: Cannot synthesize 8 clips ("Welcome. Find a position that lets you be both relaxed and a…" and 7 more): eSpeak NG has no voice named "xx-nonexistent" (`espeak-ng --voices` lists them)"#
+            ]
+        )
+        let batch = try renderSession([
+            "batch", "Fixtures/scripts", "-o", folder.path("out"), "--cache", folder.path("c"),
+            "--voice", "espeak:xx-nonexistent",
+        ])
         #expect(batch.status == 1)
         let errors = batch.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
         #expect(errors.count == 1, "\(errors)")
@@ -207,15 +256,22 @@ struct OutputTests {
     @Test("A Markdown line that looks like a marker but is not one fails import with its file and line")
     func markerLikeLine() throws {
         let folder = try TemporaryFolder()
-        let markdown = try String(contentsOf: Repository.fixtures.appendingPathComponent("meditations/reactivity.md"), encoding: .utf8)
+        let markdown = try String(
+            contentsOf: Repository.fixtures.appendingPathComponent("meditations/reactivity.md"),
+            encoding: .utf8
+        )
         var lines = markdown.components(separatedBy: "\n")
         let marker = try #require(lines.firstIndex(of: "[2:00]"))
         lines[marker] = "[2:00] Notice your feet."
         try Data(lines.joined(separator: "\n").utf8).write(to: folder.url.appendingPathComponent("m.md"))
         let result = try renderSession(["import", folder.path("m.md"), "-o", folder.path("out")])
         #expect(result.status == 1)
-        #expect(result.standardError.hasPrefix("error: \(folder.path("m.md")):\(marker + 1): \"[2:00] Notice your feet.\" is not a time marker"),
-                "\(result.standardError)")
+        #expect(
+            result.standardError.hasPrefix(
+                "error: \(folder.path("m.md")):\(marker + 1): \"[2:00] Notice your feet.\" is not a time marker"
+            ),
+            "\(result.standardError)"
+        )
         #expect(!FileManager.default.fileExists(atPath: folder.path("out")))
     }
 }

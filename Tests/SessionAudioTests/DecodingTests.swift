@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SessionAudio
 import SessionTimeline
 import TestSupport
+import Testing
 
 /// Decodes a whole file, returning its frames interleaved.
 func decodeAll(_ path: String) throws -> (samples: [Float], rate: Int, channels: Int) {
@@ -17,7 +17,12 @@ func decodeAll(_ path: String) throws -> (samples: [Float], rate: Int, channels:
 
 /// Writes `samples` as a WAV file with libsndfile.
 func writeWAV(_ samples: [Float], rate: Int, channels: Int, format: SampleFormat = .pcm16, to path: String) throws {
-    let writer = try SoundFileWriter(path: path, sampleRate: SampleRate(rate)!, channelCount: ChannelCount(channels)!, format: format)
+    let writer = try SoundFileWriter(
+        path: path,
+        sampleRate: SampleRate(rate)!,
+        channelCount: ChannelCount(channels)!,
+        format: format
+    )
     try writer.write(samples, frames: samples.count / channels)
     try writer.close()
 }
@@ -65,14 +70,26 @@ struct DecodingTests {
         let measurement = try AudioFileDecoder.measure(path: folder.path("disguised.mp3"))
         #expect(measurement.formatName.contains("WAV"))
         #expect(measurement.frameCount == 1_000)
-        #expect(try decodeAll(folder.path("disguised.mp3")).samples == samples, "16-bit values survive a float round trip")
+        #expect(
+            try decodeAll(folder.path("disguised.mp3")).samples == samples,
+            "16-bit values survive a float round trip"
+        )
     }
 
-    @Test("Files with no audio are errors that say so", arguments: [
-        ("empty.mp3", Data(), "the file is empty"),
-        ("page.mp3", Data("<!DOCTYPE html><html><body>502 Bad Gateway</body></html>".utf8), "no MPEG audio frames found"),
-        ("id3-only.mp3", Data([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 10] + [UInt8](repeating: 0, count: 10)), "no MPEG audio frames found"),
-    ])
+    @Test(
+        "Files with no audio are errors that say so",
+        arguments: [
+            ("empty.mp3", Data(), "the file is empty"),
+            (
+                "page.mp3", Data("<!DOCTYPE html><html><body>502 Bad Gateway</body></html>".utf8),
+                "no MPEG audio frames found"
+            ),
+            (
+                "id3-only.mp3", Data([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 10] + [UInt8](repeating: 0, count: 10)),
+                "no MPEG audio frames found"
+            ),
+        ]
+    )
     func noAudio(name: String, content: Data, reason: String) throws {
         let folder = try TemporaryFolder()
         let path = folder.path(name)
@@ -87,12 +104,21 @@ struct DecodingTests {
 
     // Found by the decode fuzzer (Fuzz/regressions/): libsndfile accepts any positive rate in a
     // header. At 1,000,000 Hz the planner trapped; at 1 Hz one 2 KB file took 100 s and 800 MB.
-    @Test("Sample rates outside 1 kHz…768 kHz are refused with the rate", arguments: [
-        ("decode-9cf0652d.bin", 1_000_000), ("decode-f29aa5a3.bin", 1),
-    ])
+    @Test(
+        "Sample rates outside 1 kHz…768 kHz are refused with the rate",
+        arguments: [
+            ("decode-9cf0652d.bin", 1_000_000), ("decode-f29aa5a3.bin", 1),
+        ]
+    )
     func unsupportedRate(name: String, rate: Int) {
         let path = Repository.root.appendingPathComponent("Fuzz/regressions/\(name)").path
-        #expect(throws: AudioError(.unsupportedFormat, path: path, reason: "its sample rate of \(rate) Hz is outside the supported 1000…768000 Hz")) {
+        #expect(
+            throws: AudioError(
+                .unsupportedFormat,
+                path: path,
+                reason: "its sample rate of \(rate) Hz is outside the supported 1000…768000 Hz"
+            )
+        ) {
             try AudioFileDecoder.measure(path: path)
         }
     }
@@ -103,7 +129,8 @@ struct DecodingTests {
         #expect(throws: AudioError(.cannotOpen, path: folder.path("none.mp3"), reason: "no such file")) {
             try AudioFileDecoder.measure(path: folder.path("none.mp3"))
         }
-        #expect(throws: AudioError(.cannotOpen, path: folder.path(""), reason: "it is a directory, not an audio file")) {
+        #expect(throws: AudioError(.cannotOpen, path: folder.path(""), reason: "it is a directory, not an audio file"))
+        {
             try AudioFileDecoder.measure(path: folder.path(""))
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
-import Synchronization
-import Testing
-@testable import SessionAudio
 import SessionTimeline
+import Synchronization
 import TestSupport
+import Testing
+
+@testable import SessionAudio
 
 /// Bytes read from the other end of a pipe or FIFO on a thread of their own, as a program
 /// reading `render-session`'s standard output would, so that a writer may fill the pipe.
@@ -80,7 +81,9 @@ func chunks(of bytes: [UInt8]) -> [Chunk] {
 
 /// The `data` chunk's payload.
 func dataChunk(of bytes: [UInt8]) -> ArraySlice<UInt8> {
-    guard let data = chunks(of: bytes).first(where: { $0.id == "data" }), data.offset + data.size <= bytes.count else { return [] }
+    guard let data = chunks(of: bytes).first(where: { $0.id == "data" }), data.offset + data.size <= bytes.count else {
+        return []
+    }
     return bytes[data.offset..<(data.offset + data.size)]
 }
 
@@ -105,7 +108,9 @@ struct Script {
     var frameCount: Int64 { Int64(signalFrames) + silenceFrames }
 
     func samples(frames: Range<Int>) -> [Float] {
-        (frames.lowerBound * channelCount..<frames.upperBound * channelCount).map { Float(1.1 * sin(Double($0) * 0.0137)) }
+        (frames.lowerBound * channelCount..<frames.upperBound * channelCount).map {
+            Float(1.1 * sin(Double($0) * 0.0137))
+        }
     }
 
     func play(into writer: SoundFileWriter) throws {
@@ -123,30 +128,72 @@ struct Script {
 @Suite("Streaming a WAV to a descriptor that cannot seek")
 struct StreamingTests {
     /// Writes `script` to a file at `path` with the file initializer; returns the file's bytes.
-    func fileBytes(_ script: Script, format: SampleFormat, container: WAVContainer? = nil, title: String? = nil, path: String) throws -> [UInt8] {
-        let writer = if let container {
-            try SoundFileWriter(path: path, sampleRate: 44_100, channelCount: script.channelCount, format: format, container: container, title: title)
-        } else {
-            try SoundFileWriter(path: path, sampleRate: 44_100, channelCount: ChannelCount(script.channelCount)!, format: format, frameCount: Frames(script.frameCount), title: title)
-        }
+    func fileBytes(
+        _ script: Script,
+        format: SampleFormat,
+        container: WAVContainer? = nil,
+        title: String? = nil,
+        path: String
+    ) throws -> [UInt8] {
+        let writer =
+            if let container {
+                try SoundFileWriter(
+                    path: path,
+                    sampleRate: 44_100,
+                    channelCount: script.channelCount,
+                    format: format,
+                    container: container,
+                    title: title
+                )
+            } else {
+                try SoundFileWriter(
+                    path: path,
+                    sampleRate: 44_100,
+                    channelCount: ChannelCount(script.channelCount)!,
+                    format: format,
+                    frameCount: Frames(script.frameCount),
+                    title: title
+                )
+            }
         try script.play(into: writer)
         try writer.close()
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
     /// Streams `script` through a pipe; returns what the reading end got.
-    func streamedBytes(_ script: Script, format: SampleFormat, container: WAVContainer? = nil, title: String? = nil) throws -> [UInt8] {
+    func streamedBytes(
+        _ script: Script,
+        format: SampleFormat,
+        container: WAVContainer? = nil,
+        title: String? = nil
+    ) throws -> [UInt8] {
         let (writeEnd, drain) = drainedPipe()
         do {
             // Closing the write end, however this ends, is what lets the reading thread finish.
             defer { Glibc.close(writeEnd) }
-            let writer = if let container {
-                try SoundFileWriter(streamingTo: writeEnd, name: "standard output", sampleRate: 44_100, channelCount: script.channelCount,
-                                    format: format, frameCount: script.frameCount, container: container, title: title)
-            } else {
-                try SoundFileWriter(streamingTo: writeEnd, name: "standard output", sampleRate: 44_100, channelCount: ChannelCount(script.channelCount)!,
-                                    format: format, frameCount: Frames(script.frameCount), title: title)
-            }
+            let writer =
+                if let container {
+                    try SoundFileWriter(
+                        streamingTo: writeEnd,
+                        name: "standard output",
+                        sampleRate: 44_100,
+                        channelCount: script.channelCount,
+                        format: format,
+                        frameCount: script.frameCount,
+                        container: container,
+                        title: title
+                    )
+                } else {
+                    try SoundFileWriter(
+                        streamingTo: writeEnd,
+                        name: "standard output",
+                        sampleRate: 44_100,
+                        channelCount: ChannelCount(script.channelCount)!,
+                        format: format,
+                        frameCount: Frames(script.frameCount),
+                        title: title
+                    )
+                }
             try script.play(into: writer)
             #expect(writer.framesWritten == Frames(script.frameCount))
             try writer.close()
@@ -168,8 +215,11 @@ struct StreamingTests {
         #expect(decoded.samples == (try decodeAll(reference)).samples, "the same samples as the file")
     }
 
-    @Test("A WAV streamed through a pipe is byte for byte the file libsndfile writes",
-          arguments: SampleFormat.allCases, [1, 2, 3])
+    @Test(
+        "A WAV streamed through a pipe is byte for byte the file libsndfile writes",
+        arguments: SampleFormat.allCases,
+        [1, 2, 3]
+    )
     func streamEqualsFile(format: SampleFormat, channels: Int) throws {
         let folder = try TemporaryFolder()
         let script = Script(channelCount: channels)
@@ -180,11 +230,19 @@ struct StreamingTests {
         #expect(chunks(of: streamed) == chunks(of: file), "the same chunks in the same places")
         #expect(firstDifference(streamed, file) == nil, "whole files: first difference")
         #expect(streamed.count == file.count)
-        try expectReadable(streamed, as: folder.path("streamed.wav"), script: script, reference: folder.path("file.wav"))
+        try expectReadable(
+            streamed,
+            as: folder.path("streamed.wav"),
+            script: script,
+            reference: folder.path("file.wav")
+        )
     }
 
-    @Test("The title tag, and the PAD chunk a short one leaves in a float file, are as libsndfile writes them",
-          arguments: SampleFormat.allCases, ["A", "Ahh", "Breathe", "Breathe.", "Breathe in.", "The Space Between", "Évora ☃, a walk"])
+    @Test(
+        "The title tag, and the PAD chunk a short one leaves in a float file, are as libsndfile writes them",
+        arguments: SampleFormat.allCases,
+        ["A", "Ahh", "Breathe", "Breathe.", "Breathe in.", "The Space Between", "Évora ☃, a walk"]
+    )
     func titles(format: SampleFormat, title: String) throws {
         let folder = try TemporaryFolder()
         for channels in [1, 2, 3] {
@@ -197,56 +255,111 @@ struct StreamingTests {
         }
     }
 
-    @Test("Where the PAD chunk goes in a 3-channel float file with a title", arguments: [
-        ("A", [Chunk(id: "fmt ", offset: 20, size: 16), Chunk(id: "fact", offset: 44, size: 4), Chunk(id: "LIST", offset: 56, size: 14),
-               Chunk(id: "PAD ", offset: 78, size: 10), Chunk(id: "data", offset: 96, size: 120_012)]),
-        ("Breathe in.", [Chunk(id: "fmt ", offset: 20, size: 16), Chunk(id: "fact", offset: 44, size: 4), Chunk(id: "LIST", offset: 56, size: 24),
-                         Chunk(id: "data", offset: 88, size: 120_012)]),
-    ])
+    @Test(
+        "Where the PAD chunk goes in a 3-channel float file with a title",
+        arguments: [
+            (
+                "A",
+                [
+                    Chunk(id: "fmt ", offset: 20, size: 16), Chunk(id: "fact", offset: 44, size: 4),
+                    Chunk(id: "LIST", offset: 56, size: 14),
+                    Chunk(id: "PAD ", offset: 78, size: 10), Chunk(id: "data", offset: 96, size: 120_012),
+                ]
+            ),
+            (
+                "Breathe in.",
+                [
+                    Chunk(id: "fmt ", offset: 20, size: 16), Chunk(id: "fact", offset: 44, size: 4),
+                    Chunk(id: "LIST", offset: 56, size: 24),
+                    Chunk(id: "data", offset: 88, size: 120_012),
+                ]
+            ),
+        ]
+    )
     func padChunk(title: String, expected: [Chunk]) throws {
         #expect(chunks(of: try streamedBytes(Script(channelCount: 3), format: .float32, title: title)) == expected)
     }
 
-    @Test("An RF64 stream is the RF64 file, but for the PEAK chunk a float stream cannot know in advance",
-          arguments: SampleFormat.allCases, [1, 2, 3])
+    @Test(
+        "An RF64 stream is the RF64 file, but for the PEAK chunk a float stream cannot know in advance",
+        arguments: SampleFormat.allCases,
+        [1, 2, 3]
+    )
     func rf64(format: SampleFormat, channels: Int) throws {
         let folder = try TemporaryFolder()
         let script = Script(channelCount: channels)
         for title in [nil, "The Space Between"] {
-            let file = try fileBytes(script, format: format, container: .rf64, title: title, path: folder.path("file.wav"))
+            let file = try fileBytes(
+                script,
+                format: format,
+                container: .rf64,
+                title: title,
+                path: folder.path("file.wav")
+            )
             let streamed = try streamedBytes(script, format: format, container: .rf64, title: title)
             #expect(Array(streamed.prefix(4)) == Array("RF64".utf8))
-            #expect(firstDifference(dataChunk(of: streamed), dataChunk(of: file)) == nil, "data chunks: first difference")
+            #expect(
+                firstDifference(dataChunk(of: streamed), dataChunk(of: file)) == nil,
+                "data chunks: first difference"
+            )
             let fileChunks = chunks(of: file)
             if format == .float32 {
                 // libsndfile writes a PEAK chunk into an RF64 float file even though SoundFileWriter asks
                 // it not to; the stream holds a PAD chunk of the same size in its place.
                 let peak = try #require(fileChunks.first { $0.id == "PEAK" })
                 #expect(peak.size == 8 + 8 * channels)
-                #expect(chunks(of: streamed) == fileChunks.map { $0.id == "PEAK" ? Chunk(id: "PAD ", offset: $0.offset, size: $0.size) : $0 })
+                #expect(
+                    chunks(of: streamed)
+                        == fileChunks.map { $0.id == "PEAK" ? Chunk(id: "PAD ", offset: $0.offset, size: $0.size) : $0 }
+                )
                 #expect(streamed[peak.offset..<(peak.offset + peak.size)].allSatisfy { $0 == 0 })
-                let outside = { (bytes: [UInt8]) in Array(bytes[..<(peak.offset - 8)] + bytes[(peak.offset + peak.size)...]) }
-                #expect(firstDifference(outside(streamed), outside(file)) == nil, "all but the PEAK chunk: first difference")
+                let outside = { (bytes: [UInt8]) in
+                    Array(bytes[..<(peak.offset - 8)] + bytes[(peak.offset + peak.size)...])
+                }
+                #expect(
+                    firstDifference(outside(streamed), outside(file)) == nil,
+                    "all but the PEAK chunk: first difference"
+                )
             } else {
                 #expect(chunks(of: streamed) == fileChunks)
                 #expect(firstDifference(streamed, file) == nil, "whole files: first difference")
             }
-            try expectReadable(streamed, as: folder.path("streamed.wav"), script: script, reference: folder.path("file.wav"))
+            try expectReadable(
+                streamed,
+                as: folder.path("streamed.wav"),
+                script: script,
+                reference: folder.path("file.wav")
+            )
         }
     }
 
-    @Test("A stream whose data would pass 4 GiB starts with an RF64 header, a smaller one with RIFF", arguments: [
-        (Int64(1_100_000_000), "RF64"), (Int64(1_000_000_000), "RIFF"),
-    ])
+    @Test(
+        "A stream whose data would pass 4 GiB starts with an RF64 header, a smaller one with RIFF",
+        arguments: [
+            (Int64(1_100_000_000), "RF64"), (Int64(1_000_000_000), "RIFF"),
+        ]
+    )
     func bigStreamHeader(frames: Int64, magic: String) throws {
         // 16-bit stereo, 4 bytes a frame. Only the header and the promise are checked.
         let (writeEnd, drain) = drainedPipe()
         do {
             defer { Glibc.close(writeEnd) }
-            let writer = try SoundFileWriter(streamingTo: writeEnd, name: "standard output", sampleRate: 48_000, channelCount: 2,
-                                             format: .pcm16, frameCount: Frames(frames))
+            let writer = try SoundFileWriter(
+                streamingTo: writeEnd,
+                name: "standard output",
+                sampleRate: 48_000,
+                channelCount: 2,
+                format: .pcm16,
+                frameCount: Frames(frames)
+            )
             try writer.writeSilence(frames: 10)
-            #expect(throws: AudioError(.cannotWrite, path: "standard output", reason: "the stream ended after 10 of the \(frames) frames its header promised")) {
+            #expect(
+                throws: AudioError(
+                    .cannotWrite,
+                    path: "standard output",
+                    reason: "the stream ended after 10 of the \(frames) frames its header promised"
+                )
+            ) {
                 try writer.close()
             }
         }
@@ -279,8 +392,15 @@ struct StreamingTests {
         try #require(descriptor >= 0)
         do {
             defer { Glibc.close(descriptor) }
-            let writer = try SoundFileWriter(streamingTo: descriptor, name: fifoPath, sampleRate: 44_100, channelCount: 2,
-                                             format: .pcm24, frameCount: Frames(script.frameCount), title: "FIFO")
+            let writer = try SoundFileWriter(
+                streamingTo: descriptor,
+                name: fifoPath,
+                sampleRate: 44_100,
+                channelCount: 2,
+                format: .pcm24,
+                frameCount: Frames(script.frameCount),
+                title: "FIFO"
+            )
             try script.play(into: writer)
             try writer.close()
         }
@@ -294,13 +414,29 @@ struct StreamingTests {
         #expect(pipe(&ends) == 0)
         Glibc.close(ends[0])
         defer { Glibc.close(ends[1]) }
-        #expect(throws: AudioError(.cannotWrite, path: "standard output", reason: "cannot write the WAV header: Broken pipe")) {
-            _ = try SoundFileWriter(streamingTo: ends[1], name: "standard output", sampleRate: 8_000, channelCount: 1, format: .pcm16, frameCount: 100)
+        #expect(
+            throws: AudioError(
+                .cannotWrite,
+                path: "standard output",
+                reason: "cannot write the WAV header: Broken pipe"
+            )
+        ) {
+            _ = try SoundFileWriter(
+                streamingTo: ends[1],
+                name: "standard output",
+                sampleRate: 8_000,
+                channelCount: 1,
+                format: .pcm16,
+                frameCount: 100
+            )
         }
         #expect(!sigpipeIsPending(), "no SIGPIPE left pending")
     }
 
-    @Test("A reader that goes away mid-stream is a cannotWrite error on the next write", arguments: SampleFormat.allCases)
+    @Test(
+        "A reader that goes away mid-stream is a cannotWrite error on the next write",
+        arguments: SampleFormat.allCases
+    )
     func readerGoesAway(format: SampleFormat) throws {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
@@ -313,7 +449,14 @@ struct StreamingTests {
         }
         reader.start()
         let frames: Int64 = 10_000_000
-        let writer = try SoundFileWriter(streamingTo: ends[1], name: "standard output", sampleRate: 48_000, channelCount: 2, format: format, frameCount: Frames(frames))
+        let writer = try SoundFileWriter(
+            streamingTo: ends[1],
+            name: "standard output",
+            sampleRate: 48_000,
+            channelCount: 2,
+            format: format,
+            frameCount: Frames(frames)
+        )
         let block = [Float](repeating: 0.25, count: 2 * 4_096)
         var failure: AudioError?
         do throws(AudioError) {
@@ -326,7 +469,13 @@ struct StreamingTests {
         #expect(error.reason.wholeMatch(of: #/wrote \d+ of 4096 frames: Broken pipe/#) != nil, "\(error.reason)")
         #expect(writer.framesWritten < Frames(frames))
         #expect(!sigpipeIsPending(), "no SIGPIPE left pending")
-        #expect(throws: AudioError(.cannotWrite, path: "standard output", reason: "the stream ended after \(writer.framesWritten) of the \(frames) frames its header promised")) {
+        #expect(
+            throws: AudioError(
+                .cannotWrite,
+                path: "standard output",
+                reason: "the stream ended after \(writer.framesWritten) of the \(frames) frames its header promised"
+            )
+        ) {
             try writer.close()
         }
     }
@@ -336,8 +485,21 @@ struct StreamingTests {
         let descriptor = open("/dev/full", O_WRONLY)
         try #require(descriptor >= 0, "/dev/full exists")
         defer { Glibc.close(descriptor) }
-        #expect(throws: AudioError(.cannotWrite, path: "/dev/full", reason: "cannot write the WAV header: No space left on device")) {
-            _ = try SoundFileWriter(streamingTo: descriptor, name: "/dev/full", sampleRate: 8_000, channelCount: 1, format: .pcm16, frameCount: 100)
+        #expect(
+            throws: AudioError(
+                .cannotWrite,
+                path: "/dev/full",
+                reason: "cannot write the WAV header: No space left on device"
+            )
+        ) {
+            _ = try SoundFileWriter(
+                streamingTo: descriptor,
+                name: "/dev/full",
+                sampleRate: 8_000,
+                channelCount: 1,
+                format: .pcm16,
+                frameCount: 100
+            )
         }
     }
 
@@ -347,8 +509,14 @@ struct StreamingTests {
         try #require(descriptor >= 0, "/dev/null exists")
         defer { Glibc.close(descriptor) }
         let script = Script(channelCount: 2)
-        let writer = try SoundFileWriter(streamingTo: descriptor, name: "/dev/null", sampleRate: 44_100, channelCount: 2, format: .float32,
-                                         frameCount: Frames(script.frameCount))
+        let writer = try SoundFileWriter(
+            streamingTo: descriptor,
+            name: "/dev/null",
+            sampleRate: 44_100,
+            channelCount: 2,
+            format: .float32,
+            frameCount: Frames(script.frameCount)
+        )
         try script.play(into: writer)
         try writer.close()
         #expect(writer.framesWritten == Frames(script.frameCount))
@@ -359,9 +527,22 @@ struct StreamingTests {
         let (writeEnd, drain) = drainedPipe()
         do {
             defer { Glibc.close(writeEnd) }
-            let writer = try SoundFileWriter(streamingTo: writeEnd, name: "s.wav", sampleRate: 8_000, channelCount: 1, format: .pcm24, frameCount: 101)
+            let writer = try SoundFileWriter(
+                streamingTo: writeEnd,
+                name: "s.wav",
+                sampleRate: 8_000,
+                channelCount: 1,
+                format: .pcm24,
+                frameCount: 101
+            )
             try writer.write([Float](repeating: 0.5, count: 60), frames: 60)
-            #expect(throws: AudioError(.cannotWrite, path: "s.wav", reason: "the stream ended after 60 of the 101 frames its header promised")) {
+            #expect(
+                throws: AudioError(
+                    .cannotWrite,
+                    path: "s.wav",
+                    reason: "the stream ended after 60 of the 101 frames its header promised"
+                )
+            ) {
                 try writer.close()
             }
             try writer.close()  // a second close does nothing
@@ -374,12 +555,31 @@ struct StreamingTests {
         let (writeEnd, drain) = drainedPipe()
         do {
             defer { Glibc.close(writeEnd) }
-            let writer = try SoundFileWriter(streamingTo: writeEnd, name: "s.wav", sampleRate: 8_000, channelCount: 2, format: .pcm16, frameCount: 100)
+            let writer = try SoundFileWriter(
+                streamingTo: writeEnd,
+                name: "s.wav",
+                sampleRate: 8_000,
+                channelCount: 2,
+                format: .pcm16,
+                frameCount: 100
+            )
             try writer.writeSilence(frames: 90)
-            #expect(throws: AudioError(.cannotWrite, path: "s.wav", reason: "11 more frames after 90 would pass the 100 frames the header promised")) {
+            #expect(
+                throws: AudioError(
+                    .cannotWrite,
+                    path: "s.wav",
+                    reason: "11 more frames after 90 would pass the 100 frames the header promised"
+                )
+            ) {
                 try writer.write([Float](repeating: 0, count: 22), frames: 11)
             }
-            #expect(throws: AudioError(.cannotWrite, path: "s.wav", reason: "11 more frames after 90 would pass the 100 frames the header promised")) {
+            #expect(
+                throws: AudioError(
+                    .cannotWrite,
+                    path: "s.wav",
+                    reason: "11 more frames after 90 would pass the 100 frames the header promised"
+                )
+            ) {
                 try writer.writeSilence(frames: 11)
             }
             #expect(writer.framesWritten == 90)
@@ -402,8 +602,14 @@ struct StreamingSignalTests {
         let (writeEnd, drain) = drainedPipe(pause: { usleep(1_000) })
         let signals = try withSIGUSR1Barrage {
             defer { Glibc.close(writeEnd) }
-            let writer = try SoundFileWriter(streamingTo: writeEnd, name: "standard output", sampleRate: 44_100, channelCount: 2,
-                                             format: .float32, frameCount: Frames(script.frameCount))
+            let writer = try SoundFileWriter(
+                streamingTo: writeEnd,
+                name: "standard output",
+                sampleRate: 44_100,
+                channelCount: 2,
+                format: .float32,
+                frameCount: Frames(script.frameCount)
+            )
             try script.play(into: writer)
             try writer.close()
         }

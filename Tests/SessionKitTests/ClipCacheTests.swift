@@ -1,16 +1,22 @@
 import Foundation
-import Testing
 import SessionAudio
 import SessionKit
 import SessionTimeline
 import TestSupport
+import Testing
 
 @Suite("The clip cache")
 struct ClipCacheTests {
-    @Test("The key is the SHA-256 of text + voice + speed as Swift writes it", arguments: [
-        ("Hello", "espeak:en-us", 1.0, "a08a7a65033076a11fe75c7baf9b41feab352d0104e1ef4a2c28d8c33ef4e372"),
-        ("Notice where your attention is right now.", "alloy", 1.25, "c4d522f3f3a96d24fbfb0b3cd4d8cb196f4016b26e7d953c7907086f70cc5356"),
-    ])
+    @Test(
+        "The key is the SHA-256 of text + voice + speed as Swift writes it",
+        arguments: [
+            ("Hello", "espeak:en-us", 1.0, "a08a7a65033076a11fe75c7baf9b41feab352d0104e1ef4a2c28d8c33ef4e372"),
+            (
+                "Notice where your attention is right now.", "alloy", 1.25,
+                "c4d522f3f3a96d24fbfb0b3cd4d8cb196f4016b26e7d953c7907086f70cc5356"
+            ),
+        ]
+    )
     func keyVector(text: String, voice: String, speed: Double, expected: String) {
         // Expected values from `printf '%s' 'Helloespeak:en-us1.0' | sha256sum`.
         #expect(ClipCache.key(text: text, voice: voice, speed: speed) == expected)
@@ -25,10 +31,16 @@ struct ClipCacheTests {
 
     @Test("The default folder follows XDG_CACHE_HOME, else HOME")
     func defaultFolder() {
-        #expect(ClipCache.defaultDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"]) == "/x/cache/render-session/tts")
+        #expect(
+            ClipCache.defaultDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"])
+                == "/x/cache/render-session/tts"
+        )
         #expect(ClipCache.defaultDirectory(environment: ["HOME": "/home/u"]) == "/home/u/.cache/render-session/tts")
-        #expect(ClipCache.defaultDirectory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.cache/render-session/tts",
-                "a relative XDG_CACHE_HOME is ignored, as the XDG spec says")
+        #expect(
+            ClipCache.defaultDirectory(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/u"])
+                == "/home/u/.cache/render-session/tts",
+            "a relative XDG_CACHE_HOME is ignored, as the XDG spec says"
+        )
     }
 
     @Test("All missing clips are reported in one pass, naming text, key and path")
@@ -47,10 +59,11 @@ struct ClipCacheTests {
             guard let error = error as? SessionError else { return false }
             let teachings = try! #require(clips.first { $0.text.hasPrefix("Between") })
             let soften = try! #require(clips.first { $0.text.hasPrefix("Soften") })
-            return error.code == .missingClips && error.lines == [
-                #"No clip for "Between something happening and your response to it, there i…" (key \#(teachings.key)): nothing at \#(folder.path("\(teachings.key).mp3"))"#,
-                #"No clip for "Soften the shoulders and the jaw." (key \#(soften.key)): nothing at \#(folder.path("\(soften.key).mp3"))"#,
-            ]
+            return error.code == .missingClips
+                && error.lines == [
+                    #"No clip for "Between something happening and your response to it, there i…" (key \#(teachings.key)): nothing at \#(folder.path("\(teachings.key).mp3"))"#,
+                    #"No clip for "Soften the shoulders and the jaw." (key \#(soften.key)): nothing at \#(folder.path("\(soften.key).mp3"))"#,
+                ]
         }
     }
 }

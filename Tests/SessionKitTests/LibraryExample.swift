@@ -1,13 +1,17 @@
 import Foundation
-import Testing
 import SessionKit
 import SessionTimeline
 import TestSupport
+import Testing
 
 // docs/library.md shows the code between these markers; a test below checks it still does.
 // begin example
 /// Renders one session as an app's build step would, and returns when each spoken clip starts.
-func renderForApp(scriptPath: String, cacheFolder: String, outputFolder: String) async throws -> [(text: String, seconds: Double)] {
+func renderForApp(
+    scriptPath: String,
+    cacheFolder: String,
+    outputFolder: String
+) async throws -> [(text: String, seconds: Double)] {
     // 1. Load and validate the script: a SessionError lists every problem with its JSON path.
     let script = try ScriptFile.load(scriptPath)
 
@@ -19,7 +23,9 @@ func renderForApp(scriptPath: String, cacheFolder: String, outputFolder: String)
         source: .provider(EmbeddedSpeechProvider()),
         output: OutputSettings(
             audio: .path("\(outputFolder)/\(script.id).wav"),
-            timeline: .path("\(outputFolder)/\(script.id).timeline.json")))
+            timeline: .path("\(outputFolder)/\(script.id).timeline.json")
+        )
+    )
 
     // 3. Fill the cache with every clip the script can need; each is measured once.
     let clips = try await pipeline.prepare(texts: script.allTexts)
@@ -42,24 +48,34 @@ struct LibraryExampleTests {
         let folder = try TemporaryFolder()
         try FileManager.default.copyItem(at: Repository.cache, to: folder.url.appendingPathComponent("cache"))
         let spoken = try await renderForApp(
-            scriptPath: Repository.script("ten-minute-session").path, cacheFolder: folder.path("cache"),
-            outputFolder: folder.path("out"))
+            scriptPath: Repository.script("ten-minute-session").path,
+            cacheFolder: folder.path("cache"),
+            outputFolder: folder.path("out")
+        )
         #expect(spoken.count == 5, "3 segments and 2 interjections")
         #expect(spoken.first?.seconds == 0 && spoken.first?.text.hasPrefix("Welcome.") == true)
         #expect(spoken.map(\.seconds) == spoken.map(\.seconds).sorted())
         let timeline = try JSONDecoder().decode(
-            Timeline.self, from: Data(contentsOf: folder.url.appendingPathComponent("out/ten-minute-session.timeline.json")))
+            Timeline.self,
+            from: Data(contentsOf: folder.url.appendingPathComponent("out/ten-minute-session.timeline.json"))
+        )
         #expect(timeline.seed == 7 && timeline.totalFrames == Frames(608 * 22_050))
-        let wav = try FileManager.default.attributesOfItem(atPath: folder.path("out/ten-minute-session.wav"))[.size] as? Int
+        let wav =
+            try FileManager.default.attributesOfItem(atPath: folder.path("out/ten-minute-session.wav"))[.size] as? Int
         #expect(wav == 608 * 22_050 * 2 + 82, "16-bit mono samples after the header and the title's LIST chunk")
     }
 
     @Test("docs/library.md shows exactly the example the suite runs")
     func documented() throws {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let example = try #require(source.components(separatedBy: "// begin example\n").dropFirst().first?
-            .components(separatedBy: "// end example").first)
+        let example = try #require(
+            source.components(separatedBy: "// begin example\n").dropFirst().first?
+                .components(separatedBy: "// end example").first
+        )
         let doc = try String(contentsOf: Repository.root.appendingPathComponent("docs/library.md"), encoding: .utf8)
-        #expect(doc.contains("```swift\n" + example + "```"), "copy the example between the markers into docs/library.md")
+        #expect(
+            doc.contains("```swift\n" + example + "```"),
+            "copy the example between the markers into docs/library.md"
+        )
     }
 }

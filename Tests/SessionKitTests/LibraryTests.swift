@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import SessionAudio
 import SessionKit
 import SessionTimeline
 import TestSupport
+import Testing
 
 @Suite("The reactivity meditations")
 struct ReactivityContentTests {
@@ -15,7 +15,10 @@ struct ReactivityContentTests {
         let category = try MeditationMarkdown.parse(markdown)
         #expect(category.scripts.count == 14)
         if ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == "1" {
-            _ = try MeditationImport.run(markdownPath: Self.folder.appendingPathComponent("reactivity.md").path, into: Self.folder.path)
+            _ = try MeditationImport.run(
+                markdownPath: Self.folder.appendingPathComponent("reactivity.md").path,
+                into: Self.folder.path
+            )
             Issue.record("Fixtures/meditations/*.json were re-recorded; unset RECORD_FIXTURES and run again")
             return
         }
@@ -23,7 +26,9 @@ struct ReactivityContentTests {
             let committed = try Data(contentsOf: Self.folder.appendingPathComponent("\(script.id).json"))
             #expect(committed == MeditationMarkdown.json(script), "\(script.id).json drifted from reactivity.md")
         }
-        let jsonFiles = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }
+        let jsonFiles = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter {
+            $0.hasSuffix(".json")
+        }
         #expect(jsonFiles.count == 14, "no stray scripts")
     }
 
@@ -37,16 +42,23 @@ struct ReactivityContentTests {
             #expect(script.durationSeconds == 600 && script.category == "reactivity")
             #expect(script.segments.map(\.startSeconds) == [0, 120, 510])
             #expect(script.segments.map(\.phase) == ["opening", "teachings", "closing"])
-            #expect(script.interjections.map { [$0.windowStartSeconds, $0.windowEndSeconds] } == [[350, 370], [440, 460]])
+            #expect(
+                script.interjections.map { [$0.windowStartSeconds, $0.windowEndSeconds] } == [[350, 370], [440, 460]]
+            )
             #expect(script.interjections.allSatisfy { (2...4).contains($0.textOptions.count) })
         }
     }
 
-    @Test("At the embedded voice's default speed no clip of any meditation runs late, and every closing ends before 10:00")
+    @Test(
+        "At the embedded voice's default speed no clip of any meditation runs late, and every closing ends before 10:00"
+    )
     func nothingRunsLate() async throws {
         let cache = try TemporaryFolder()
         let library = try ScriptLibrary(paths: [Self.folder.path])
-        let pipeline = SessionPipeline(clips: ClipIdentity(cacheFolder: cache.url.path), source: .provider(EmbeddedSpeechProvider()))
+        let pipeline = SessionPipeline(
+            clips: ClipIdentity(cacheFolder: cache.url.path),
+            source: .provider(EmbeddedSpeechProvider())
+        )
         let result = try await pipeline.prepare(texts: library.entries.flatMap(\.script.allTexts))
         #expect(result.problems.isEmpty && result.needed == 126 && result.synthesized == 126)
         for entry in library.entries {
@@ -55,8 +67,14 @@ struct ReactivityContentTests {
                 var seeded = pipeline
                 seeded.plan.seed = seed
                 let timeline = try seeded.plan(entry.script, clips: result)
-                #expect(timeline.items.compactMap(\.clip).allSatisfy { $0.lateByFrames == .zero }, "\(entry.script.id) seed \(seed)")
-                #expect(timeline.totalFrames == Frames(608 * Int64(timeline.sampleRate.hertz)), "\(entry.script.id): nothing runs past 10:00")
+                #expect(
+                    timeline.items.compactMap(\.clip).allSatisfy { $0.lateByFrames == .zero },
+                    "\(entry.script.id) seed \(seed)"
+                )
+                #expect(
+                    timeline.totalFrames == Frames(608 * Int64(timeline.sampleRate.hertz)),
+                    "\(entry.script.id): nothing runs past 10:00"
+                )
             }
         }
     }
@@ -79,8 +97,13 @@ struct BatchTests {
     }
 
     static func options(_ folder: TemporaryFolder, variants: Int = 0, seed: UInt64 = 0) -> BatchOptions {
-        BatchOptions(outputFolder: folder.path("out"), pipeline: SessionPipeline(clips: ClipIdentity(cacheFolder: Repository.cache.path)),
-                     baseSeed: seed, variants: variants, jobs: 2)
+        BatchOptions(
+            outputFolder: folder.path("out"),
+            pipeline: SessionPipeline(clips: ClipIdentity(cacheFolder: Repository.cache.path)),
+            baseSeed: seed,
+            variants: variants,
+            jobs: 2
+        )
     }
 
     static func run(_ folder: TemporaryFolder, _ options: BatchOptions) async throws -> [String: BatchResult] {
@@ -104,21 +127,38 @@ struct BatchTests {
         let folder = try Self.smallLibrary()
         let first = try await Self.run(folder, Self.options(folder))
         #expect(first == ["a-one": .rendered, "a-two": .rendered, "b-three": .rendered])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).sorted() == [
-            ".render-session.lock", "a-one.timeline.json", "a-one.wav", "a-two.timeline.json", "a-two.wav", "b-three.timeline.json", "b-three.wav", "manifest.json",
-        ])
-        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one.timeline.json"))))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).sorted() == [
+                ".render-session.lock", "a-one.timeline.json", "a-one.wav", "a-two.timeline.json", "a-two.wav",
+                "b-three.timeline.json", "b-three.wav", "manifest.json",
+            ]
+        )
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one.timeline.json")))
+        )
         #expect(timeline.seed == SeededGenerator.derive(base: 0, label: "a-one"))
         #expect(try AudioFileDecoder.measure(path: folder.path("out/a-one.wav")).frameCount == timeline.totalFrames)
 
-        #expect(try await Self.run(folder, Self.options(folder)) == ["a-one": .upToDate, "a-two": .upToDate, "b-three": .upToDate])
+        #expect(
+            try await Self.run(folder, Self.options(folder)) == [
+                "a-one": .upToDate, "a-two": .upToDate, "b-three": .upToDate,
+            ]
+        )
 
         let path = folder.path("scripts/a-two.json")
-        let edited = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "\"Edge cases\"", with: "\"Edited\"")
+        let edited = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+            of: "\"Edge cases\"",
+            with: "\"Edited\""
+        )
         try Data(edited.utf8).write(to: URL(fileURLWithPath: path))
         try FileManager.default.removeItem(atPath: folder.path("out/b-three.wav"))
-        #expect(try await Self.run(folder, Self.options(folder)) == ["a-one": .upToDate, "a-two": .rendered, "b-three": .rendered],
-                "the edited script and the one whose output vanished")
+        #expect(
+            try await Self.run(folder, Self.options(folder)) == [
+                "a-one": .upToDate, "a-two": .rendered, "b-three": .rendered,
+            ],
+            "the edited script and the one whose output vanished"
+        )
         var forced = Self.options(folder)
         forced.force = true
         #expect(try await Self.run(folder, forced).values.allSatisfy { $0 == .rendered })
@@ -129,7 +169,10 @@ struct BatchTests {
         let folder = try Self.smallLibrary()
         // Valid JSON, but a clip the cache does not have.
         let path = folder.path("scripts/b-three.json")
-        let broken = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "\"Tied.\"", with: "\"Not in the cache.\"")
+        let broken = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(
+            of: "\"Tied.\"",
+            with: "\"Not in the cache.\""
+        )
         try Data(broken.utf8).write(to: URL(fileURLWithPath: path))
         let results = try await Self.run(folder, Self.options(folder))
         #expect(results["a-one"] == .rendered && results["a-two"] == .rendered)
@@ -147,7 +190,10 @@ struct BatchTests {
         let results = try await Self.run(folder, Self.options(folder, variants: 3, seed: 42))
         #expect(results.count == 9 && results.values.allSatisfy { $0 == .rendered })
         let seeds = try (1...3).map { variant in
-            try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one-v\(variant).timeline.json")))).seed
+            try JSONDecoder().decode(
+                Timeline.self,
+                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one-v\(variant).timeline.json")))
+            ).seed
         }
         #expect(seeds == (1...3).map { SeededGenerator.derive(base: 42, label: "a-one#v\($0)") })
         #expect(Set(seeds).count == 3)
@@ -155,7 +201,10 @@ struct BatchTests {
         var forced = Self.options(folder, variants: 3, seed: 42)
         forced.force = true
         _ = try await Self.run(folder, forced)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one-v2.wav"))) == before, "the same base seed renders the same bytes")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one-v2.wav"))) == before,
+            "the same base seed renders the same bytes"
+        )
     }
 
     @Test("A derived seed is fixed: the documented value for base 0 and label reactivity-01")

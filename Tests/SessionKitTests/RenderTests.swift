@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import SessionAudio
 import SessionKit
 import SessionTimeline
 import TestSupport
+import Testing
 
 /// Reads a whole WAV file as 16-bit values (exact for 16-bit files).
 func readPCM16(_ path: String) throws -> (values: [Int16], rate: Int, channels: Int) {
@@ -22,19 +22,31 @@ func expectedPCM16(of item: TimelineItem, in timeline: Timeline) throws -> [Int1
     let source = try #require(item.source)
     let stream: ClipStream
     if let path = source.path {
-        stream = try ClipStream(decoder: AudioFileDecoder(path: path), sourceFrames: source.frameCount,
-                                outputRate: timeline.sampleRate, outputChannels: timeline.channelCount, outputFrames: item.frameCount)
+        stream = try ClipStream(
+            decoder: AudioFileDecoder(path: path),
+            sourceFrames: source.frameCount,
+            outputRate: timeline.sampleRate,
+            outputChannels: timeline.channelCount,
+            outputFrames: item.frameCount
+        )
     } else {
-        stream = try ClipStream(samples: BuiltinBell.samples(sampleRate: source.sampleRate), sampleRate: source.sampleRate,
-                                channelCount: .mono, outputRate: timeline.sampleRate, outputChannels: timeline.channelCount,
-                                outputFrames: item.frameCount)
+        stream = try ClipStream(
+            samples: BuiltinBell.samples(sampleRate: source.sampleRate),
+            sampleRate: source.sampleRate,
+            channelCount: .mono,
+            outputRate: timeline.sampleRate,
+            outputChannels: timeline.channelCount,
+            outputFrames: item.frameCount
+        )
     }
     var values: [Int16] = []
     var block: [Float] = []
     while case let frames = try stream.read(into: &block, maximumFrames: 4_096), frames > 0 {
-        values.append(contentsOf: block[0..<(frames * timeline.channelCount.count)].map {
-            Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded(.toNearestOrEven))))
-        })
+        values.append(
+            contentsOf: block[0..<(frames * timeline.channelCount.count)].map {
+                Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded(.toNearestOrEven))))
+            }
+        )
     }
     return values
 }
@@ -49,13 +61,22 @@ func planOffline(_ script: Script, cache: String, seed: UInt64 = 1) async throws
 struct RenderTests {
     /// A pipeline over the fixture cache, offline.
     static func pipeline(
-        seed: UInt64 = 7, channels: ChannelCount = .mono, sampleRate: SampleRate? = nil, cache: String = Repository.cache.path,
-        bell: PlanSettings.Bell = .builtin, audio: String? = nil, timeline: String? = nil
+        seed: UInt64 = 7,
+        channels: ChannelCount = .mono,
+        sampleRate: SampleRate? = nil,
+        cache: String = Repository.cache.path,
+        bell: PlanSettings.Bell = .builtin,
+        audio: String? = nil,
+        timeline: String? = nil
     ) -> SessionPipeline {
         SessionPipeline(
             clips: ClipIdentity(cacheFolder: cache),
             plan: PlanSettings(seed: seed, sampleRate: sampleRate, channelCount: channels, bell: bell),
-            output: OutputSettings(audio: audio.map(OutputDestination.path), timeline: timeline.map(OutputDestination.path)))
+            output: OutputSettings(
+                audio: audio.map(OutputDestination.path),
+                timeline: timeline.map(OutputDestination.path)
+            )
+        )
     }
 
     /// Prepares and plans the fixture script `id` without rendering.
@@ -73,8 +94,12 @@ struct RenderTests {
 
         #expect(timeline.sampleRate.hertz == 22_050, "the first segment's clip rate")
         #expect(timeline.totalFrames == Frames(600 * 22_050 + 8 * 22_050), "600 s of session and the 8 s bell")
-        #expect(timeline.items.map(\.kind) == [.segment, .silence, .segment, .silence, .interjection, .silence,
-                                               .interjection, .silence, .segment, .silence, .bell])
+        #expect(
+            timeline.items.map(\.kind) == [
+                .segment, .silence, .segment, .silence, .interjection, .silence,
+                .interjection, .silence, .segment, .silence, .bell,
+            ]
+        )
         #expect(timeline.items.compactMap(\.clip).allSatisfy { $0.lateByFrames == .zero })
 
         let wav = try readPCM16(folder.path("s.wav"))
@@ -85,10 +110,16 @@ struct RenderTests {
             if item.kind == .silence {
                 #expect(wav.values[range].allSatisfy { $0 == 0 }, "silence \(item.index) is digital zero")
             } else {
-                #expect(Array(wav.values[range]) == (try expectedPCM16(of: item, in: timeline)), "item \(item.index) (\(item.kind)) sits at its start frame")
+                #expect(
+                    Array(wav.values[range]) == (try expectedPCM16(of: item, in: timeline)),
+                    "item \(item.index) (\(item.kind)) sits at its start frame"
+                )
             }
         }
-        let written = try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: folder.url.appendingPathComponent("s.json")))
+        let written = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: folder.url.appendingPathComponent("s.json"))
+        )
         #expect(written == timeline)
     }
 
@@ -101,12 +132,18 @@ struct RenderTests {
         }
         let first = try Data(contentsOf: folder.url.appendingPathComponent("a.wav"))
         #expect(first == (try Data(contentsOf: folder.url.appendingPathComponent("b.wav"))))
-        #expect(TimelineJSON.encode(try await Self.plan("ten-minute-session", with: Self.pipeline(seed: 42)))
-            == TimelineJSON.encode(try await Self.plan("ten-minute-session", with: Self.pipeline(seed: 42))))
+        #expect(
+            TimelineJSON.encode(try await Self.plan("ten-minute-session", with: Self.pipeline(seed: 42)))
+                == TimelineJSON.encode(try await Self.plan("ten-minute-session", with: Self.pipeline(seed: 42)))
+        )
         var draws = Set<[String]>()
         for seed in 0..<20 {
             let timeline = try await Self.plan("ten-minute-session", with: Self.pipeline(seed: UInt64(seed)))
-            draws.insert(timeline.items.filter { $0.kind == .interjection }.map { "\($0.clip!.plannedStartFrame):\($0.clip!.text)" })
+            draws.insert(
+                timeline.items.filter { $0.kind == .interjection }.map {
+                    "\($0.clip!.plannedStartFrame):\($0.clip!.text)"
+                }
+            )
         }
         #expect(draws.count > 10, "different seeds draw different interjections")
     }
@@ -117,13 +154,21 @@ struct RenderTests {
         let pipeline = Self.pipeline(seed: 3, channels: .stereo, sampleRate: 48_000, audio: folder.path("e.wav"))
         let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
         let kinds = timeline.items.map(\.kind)
-        #expect(kinds == [.segment, .segment, .silence, .segment, .interjection, .silence, .interjection, .silence, .segment, .bell])
+        #expect(
+            kinds == [
+                .segment, .segment, .silence, .segment, .interjection, .silence, .interjection, .silence, .segment,
+                .bell,
+            ]
+        )
         let clips = timeline.items.compactMap(\.clip)
         #expect(clips[1].lateByFrames > .zero, "the clip planned at 2 s starts late")
         #expect(clips[2].segmentId == "tie" && clips[3].phase == "interjection", "on a tie the segment goes first")
         #expect(clips[3].plannedStartFrame == Frames(504_000), "a window inside one second plans at its start, 10.5 s")
         let last = try #require(timeline.items.first { $0.clip?.segmentId == "past-the-end" })
-        #expect(timeline.items[1].source?.sampleRate.hertz == 16_000 && last.source?.sampleRate.hertz == 44_100 && last.source?.gapless == true)
+        #expect(
+            timeline.items[1].source?.sampleRate.hertz == 16_000 && last.source?.sampleRate.hertz == 44_100
+                && last.source?.gapless == true
+        )
         let bell = try #require(timeline.items.last)
         #expect(bell.startFrame > Frames(20 * 48_000), "content past durationSeconds pushes the bell back")
         #expect(bell.startFrame == last.startFrame + last.frameCount, "with no silence before it")
@@ -141,7 +186,11 @@ struct RenderTests {
     func silenceFile() throws {
         let folder = try TemporaryFolder()
         let rate = try #require(SampleRate(8_000))
-        try SilenceFile.write(frameCount: rate.frames(atSeconds: 270)!, sampleRate: rate, to: .path(folder.path("s.wav")))
+        try SilenceFile.write(
+            frameCount: rate.frames(atSeconds: 270)!,
+            sampleRate: rate,
+            to: .path(folder.path("s.wav"))
+        )
         let size = try FileManager.default.attributesOfItem(atPath: folder.path("s.wav"))[.size] as? Int
         #expect(size == 4_320_044)
         let pcm = try readPCM16(folder.path("s.wav"))
@@ -154,7 +203,11 @@ struct RenderTests {
         let folder = try TemporaryFolder()
         let cache = folder.url.appendingPathComponent("cache")
         try FileManager.default.copyItem(at: Repository.cache, to: cache)
-        let pipeline = Self.pipeline(cache: cache.path, audio: folder.path("out.wav"), timeline: folder.path("out.json"))
+        let pipeline = Self.pipeline(
+            cache: cache.path,
+            audio: folder.path("out.wav"),
+            timeline: folder.path("out.json")
+        )
         let timeline = try await Self.plan("ten-minute-session", with: pipeline)
         try Data("previous".utf8).write(to: folder.url.appendingPathComponent("out.wav"))
         // Cut the closing clip to a third after planning, as if another process had damaged it.
@@ -182,7 +235,9 @@ struct RenderTests {
         try await Self.pipeline(audio: folder.path("new/deeper/out.wav")).run(script)
         #expect(FileManager.default.fileExists(atPath: folder.path("new/deeper/out.wav")))
         try Data().write(to: folder.url.appendingPathComponent("file"))
-        await #expect(throws: SessionError(.cannotWrite, "Cannot write \(folder.path("file/out.wav")): Not a directory")) {
+        await #expect(
+            throws: SessionError(.cannotWrite, "Cannot write \(folder.path("file/out.wav")): Not a directory")
+        ) {
             try await Self.pipeline(audio: folder.path("file/out.wav")).run(script)
         }
     }
@@ -190,7 +245,12 @@ struct RenderTests {
     @Test("A bell file replaces the built-in bell, converted to the output format")
     func customBell() async throws {
         let folder = try TemporaryFolder()
-        let writer = try SoundFileWriter(path: folder.path("bell.wav"), sampleRate: 48_000, channelCount: .stereo, format: .pcm16)
+        let writer = try SoundFileWriter(
+            path: folder.path("bell.wav"),
+            sampleRate: 48_000,
+            channelCount: .stereo,
+            format: .pcm16
+        )
         try writer.write([Float](repeating: 0, count: 48_000 * 2), frames: 48_000)
         try writer.close()
         let pipeline = Self.pipeline(bell: .file(folder.path("bell.wav")), audio: folder.path("out.wav"))

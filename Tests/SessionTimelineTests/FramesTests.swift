@@ -1,42 +1,51 @@
-import Testing
 import SessionTimeline
+import Testing
 
 @Suite("Seconds and frames")
 struct FramesTests {
-    @Test("A time converts to round(seconds × rate) frames", arguments: [
-        (270.0, 8_000, Int64(2_160_000)),
-        (600.0, 22_050, 13_230_000),
-        (350.5, 22_050, 7_728_525),
-        (0.1, 48_000, 4_800),
-        (1.0 / 3.0, 24_000, 8_000),
-        (0.0, 44_100, 0),
-        (86_400.0, 384_000, 33_177_600_000),
-        // Halves round away from zero, never to even.
-        (0.25, 1_002, 251),
-        (0.75, 1_002, 752),
-        (1.25, 1_002, 1_253),
-    ])
+    @Test(
+        "A time converts to round(seconds × rate) frames",
+        arguments: [
+            (270.0, 8_000, Int64(2_160_000)),
+            (600.0, 22_050, 13_230_000),
+            (350.5, 22_050, 7_728_525),
+            (0.1, 48_000, 4_800),
+            (1.0 / 3.0, 24_000, 8_000),
+            (0.0, 44_100, 0),
+            (86_400.0, 384_000, 33_177_600_000),
+            // Halves round away from zero, never to even.
+            (0.25, 1_002, 251),
+            (0.75, 1_002, 752),
+            (1.25, 1_002, 1_253),
+        ]
+    )
     func secondsToFrames(seconds: Double, rate: Int, expected: Int64) throws {
         let sampleRate = try #require(SampleRate(rate))
         #expect(sampleRate.frames(atSeconds: seconds) == Frames(expected), "\(seconds) s at \(rate) Hz")
     }
 
-    @Test("Times that cannot be frames are refused", arguments: [
-        Double.nan, .infinity, -.infinity, -0.5, 1e300, 864_000.5,
-    ])
+    @Test(
+        "Times that cannot be frames are refused",
+        arguments: [
+            Double.nan, .infinity, -.infinity, -0.5, 1e300, 864_000.5,
+        ]
+    )
     func unrepresentableSeconds(seconds: Double) throws {
         let rate = try #require(SampleRate(48_000))
         #expect(rate.frames(atSeconds: seconds) == nil)
     }
 
-    @Test("A length converts between rates by rounding to nearest, halves up", arguments: [
-        (Int64(22_050), 22_050, 24_000, Int64(24_000)),
-        (1, 22_050, 24_000, 1),  // 1.088…
-        (3, 44_100, 22_050, 2),  // 1.5 rounds up
-        (5, 44_100, 22_050, 3),  // 2.5 rounds up
-        (371_691, 22_050, 48_000, 809_123),  // 809_123.27
-        (1_000, 48_000, 48_000, 1_000),
-    ])
+    @Test(
+        "A length converts between rates by rounding to nearest, halves up",
+        arguments: [
+            (Int64(22_050), 22_050, 24_000, Int64(24_000)),
+            (1, 22_050, 24_000, 1),  // 1.088…
+            (3, 44_100, 22_050, 2),  // 1.5 rounds up
+            (5, 44_100, 22_050, 3),  // 2.5 rounds up
+            (371_691, 22_050, 48_000, 809_123),  // 809_123.27
+            (1_000, 48_000, 48_000, 1_000),
+        ]
+    )
     func rateConversion(frames: Int64, from source: Int, to target: Int, expected: Int64) throws {
         let sourceRate = try #require(SampleRate(source))
         let targetRate = try #require(SampleRate(target))
@@ -62,8 +71,11 @@ struct SeededGeneratorTests {
     @Test("The sequence for seed 42 is fixed")
     func fixedSequence() {
         var generator = SeededGenerator(seed: 42)
-        #expect([generator.next(), generator.next(), generator.next()] ==
-            [13_679_457_532_755_275_413, 2_949_826_092_126_892_291, 5_139_283_748_462_763_858])
+        #expect(
+            [generator.next(), generator.next(), generator.next()] == [
+                13_679_457_532_755_275_413, 2_949_826_092_126_892_291, 5_139_283_748_462_763_858,
+            ]
+        )
     }
 
     @Test("The largest seed wraps around without trapping")
@@ -78,7 +90,10 @@ struct SeededGeneratorTests {
         #expect((0..<8).map { _ in generator.uniform(below: 10) } == [5, 8, 0, 1, 2, 6, 4, 7])
     }
 
-    @Test("uniform(below: 1) is always 0 and uniform stays below its bound", arguments: [1, 2, 3, 21, 1_000_003] as [UInt64])
+    @Test(
+        "uniform(below: 1) is always 0 and uniform stays below its bound",
+        arguments: [1, 2, 3, 21, 1_000_003] as [UInt64]
+    )
     func uniformBounds(bound: UInt64) {
         var generator = SeededGenerator(seed: 99)
         for _ in 0..<1_000 {

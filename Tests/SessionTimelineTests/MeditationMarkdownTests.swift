@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SessionTimeline
+import Testing
 
 @Suite("Meditations in Markdown")
 struct MeditationMarkdownTests {
@@ -51,34 +51,69 @@ struct MeditationMarkdownTests {
         let first = category.scripts[0]
         #expect(first.title == "Feet First" && first.subtitle == "Starting from the ground" && first.orderIndex == 1)
         #expect(first.category == "body-scan" && first.durationSeconds == 600)
-        #expect(first.segments == [
-            .init(id: "opening", startSeconds: 0, text: "Welcome. Settle in.\n\nA second paragraph.", phase: "opening"),
-            .init(id: "teachings", startSeconds: 120, text: "Notice your feet.", phase: "teachings"),
-            .init(id: "closing", startSeconds: 510, text: "Goodbye.", phase: "closing"),
-        ])
-        #expect(first.interjections == [.init(windowStartSeconds: 350, windowEndSeconds: 370, textOptions: ["Come back.", "Soften."])])
+        #expect(
+            first.segments == [
+                .init(
+                    id: "opening",
+                    startSeconds: 0,
+                    text: "Welcome. Settle in.\n\nA second paragraph.",
+                    phase: "opening"
+                ),
+                .init(id: "teachings", startSeconds: 120, text: "Notice your feet.", phase: "teachings"),
+                .init(id: "closing", startSeconds: 510, text: "Goodbye.", phase: "closing"),
+            ]
+        )
+        #expect(
+            first.interjections == [
+                .init(windowStartSeconds: 350, windowEndSeconds: 370, textOptions: ["Come back.", "Soften."])
+            ]
+        )
         #expect(category.scripts[1].segments.map(\.phase) == ["opening"])
     }
 
-    @Test("A malformed file names the line and what was expected", arguments: [
-        ("", "the file is empty; expected '# Category name' first"),
-        ("## 1. No category", "line 1: expected '# Category name' as the first line"),
-        ("# C\n\n## 2. Wrong number\n*s*\n[0:00]\nx", "line 3: expected meditation number 1: '## 1. Title'"),
-        ("# C\n\n## 1. T\nno subtitle", "line 4: expected the subtitle in single asterisks, '*Subtitle*', after the title"),
-        ("# C\n## 1. T\n*s*\n\nprose without a marker", "line 5: expected a time marker such as '[2:00]' alone on a line"),
-        ("# C\n## 1. T\n*s*\n[2:00]\nx\n[1:00]\ny", "line 6: time markers must increase; this one is not after the one before"),
-        ("# C\n## 1. T\n*s*\n[0:00]\n\n[2:00]\nx", "line 4: the marker has nothing under it; expected prose or a list of options"),
-        ("# C\n## 1. T\n*s*\n[6:00]\n- only options", "line 2: the meditation has no spoken section; expected '[0:00]' and prose"),
-        ("# C\n## 1. T\n*s*\n[10:00]\nx", "line 4: the marker is at or past the end of the meditation (600 s)"),
-        ("# C\n## 1. T\n*s*\n[0:00]\nx\n- a list in prose", "line 6: a list item inside prose; put interjection options under their own marker"),
-        ("# C\n", "line 2: expected at least one meditation, '## 1. Title'"),
-        // Found by the Markdown fuzzer (Fuzz/regressions/markdown-077896a4.bin): a file ending right
-        // after a title was reported at a line past its end.
-        ("# t\n## 1. n", "line 2: expected the subtitle in single asterisks, '*Subtitle*', after the title"),
-        // Found by the Markdown fuzzer (Fuzz/regressions/markdown-45fae434.bin): minutes that overflow
-        // when multiplied by 60 trapped instead of being reported.
-        ("# t\n## 1. e\n*S*\n[919999999999999999:00]", "line 4: the marker is at or past the end of the meditation (600 s)"),
-    ])
+    @Test(
+        "A malformed file names the line and what was expected",
+        arguments: [
+            ("", "the file is empty; expected '# Category name' first"),
+            ("## 1. No category", "line 1: expected '# Category name' as the first line"),
+            ("# C\n\n## 2. Wrong number\n*s*\n[0:00]\nx", "line 3: expected meditation number 1: '## 1. Title'"),
+            (
+                "# C\n\n## 1. T\nno subtitle",
+                "line 4: expected the subtitle in single asterisks, '*Subtitle*', after the title"
+            ),
+            (
+                "# C\n## 1. T\n*s*\n\nprose without a marker",
+                "line 5: expected a time marker such as '[2:00]' alone on a line"
+            ),
+            (
+                "# C\n## 1. T\n*s*\n[2:00]\nx\n[1:00]\ny",
+                "line 6: time markers must increase; this one is not after the one before"
+            ),
+            (
+                "# C\n## 1. T\n*s*\n[0:00]\n\n[2:00]\nx",
+                "line 4: the marker has nothing under it; expected prose or a list of options"
+            ),
+            (
+                "# C\n## 1. T\n*s*\n[6:00]\n- only options",
+                "line 2: the meditation has no spoken section; expected '[0:00]' and prose"
+            ),
+            ("# C\n## 1. T\n*s*\n[10:00]\nx", "line 4: the marker is at or past the end of the meditation (600 s)"),
+            (
+                "# C\n## 1. T\n*s*\n[0:00]\nx\n- a list in prose",
+                "line 6: a list item inside prose; put interjection options under their own marker"
+            ),
+            ("# C\n", "line 2: expected at least one meditation, '## 1. Title'"),
+            // Found by the Markdown fuzzer (Fuzz/regressions/markdown-077896a4.bin): a file ending right
+            // after a title was reported at a line past its end.
+            ("# t\n## 1. n", "line 2: expected the subtitle in single asterisks, '*Subtitle*', after the title"),
+            // Found by the Markdown fuzzer (Fuzz/regressions/markdown-45fae434.bin): minutes that overflow
+            // when multiplied by 60 trapped instead of being reported.
+            (
+                "# t\n## 1. e\n*S*\n[919999999999999999:00]",
+                "line 4: the marker is at or past the end of the meditation (600 s)"
+            ),
+        ]
+    )
     func malformed(text: String, expected: String) {
         let error = Self.error(text)
         #expect(error?.description == expected)
@@ -88,8 +123,16 @@ struct MeditationMarkdownTests {
 
     @Test("A problem's line is a number; an empty file has none")
     func problemLine() {
-        #expect(Self.error("# C\n\n## 1. T\nno subtitle") == ScriptError(.malformedMarkdown, ScriptProblem(
-            line: 4, rule: "expected the subtitle in single asterisks, '*Subtitle*', after the title")))
+        #expect(
+            Self.error("# C\n\n## 1. T\nno subtitle")
+                == ScriptError(
+                    .malformedMarkdown,
+                    ScriptProblem(
+                        line: 4,
+                        rule: "expected the subtitle in single asterisks, '*Subtitle*', after the title"
+                    )
+                )
+        )
         #expect(Self.error("# C\n\n## 1. T\nno subtitle")?.problems.first?.location == "line 4")
         #expect(Self.error(" \n\n")?.problems.first?.line == nil)
     }
@@ -97,7 +140,16 @@ struct MeditationMarkdownTests {
     @Test("A text over the TTS limit is caught at import, with the meditation's line")
     func ruleBroken() {
         let long = String(repeating: "word ", count: 1_100)
-        #expect(throws: ScriptError(.brokenRule, ScriptProblem(line: 2, rule: "meditation 1 breaks a script rule: segments[0].text: 5499 characters are more than the TTS limit of 5000"))) {
+        #expect(
+            throws: ScriptError(
+                .brokenRule,
+                ScriptProblem(
+                    line: 2,
+                    rule:
+                        "meditation 1 breaks a script rule: segments[0].text: 5499 characters are more than the TTS limit of 5000"
+                )
+            )
+        ) {
             try MeditationMarkdown.parse("# C\n## 1. T\n*s*\n[0:00]\n\(long)")
         }
     }
@@ -110,45 +162,68 @@ struct MeditationMarkdownTests {
     static let notAMarker = "is not a time marker"
     static let whatAMarkerIs = "a marker is m:ss alone on its line, such as '[2:00]'"
 
-    @Test("A line that starts like a time marker but is not one is an error on its line, never spoken", arguments: [
-        ("[99:99] text", #""[99:99] text" is not a time marker: its seconds, 99, are more than 59"#),
-        ("[2:00] text on the same line", #""[2:00] text on the same line" is not a time marker: text follows the ']' on the same line"#),
-        ("[2:00 ]", #""[2:00 ]" is not a time marker: it has a space inside the brackets"#),
-        ("[2;00]", #""[2;00]" is not a time marker: its minutes and seconds are not separated by ':'"#),
-        ("[2:0]", #""[2:0]" is not a time marker: its seconds, '0', are not two digits"#),
-        ("[ 2:00]", #""[ 2:00]" is not a time marker: it has a space inside the brackets"#),
-        ("[2:60]", #""[2:60]" is not a time marker: its seconds, 60, are more than 59"#),
-        ("[2:000]", #""[2:000]" is not a time marker: its seconds, '000', are not two digits"#),
-        ("[2:00", #""[2:00" is not a time marker: it has no closing ']'"#),
-        ("[-1:00]", #""[-1:00]" is not a time marker: its minutes, '-1', are not digits"#),
-        ("[1:00:00]", #""[1:00:00]" is not a time marker: it has more than one ':'"#),
-        ("\t [2:00]x", #""[2:00]x" is not a time marker: text follows the ']' on the same line"#),
-        ("[2:00] " + String(repeating: "long text ", count: 10),
-         #""[2:00] long text long text long text lo…" is not a time marker: text follows the ']' on the same line"#),
-    ])
+    @Test(
+        "A line that starts like a time marker but is not one is an error on its line, never spoken",
+        arguments: [
+            ("[99:99] text", #""[99:99] text" is not a time marker: its seconds, 99, are more than 59"#),
+            (
+                "[2:00] text on the same line",
+                #""[2:00] text on the same line" is not a time marker: text follows the ']' on the same line"#
+            ),
+            ("[2:00 ]", #""[2:00 ]" is not a time marker: it has a space inside the brackets"#),
+            ("[2;00]", #""[2;00]" is not a time marker: its minutes and seconds are not separated by ':'"#),
+            ("[2:0]", #""[2:0]" is not a time marker: its seconds, '0', are not two digits"#),
+            ("[ 2:00]", #""[ 2:00]" is not a time marker: it has a space inside the brackets"#),
+            ("[2:60]", #""[2:60]" is not a time marker: its seconds, 60, are more than 59"#),
+            ("[2:000]", #""[2:000]" is not a time marker: its seconds, '000', are not two digits"#),
+            ("[2:00", #""[2:00" is not a time marker: it has no closing ']'"#),
+            ("[-1:00]", #""[-1:00]" is not a time marker: its minutes, '-1', are not digits"#),
+            ("[1:00:00]", #""[1:00:00]" is not a time marker: it has more than one ':'"#),
+            ("\t [2:00]x", #""[2:00]x" is not a time marker: text follows the ']' on the same line"#),
+            (
+                "[2:00] " + String(repeating: "long text ", count: 10),
+                #""[2:00] long text long text long text lo…" is not a time marker: text follows the ']' on the same line"#
+            ),
+        ]
+    )
     func malformedMarker(line: String, expected: String) {
-        #expect(Self.error(Self.withLine9(line)) == ScriptError(.malformedMarkdown, ScriptProblem(
-            line: 9, rule: "\(expected); \(Self.whatAMarkerIs)")))
+        #expect(
+            Self.error(Self.withLine9(line))
+                == ScriptError(
+                    .malformedMarkdown,
+                    ScriptProblem(
+                        line: 9,
+                        rule: "\(expected); \(Self.whatAMarkerIs)"
+                    )
+                )
+        )
     }
 
-    @Test("A malformed marker is named wherever a marker may stand", arguments: [
-        // Where the first marker belongs, right after the subtitle.
-        ("# C\n## 1. T\n*s*\n[0:0]\nWelcome.", 4, "[0:0]"),
-        // After a list of options.
-        ("# C\n## 1. T\n*s*\n[0:00]\nWelcome.\n[6:00]\n- Soften.\n[8:30] Goodbye.", 8, "[8:30] Goodbye."),
-        // Indented, in the second meditation.
-        ("# C\n## 1. T\n*s*\n[0:00]\nA.\n## 2. U\n*s*\n[0:00]\nB.\n  [1:5]\nC.", 10, "[1:5]"),
-    ])
+    @Test(
+        "A malformed marker is named wherever a marker may stand",
+        arguments: [
+            // Where the first marker belongs, right after the subtitle.
+            ("# C\n## 1. T\n*s*\n[0:0]\nWelcome.", 4, "[0:0]"),
+            // After a list of options.
+            ("# C\n## 1. T\n*s*\n[0:00]\nWelcome.\n[6:00]\n- Soften.\n[8:30] Goodbye.", 8, "[8:30] Goodbye."),
+            // Indented, in the second meditation.
+            ("# C\n## 1. T\n*s*\n[0:00]\nA.\n## 2. U\n*s*\n[0:00]\nB.\n  [1:5]\nC.", 10, "[1:5]"),
+        ]
+    )
     func malformedMarkerAnywhere(text: String, line: Int, marker: String) {
         let error = Self.error(text)
         #expect(error?.code == .malformedMarkdown)
         #expect(error?.problems.first?.line == line)
-        #expect(error?.problems.first?.rule.hasPrefix("\"\(marker)\" \(Self.notAMarker): ") == true, "\(String(describing: error))")
+        #expect(
+            error?.problems.first?.rule.hasPrefix("\"\(marker)\" \(Self.notAMarker): ") == true,
+            "\(String(describing: error))"
+        )
     }
 
     @Test("Prose may hold brackets, even at the start of a line, when they do not start like a marker")
     func bracketsInProse() throws {
-        let category = try MeditationMarkdown.parse("""
+        let category = try MeditationMarkdown.parse(
+            """
             # C
             ## 1. T
             *s*
@@ -161,14 +236,22 @@ struct MeditationMarkdownTests {
             ] and [2:00] are fine here too.
             [1:00]
             Go on.
-            """)
-        #expect(category.scripts[0].segments == [
-            .init(id: "opening", startSeconds: 0, text: """
-                Breathe in [slowly] and out, count [1:00] if you like. [pause] [Rest for a moment.] [
+            """
+        )
+        #expect(
+            category.scripts[0].segments == [
+                .init(
+                    id: "opening",
+                    startSeconds: 0,
+                    text: """
+                        Breathe in [slowly] and out, count [1:00] if you like. [pause] [Rest for a moment.] [
 
-                ] and [2:00] are fine here too.
-                """, phase: "opening"),
-            .init(id: "closing", startSeconds: 60, text: "Go on.", phase: "closing"),
-        ])
+                        ] and [2:00] are fine here too.
+                        """,
+                    phase: "opening"
+                ),
+                .init(id: "closing", startSeconds: 60, text: "Go on.", phase: "closing"),
+            ]
+        )
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import SessionTimeline
+import Testing
 
 @Suite("Gap arithmetic")
 struct TimelinePlannerTests {
@@ -14,56 +14,95 @@ struct TimelinePlannerTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "gaps become silence, trailing silence pads to the end",
-             cues: [(0, 100), (300, 50)], sessionEnd: 1_000,
-             expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
-                        .silence(start: Frames(100), frameCount: Frames(200)),
-                        .clip(cue: 1, start: Frames(300), lateBy: Frames(0)),
-                        .silence(start: Frames(350), frameCount: Frames(650)),
-                        .bell(start: Frames(1_000))]),
-        Case(name: "a clip planned before the cursor starts late",
-             cues: [(0, 500), (200, 100)], sessionEnd: 1_000,
-             expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
-                        .clip(cue: 1, start: Frames(500), lateBy: Frames(300)),
-                        .silence(start: Frames(600), frameCount: Frames(400)),
-                        .bell(start: Frames(1_000))]),
-        Case(name: "ties keep input order (segments before interjections)",
-             cues: [(100, 10), (100, 20), (100, 5)], sessionEnd: 200,
-             expected: [.silence(start: Frames(0), frameCount: Frames(100)),
-                        .clip(cue: 0, start: Frames(100), lateBy: Frames(0)),
-                        .clip(cue: 1, start: Frames(110), lateBy: Frames(10)),
-                        .clip(cue: 2, start: Frames(130), lateBy: Frames(30)),
-                        .silence(start: Frames(135), frameCount: Frames(65)),
-                        .bell(start: Frames(200))]),
-        Case(name: "cues are placed in time order, whatever their input order",
-             cues: [(500, 10), (0, 10)], sessionEnd: 600,
-             expected: [.clip(cue: 1, start: Frames(0), lateBy: Frames(0)),
-                        .silence(start: Frames(10), frameCount: Frames(490)),
-                        .clip(cue: 0, start: Frames(500), lateBy: Frames(0)),
-                        .silence(start: Frames(510), frameCount: Frames(90)),
-                        .bell(start: Frames(600))]),
-        Case(name: "content past the duration pushes the bell back, with no silence",
-             cues: [(0, 1_200)], sessionEnd: 1_000,
-             expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)), .bell(start: Frames(1_200))]),
-        Case(name: "content ending exactly at the duration leaves no empty silence",
-             cues: [(0, 1_000)], sessionEnd: 1_000,
-             expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)), .bell(start: Frames(1_000))]),
-        Case(name: "a clip starting exactly where the last ended needs no silence",
-             cues: [(0, 100), (100, 100)], sessionEnd: 200,
-             expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
-                        .clip(cue: 1, start: Frames(100), lateBy: Frames(0)),
-                        .bell(start: Frames(200))]),
-        Case(name: "no cues at all is silence and the bell",
-             cues: [], sessionEnd: 1_000,
-             expected: [.silence(start: Frames(0), frameCount: Frames(1_000)), .bell(start: Frames(1_000))]),
-        Case(name: "lateness carries through a chain of clips",
-             cues: [(0, 300), (100, 300), (200, 300), (1_000, 10)], sessionEnd: 1_000,
-             expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
-                        .clip(cue: 1, start: Frames(300), lateBy: Frames(200)),
-                        .clip(cue: 2, start: Frames(600), lateBy: Frames(400)),
-                        .silence(start: Frames(900), frameCount: Frames(100)),
-                        .clip(cue: 3, start: Frames(1_000), lateBy: Frames(0)),
-                        .bell(start: Frames(1_010))]),
+        Case(
+            name: "gaps become silence, trailing silence pads to the end",
+            cues: [(0, 100), (300, 50)],
+            sessionEnd: 1_000,
+            expected: [
+                .clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
+                .silence(start: Frames(100), frameCount: Frames(200)),
+                .clip(cue: 1, start: Frames(300), lateBy: Frames(0)),
+                .silence(start: Frames(350), frameCount: Frames(650)),
+                .bell(start: Frames(1_000)),
+            ]
+        ),
+        Case(
+            name: "a clip planned before the cursor starts late",
+            cues: [(0, 500), (200, 100)],
+            sessionEnd: 1_000,
+            expected: [
+                .clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
+                .clip(cue: 1, start: Frames(500), lateBy: Frames(300)),
+                .silence(start: Frames(600), frameCount: Frames(400)),
+                .bell(start: Frames(1_000)),
+            ]
+        ),
+        Case(
+            name: "ties keep input order (segments before interjections)",
+            cues: [(100, 10), (100, 20), (100, 5)],
+            sessionEnd: 200,
+            expected: [
+                .silence(start: Frames(0), frameCount: Frames(100)),
+                .clip(cue: 0, start: Frames(100), lateBy: Frames(0)),
+                .clip(cue: 1, start: Frames(110), lateBy: Frames(10)),
+                .clip(cue: 2, start: Frames(130), lateBy: Frames(30)),
+                .silence(start: Frames(135), frameCount: Frames(65)),
+                .bell(start: Frames(200)),
+            ]
+        ),
+        Case(
+            name: "cues are placed in time order, whatever their input order",
+            cues: [(500, 10), (0, 10)],
+            sessionEnd: 600,
+            expected: [
+                .clip(cue: 1, start: Frames(0), lateBy: Frames(0)),
+                .silence(start: Frames(10), frameCount: Frames(490)),
+                .clip(cue: 0, start: Frames(500), lateBy: Frames(0)),
+                .silence(start: Frames(510), frameCount: Frames(90)),
+                .bell(start: Frames(600)),
+            ]
+        ),
+        Case(
+            name: "content past the duration pushes the bell back, with no silence",
+            cues: [(0, 1_200)],
+            sessionEnd: 1_000,
+            expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)), .bell(start: Frames(1_200))]
+        ),
+        Case(
+            name: "content ending exactly at the duration leaves no empty silence",
+            cues: [(0, 1_000)],
+            sessionEnd: 1_000,
+            expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)), .bell(start: Frames(1_000))]
+        ),
+        Case(
+            name: "a clip starting exactly where the last ended needs no silence",
+            cues: [(0, 100), (100, 100)],
+            sessionEnd: 200,
+            expected: [
+                .clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
+                .clip(cue: 1, start: Frames(100), lateBy: Frames(0)),
+                .bell(start: Frames(200)),
+            ]
+        ),
+        Case(
+            name: "no cues at all is silence and the bell",
+            cues: [],
+            sessionEnd: 1_000,
+            expected: [.silence(start: Frames(0), frameCount: Frames(1_000)), .bell(start: Frames(1_000))]
+        ),
+        Case(
+            name: "lateness carries through a chain of clips",
+            cues: [(0, 300), (100, 300), (200, 300), (1_000, 10)],
+            sessionEnd: 1_000,
+            expected: [
+                .clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
+                .clip(cue: 1, start: Frames(300), lateBy: Frames(200)),
+                .clip(cue: 2, start: Frames(600), lateBy: Frames(400)),
+                .silence(start: Frames(900), frameCount: Frames(100)),
+                .clip(cue: 3, start: Frames(1_000), lateBy: Frames(0)),
+                .bell(start: Frames(1_010)),
+            ]
+        ),
     ]
 
     @Test("Stretches are placed as the timing rules say", arguments: cases)
@@ -76,31 +115,52 @@ struct TimelinePlannerTests {
 @Suite("Planning a script")
 struct ScriptPlanningTests {
     static func clip(_ key: String, frames: Int64, rate: SampleRate = 1_000) -> SourcedClip {
-        SourcedClip(key: key, source: AudioSourceInfo(path: "/cache/\(key).mp3", sampleRate: rate, frameCount: Frames(frames), gapless: true))
+        SourcedClip(
+            key: key,
+            source: AudioSourceInfo(
+                path: "/cache/\(key).mp3",
+                sampleRate: rate,
+                frameCount: Frames(frames),
+                gapless: true
+            )
+        )
     }
 
     static let bell = AudioSourceInfo(path: nil, sampleRate: 1_000, frameCount: Frames(8_000), gapless: false)
 
     static func script(interjections: [Script.Interjection]) -> Script {
-        Script(id: "s", category: "c", title: "T", durationSeconds: 60, segments: [
-            .init(id: "a", startSeconds: 0, text: "A", phase: "opening"),
-            .init(id: "b", startSeconds: 20, text: "B", phase: "teachings"),
-        ], interjections: interjections)
+        Script(
+            id: "s",
+            category: "c",
+            title: "T",
+            durationSeconds: 60,
+            segments: [
+                .init(id: "a", startSeconds: 0, text: "A", phase: "opening"),
+                .init(id: "b", startSeconds: 20, text: "B", phase: "teachings"),
+            ],
+            interjections: interjections
+        )
     }
 
     @Test("A one-second window plans its interjection at exactly that second")
     func oneSecondWindow() throws {
-        let script = Self.script(interjections: [.init(windowStartSeconds: 30, windowEndSeconds: 30, textOptions: ["X"])])
+        let script = Self.script(interjections: [
+            .init(windowStartSeconds: 30, windowEndSeconds: 30, textOptions: ["X"])
+        ])
         for seed: UInt64 in [0, 1, 2, 99] {
-            #expect(script.resolveInterjections(seed: seed) == [
-                ResolvedInterjection(interjectionIndex: 0, plannedSeconds: 30, optionIndex: 0, text: "X"),
-            ])
+            #expect(
+                script.resolveInterjections(seed: seed) == [
+                    ResolvedInterjection(interjectionIndex: 0, plannedSeconds: 30, optionIndex: 0, text: "X")
+                ]
+            )
         }
     }
 
     @Test("A window holding no whole second plans at its start")
     func windowWithinASecond() {
-        let script = Self.script(interjections: [.init(windowStartSeconds: 10.25, windowEndSeconds: 10.75, textOptions: ["X", "Y"])])
+        let script = Self.script(interjections: [
+            .init(windowStartSeconds: 10.25, windowEndSeconds: 10.75, textOptions: ["X", "Y"])
+        ])
         let resolved = script.resolveInterjections(seed: 5)
         #expect(resolved.map(\.plannedSeconds) == [10.25])
     }
@@ -112,15 +172,19 @@ struct ScriptPlanningTests {
             .init(windowStartSeconds: 440, windowEndSeconds: 460, textOptions: ["d", "e"]),
         ])
         // SplitMix64(7): uniform(below: 21) = 9, uniform(below: 3) = 0, uniform(below: 21) = 0, uniform(below: 2) = 1.
-        #expect(script.resolveInterjections(seed: 7) == [
-            ResolvedInterjection(interjectionIndex: 0, plannedSeconds: 359, optionIndex: 0, text: "a"),
-            ResolvedInterjection(interjectionIndex: 1, plannedSeconds: 440, optionIndex: 1, text: "e"),
-        ])
+        #expect(
+            script.resolveInterjections(seed: 7) == [
+                ResolvedInterjection(interjectionIndex: 0, plannedSeconds: 359, optionIndex: 0, text: "a"),
+                ResolvedInterjection(interjectionIndex: 1, plannedSeconds: 440, optionIndex: 1, text: "e"),
+            ]
+        )
     }
 
     @Test("Every seed keeps interjections inside their windows")
     func choicesStayInWindows() {
-        let script = Self.script(interjections: [.init(windowStartSeconds: 35, windowEndSeconds: 40, textOptions: ["p", "q", "r"])])
+        let script = Self.script(interjections: [
+            .init(windowStartSeconds: 35, windowEndSeconds: 40, textOptions: ["p", "q", "r"])
+        ])
         var seen = Set<Double>()
         for seed in UInt64(0)..<200 {
             let choice = script.resolveInterjections(seed: seed)[0]
@@ -133,15 +197,24 @@ struct ScriptPlanningTests {
 
     @Test("A planned timeline is contiguous, converts source lengths, and ties put segments first")
     func plannedTimeline() throws {
-        let script = Self.script(interjections: [.init(windowStartSeconds: 20, windowEndSeconds: 20, textOptions: ["X"])])
+        let script = Self.script(interjections: [
+            .init(windowStartSeconds: 20, windowEndSeconds: 20, textOptions: ["X"])
+        ])
         let resolved = script.resolveInterjections(seed: 1)
         let rate = try #require(SampleRate(1_000))
         let timeline = Timeline.plan(
-            script: script, seed: 1, sampleRate: rate, channelCount: 1,
+            script: script,
+            seed: 1,
+            sampleRate: rate,
+            channelCount: 1,
             segmentClips: [Self.clip("ka", frames: 5_000), Self.clip("kb", frames: 4_000, rate: 2_000)],
-            interjections: resolved, interjectionClips: [Self.clip("kx", frames: 1_000)],
-            bell: Self.bell)
-        let summary = timeline.items.map { ($0.kind, $0.startFrame.count, $0.frameCount.count, $0.clip?.lateByFrames.count) }
+            interjections: resolved,
+            interjectionClips: [Self.clip("kx", frames: 1_000)],
+            bell: Self.bell
+        )
+        let summary = timeline.items.map {
+            ($0.kind, $0.startFrame.count, $0.frameCount.count, $0.clip?.lateByFrames.count)
+        }
         let expected: [(TimelineItem.Kind, Int64, Int64, Int64?)] = [
             (.segment, 0, 5_000, 0),
             (.silence, 5_000, 15_000, nil),
@@ -152,7 +225,10 @@ struct ScriptPlanningTests {
         ]
         #expect(summary.count == expected.count)
         for (got, want) in zip(summary, expected) {
-            #expect(got.0 == want.0 && got.1 == want.1 && got.2 == want.2 && got.3 == want.3, "\(got) should be \(want)")
+            #expect(
+                got.0 == want.0 && got.1 == want.1 && got.2 == want.2 && got.3 == want.3,
+                "\(got) should be \(want)"
+            )
         }
         #expect(timeline.items.map(\.index) == Array(0..<6))
         #expect(timeline.totalFrames == Frames(68_000))
@@ -167,9 +243,15 @@ struct ScriptPlanningTests {
         let script = Self.script(interjections: [])
         let rate = try #require(SampleRate(1_000))
         let timeline = Timeline.plan(
-            script: script, seed: 0, sampleRate: rate, channelCount: 2,
+            script: script,
+            seed: 0,
+            sampleRate: rate,
+            channelCount: 2,
             segmentClips: [Self.clip("ka", frames: 1_000), Self.clip("kb", frames: 1_000)],
-            interjections: [], interjectionClips: [], bell: Self.bell)
+            interjections: [],
+            interjectionClips: [],
+            bell: Self.bell
+        )
         #expect(timeline.items.map(\.kind) == [.segment, .silence, .segment, .silence, .bell])
         #expect(timeline.totalFrames == Frames(68_000))
         #expect(timeline.channelCount == 2)

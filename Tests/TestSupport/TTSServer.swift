@@ -1,4 +1,5 @@
 public import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -41,7 +42,10 @@ public final class TTSServer: @unchecked Sendable {
         }
         guard let port = Int(String(decoding: line, as: UTF8.self)) else {
             process.terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "tts-server.py did not print its port"])
+            throw CocoaError(
+                .fileReadCorruptFile,
+                userInfo: [NSLocalizedDescriptionKey: "tts-server.py did not print its port"]
+            )
         }
         baseURL = URL(string: "http://127.0.0.1:\(port)")!
     }
@@ -79,6 +83,7 @@ public enum JSONScalar: Decodable, Sendable, Hashable {
 extension FixtureClip {
     /// A fixture clip's path, for servers that need some valid MP3 to answer with.
     public static var anyPath: String {
-        Repository.cache.appendingPathComponent("4b0b675e1097fa06f132563b96bd40e80a4d691fed028f63a032d86811764305.mp3").path
+        Repository.cache.appendingPathComponent("4b0b675e1097fa06f132563b96bd40e80a4d691fed028f63a032d86811764305.mp3")
+            .path
     }
 }
