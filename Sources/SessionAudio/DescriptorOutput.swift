@@ -150,3 +150,26 @@ private enum SIGPIPEBlock {
         return result
     }
 }
+
+/// Bytes to a destination that cannot be renamed into (standard output, a FIFO, a device), written
+/// in full by ``DescriptorOutput`` just as a streamed WAV is: `EINTR` retried, a closed reader an
+/// error (`Broken pipe`) rather than death by SIGPIPE.
+public enum DescriptorStream {
+    /// Opens `path` for writing straight through; `name` stands for it in errors.
+    /// The corresponding system call is `open`.
+    public static func open(_ path: String, name: String) throws(AudioError) -> Int32 {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw AudioError(.cannotWrite, path: name, reason: String(cString: strerror(errno)))
+        }
+        return descriptor
+    }
+
+    /// Writes all of `bytes` to `descriptor`, which stays open; `name` stands for it in errors.
+    public static func write(_ bytes: [UInt8], to descriptor: Int32, name: String) throws(AudioError) {
+        let output = DescriptorOutput(descriptor: descriptor)
+        guard output.write(bytes) else {
+            throw AudioError(.cannotWrite, path: name, reason: output.failure ?? "the write failed")
+        }
+    }
+}

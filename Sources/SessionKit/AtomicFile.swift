@@ -55,17 +55,20 @@ public struct AtomicFile: Sendable {
 
     /// Writes `data` to `destination` atomically.
     public static func write(_ data: Data, to destination: String) throws(SessionError) {
+        try staged(data, for: destination, named: destination).commit()
+    }
+
+    /// Writes `data` to a temporary beside `destination` and returns it, to be committed (or
+    /// discarded) with other outputs; `name` stands for the destination in errors.
+    static func staged(_ data: Data, for destination: String, named name: String) throws(SessionError) -> AtomicFile {
         let file = AtomicFile(destination: destination)
         do {
             try data.write(to: URL(fileURLWithPath: file.temporaryPath))
         } catch {
             file.discard()
-            throw SessionError(
-                .cannotWrite,
-                "Cannot write \(destination): \(FileProblem.describe(error, path: destination))"
-            )
+            throw SessionError(.cannotWrite, "Cannot write \(name): \(FileProblem.describe(error, path: destination))")
         }
-        try file.commit()
+        return file
     }
 
     /// Removes the temporary, leaving any earlier file at the destination untouched.

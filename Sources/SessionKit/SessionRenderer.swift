@@ -47,27 +47,31 @@ enum SessionRenderer {
 
     /// Writes `data` to `target`; returns the temporary still to be committed, if any.
     static func write(_ data: Data, to target: OutputTarget) throws(SessionError) -> AtomicFile? {
+        let name = target.destination.description
         switch target.kind {
         case .replace(let path):
-            let file = AtomicFile(destination: path)
-            do {
-                try data.write(to: URL(fileURLWithPath: file.temporaryPath))
-            } catch {
-                file.discard()
-                throw SessionError(
-                    .cannotWrite,
-                    "Cannot write \(target.destination): \(FileProblem.describe(error, path: path))"
-                )
-            }
-            return file
+            return try AtomicFile.staged(data, for: path, named: name)
         case .standardOutput:
-            try StreamOutput.write(data, to: STDOUT_FILENO, name: target.destination.description)
+            try streamed { () throws(AudioError) in
+                try DescriptorStream.write([UInt8](data), to: STDOUT_FILENO, name: name)
+            }
         case .stream(let path):
-            let descriptor = try StreamOutput.open(path, name: target.destination.description)
-            defer { Glibc.close(descriptor) }
-            try StreamOutput.write(data, to: descriptor, name: target.destination.description)
+            try streamed { () throws(AudioError) in
+                let descriptor = try DescriptorStream.open(path, name: name)
+                defer { Glibc.close(descriptor) }
+                try DescriptorStream.write([UInt8](data), to: descriptor, name: name)
+            }
         }
         return nil
+    }
+
+    /// Runs `body`, turning its failure into a ``SessionError``.
+    private static func streamed(_ body: () throws(AudioError) -> Void) throws(SessionError) {
+        do {
+            try body()
+        } catch {
+            throw SessionError(.cannotWrite, error.description)
+        }
     }
 
     private static func writeAudio(
@@ -82,7 +86,12 @@ enum SessionRenderer {
         switch target.kind {
         case .replace(let path): temporary = AtomicFile(destination: path)
         case .standardOutput: descriptor = STDOUT_FILENO
-        case .stream(let path): descriptor = try StreamOutput.open(path, name: name)
+        case .stream(let path):
+            do {
+                descriptor = try DescriptorStream.open(path, name: name)
+            } catch {
+                throw SessionError(.cannotWrite, error.description)
+            }
         }
         defer { if let descriptor, descriptor != STDOUT_FILENO { Glibc.close(descriptor) } }
         func fail(_ error: SessionError) -> SessionError {
@@ -190,38 +199,6 @@ enum SessionRenderer {
         }
         if item.kind == .bell { return "Bell: \(error)" }
         return "\(error)"
-    }
-}
-
-/// Writing bytes to a descriptor that cannot be renamed into: standard output, a FIFO, a device.
-enum StreamOutput {
-    /// Opens `path` for writing straight through.
-    static func open(_ path: String, name: String) throws(SessionError) -> Int32 {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw SessionError(.cannotWrite, "Cannot write \(name): \(String(cString: strerror(errno)))")
-        }
-        return descriptor
-    }
-
-    /// Writes all of `data`, retrying interrupted and partial writes.
-    static func write(_ data: Data, to descriptor: Int32, name: String) throws(SessionError) {
-        var failure: Int32 = 0
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
-        guard failure == 0 else {
-            throw SessionError(.cannotWrite, "Cannot write \(name): \(String(cString: strerror(failure)))")
-        }
     }
 }
 
