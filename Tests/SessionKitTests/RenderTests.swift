@@ -182,6 +182,20 @@ struct RenderTests {
         }
     }
 
+    @Test("Planning opens no clip: it takes every length from what prepare measured")
+    func planReusesMeasurements() async throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.copyItem(at: Repository.cache, to: folder.url.appendingPathComponent("cache"))
+        let pipeline = Self.pipeline(cache: folder.path("cache"))
+        let script = try ScriptFile.load(Repository.script("ten-minute-session").path)
+        let clips = try await pipeline.prepare(texts: script.allTexts)
+        #expect(clips.alreadyCached == 8 && clips.problems.isEmpty)
+        // With every clip gone, a plan that measured again would fail.
+        try FileManager.default.removeItem(atPath: folder.path("cache"))
+        let timeline = try pipeline.plan(script, clips: clips)
+        #expect(timeline == (try await Self.plan("ten-minute-session")))
+    }
+
     @Test("A 270 s silence at 8 kHz is 2,160,000 frames in 4,320,044 bytes")
     func silenceFile() throws {
         let folder = try TemporaryFolder()
