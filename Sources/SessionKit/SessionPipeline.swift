@@ -135,7 +135,7 @@ public struct SessionPipeline: Sendable {
             sampleFormat: output.sampleFormat,
             audio: targets.audio,
             timelineJSON: targets.timeline
-        ) { written in observer.rendering(written, total) }
+        ) { written in observer.rendering(written, total, timeline.sampleRate) }
     }
 
     private func resolveOutputs() throws(SessionError) -> (audio: OutputTarget?, timeline: OutputTarget?) {
@@ -163,14 +163,18 @@ public struct PipelineObserver: Sendable {
     public var preparing: @Sendable (PreparedClips) -> Void
     /// Preparing is done, with this result.
     public var prepared: @Sendable (PreparedClips) -> Void
-    /// Rendering has written this many frames of the total.
-    public var rendering: @Sendable (_ written: Frames, _ total: Frames) -> Void
+    /// Rendering has written this many frames of the total, at this rate.
+    public var rendering: @Sendable (_ written: Frames, _ total: Frames, _ sampleRate: SampleRate) -> Void
 
     public init(
         warning: @escaping @Sendable (String) -> Void = { _ in },
         preparing: @escaping @Sendable (PreparedClips) -> Void = { _ in },
         prepared: @escaping @Sendable (PreparedClips) -> Void = { _ in },
-        rendering: @escaping @Sendable (_ written: Frames, _ total: Frames) -> Void = { _, _ in }
+        rendering: @escaping @Sendable (_ written: Frames, _ total: Frames, _ sampleRate: SampleRate) -> Void = {
+            _,
+            _,
+            _ in
+        }
     ) {
         self.warning = warning
         self.preparing = preparing

@@ -61,9 +61,10 @@ enum Console {
             let eta = rate > 0 ? duration(Double(total - done) / rate) : "?"
             return "\(done)/\(total) clips, \(String(format: "%.1f", rate)) clips/s, ETA \(eta)"
         }
-        let frames = ProgressLine { done, total, elapsed in
+        let audio = ProgressLine { done, total, elapsed in
+            // done and total are milliseconds of audio.
             let eta = done > 0 ? duration(elapsed / Double(done) * Double(total - done)) : "?"
-            return "\(Int(Double(done) / Double(max(total, 1)) * 100))% of the audio, ETA \(eta)"
+            return "\(duration(Double(done) / 1_000)) of \(duration(Double(total) / 1_000)), ETA \(eta)"
         }
         return PipelineObserver(
             warning: warning,
@@ -74,7 +75,9 @@ enum Console {
                     status("Filled the clip cache, \(result.summary)")
                 }
             },
-            rendering: { written, total in frames.update(written.count, total: total.count) }
+            rendering: { written, total, rate in
+                audio.update(Int64(rate.seconds(of: written) * 1_000), total: Int64(rate.seconds(of: total) * 1_000))
+            }
         )
     }
 }

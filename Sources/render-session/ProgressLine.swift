@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// A progress bar on standard error, drawn only on a terminal and only once work lasts long
-/// enough to be worth watching; cleared when the work is done. Safe to update from any thread.
+/// enough to be worth watching; cleared when the work is done (an update reaching the total, or
+/// ``finish()``), so the summary line after it stands alone. Safe to update from any thread.
 final class ProgressLine: @unchecked Sendable {
     // @unchecked: `state` is read and written only while holding `lock`; the rest is immutable.
     private struct State {
@@ -34,6 +35,11 @@ final class ProgressLine: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let newTotal { state.total = newTotal }
+        if done >= state.total && state.total > 0 {
+            if state.drawn { Console.writeStandardError("\r\u{1B}[K") }
+            state.drawn = false
+            return
+        }
         guard elapsed > .milliseconds(300), state.total > 0 else { return }
         if let last = state.lastDrawn, now - last < .milliseconds(100), done < state.total { return }
         state.lastDrawn = now
