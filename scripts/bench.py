@@ -28,7 +28,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, ".build-bench")
-BIN = os.path.join(ROOT, ".build", "release", "render-session")
+# RENDER_SESSION_BIN measures another build (say, the last release) with the same workload.
+BIN = os.environ.get("RENDER_SESSION_BIN", os.path.join(ROOT, ".build", "release", "render-session"))
 RUNS = int(os.environ.get("BENCH_RUNS", "15"))
 
 
