@@ -228,11 +228,15 @@ public struct AudioSourceInfo: Sendable, Equatable {
     public var frameCount: Frames
     /// Whether encoder delay and padding recorded in the file (a LAME/Xing tag) were removed.
     public var gapless: Bool
+    /// The source's EBU R128 integrated loudness in LUFS; `nil` if not measured, or if no part of
+    /// it passes the measurement's gates (silence, or shorter than one 400 ms block).
+    public var loudness: Double?
 
-    public init(path: String?, sampleRate: SampleRate, frameCount: Frames, gapless: Bool) {
+    public init(path: String?, sampleRate: SampleRate, frameCount: Frames, gapless: Bool, loudness: Double? = nil) {
         self.path = path
         self.sampleRate = sampleRate
         self.frameCount = frameCount
         self.gapless = gapless
+        self.loudness = loudness
     }
 }
