@@ -45,7 +45,7 @@ final class MemoryFrameSource: FrameSource {
 /// The resampled length is fixed in advance (see `SampleRate.frames(converting:from:)`); the
 /// resampler's last frame or two are trimmed or padded with zeros to meet it.
 ///
-/// Edges: if the first frame's largest absolute sample exceeds ``edgeThreshold`` (about −54 dBFS),
+/// Edges (unless turned off with `edgeFades: false`): if the first frame's largest absolute sample exceeds ``edgeThreshold`` (about −54 dBFS),
 /// the first ``fadeDuration`` seconds are faded in with a raised-cosine gain; the same holds
 /// for the last frame and a fade-out. Clips that start and end near zero pass untouched.
 public final class ClipStream {
@@ -81,12 +81,16 @@ public final class ClipStream {
     public private(set) var fadedOut = false
 
     /// A stream of the file `decoder` reads, which measured `sourceFrames` frames.
+    ///
+    /// With `edgeFades` false, the edges pass untouched whatever their level: for a caller that
+    /// joins the stream to other audio itself, as ``LoopStream`` joins a file's end to its start.
     public convenience init(
         decoder: AudioFileDecoder,
         sourceFrames: Frames,
         outputRate: SampleRate,
         outputChannels: ChannelCount,
-        outputFrames: Frames
+        outputFrames: Frames,
+        edgeFades: Bool = true
     ) throws(AudioError) {
         try self.init(
             source: decoder,
@@ -94,7 +98,8 @@ public final class ClipStream {
             sourceFrames: sourceFrames,
             outputRate: outputRate,
             outputChannels: outputChannels,
-            outputFrames: outputFrames
+            outputFrames: outputFrames,
+            edgeFades: edgeFades
         )
     }
 
@@ -124,7 +129,8 @@ public final class ClipStream {
         sourceFrames: Frames,
         outputRate: SampleRate,
         outputChannels: ChannelCount,
-        outputFrames: Frames
+        outputFrames: Frames,
+        edgeFades: Bool = true
     ) throws(AudioError) {
         // Below this line frame counts are plain integers: they index buffers handed to C.
         self.source = source
@@ -132,7 +138,8 @@ public final class ClipStream {
         expectedSourceFrames = sourceFrames.count
         self.outputChannels = outputChannels.count
         self.outputFrames = outputFrames.count
-        fadeFrames = min(Int64((Double(outputRate.hertz) * Self.fadeDuration).rounded()), outputFrames.count / 2)
+        fadeFrames =
+            edgeFades ? min(Int64((Double(outputRate.hertz) * Self.fadeDuration).rounded()), outputFrames.count / 2) : 0
         sourceBlockFrames = max(1, min(Self.blockFrames, Self.blockFrames * source.sampleRate.hertz / outputRate.hertz))
         resampler =
             source.sampleRate == outputRate
@@ -154,7 +161,7 @@ public final class ClipStream {
         guard frames > 0 else { return 0 }
         let count = frames * outputChannels
         if samples.count < count { samples = [Float](repeating: 0, count: count) }
-        if emitted == 0 {
+        if emitted == 0 && fadeFrames > 0 {
             fadedIn = Self.edgeIsLoud(pending, frame: pendingStart / outputChannels, channels: outputChannels)
         }
         let start = pendingStart
