@@ -1,0 +1,152 @@
+import Foundation
+import SessionTimeline
+import TestSupport
+import Testing
+
+@testable import SessionAudio
+
+/// Each synthesized sound, made once per test process.
+let synthesizedSounds: [SynthesizedSound: [Float]] = Dictionary(
+    uniqueKeysWithValues: SynthesizedSound.allCases.map { ($0, $0.samples()) }
+)
+
+/// FNV-1a-64 over the samples' bit patterns, little-endian: a fingerprint of exact values.
+func fingerprint(_ samples: [Float]) -> UInt64 {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    for sample in samples {
+        var bits = sample.bitPattern
+        for _ in 0..<4 {
+            hash = (hash ^ UInt64(bits & 0xFF)) &* 0x0000_0100_0000_01B3
+            bits >>= 8
+        }
+    }
+    return hash
+}
+
+@Suite("Synthesized sounds")
+struct SynthesizedSoundTests {
+    @Test(
+        "Every sound has its exact length",
+        arguments: [
+            (SynthesizedSound.gong, 308_700), (.tripleGong, 529_200), (.completion, 617_400), (.rain, 1_058_400),
+            (.drone, 1_058_400),
+        ]
+    )
+    func frameCount(sound: SynthesizedSound, frames: Int) throws {
+        let samples = try #require(synthesizedSounds[sound])
+        #expect(samples.count == frames)
+        #expect(sound.frameCount == Frames(Int64(frames)))
+    }
+
+    @Test("A second synthesis gives the same samples, bit for bit", arguments: SynthesizedSound.allCases)
+    func deterministic(sound: SynthesizedSound) throws {
+        let first = try #require(synthesizedSounds[sound])
+        let second = sound.samples()
+        #expect(first.map(\.bitPattern) == second.map(\.bitPattern))
+    }
+
+    /// The fingerprints pin the exact samples: the same on every machine, since the synthesis
+    /// uses no C library function. A deliberate change to a sound changes its fingerprint here
+    /// and the default library's folder version (`sounds/v1`).
+    @Test(
+        "Every sound's samples are the ones recorded",
+        arguments: [
+            (SynthesizedSound.gong, UInt64(0xFF80_56C8_4B56_9B59)), (.tripleGong, 0x529D_0407_0EC8_4D73),
+            (.completion, 0x6F27_28C5_8619_0679), (.rain, 0x4E02_F478_E142_4007), (.drone, 0x8D5F_E087_D937_B92C),
+        ]
+    )
+    func pinned(sound: SynthesizedSound, expected: UInt64) throws {
+        let samples = try #require(synthesizedSounds[sound])
+        #expect(fingerprint(samples) == expected, "\(sound): 0x\(String(fingerprint(samples), radix: 16))")
+    }
+
+    @Test("Peaks at −3 dBFS, no DC, both ends at zero", arguments: SynthesizedSound.allCases)
+    func levels(sound: SynthesizedSound) throws {
+        let samples = try #require(synthesizedSounds[sound])
+        let peak = samples.map { abs($0) }.max() ?? 0
+        let peakDecibels = 20 * log10(Double(peak))
+        #expect(peakDecibels <= -1)
+        #expect(abs(peakDecibels - -3) < 0.001, "\(sound) peaks at \(peakDecibels) dBFS")
+        let mean = samples.reduce(0.0) { $0 + Double($1) } / Double(samples.count)
+        #expect(abs(mean) < 1e-4, "\(sound) has a DC offset of \(mean)")
+        #expect(samples.first == 0 && samples.last == 0)
+    }
+
+    @Test("Gongs start at once; beds fade in over half a second", arguments: SynthesizedSound.allCases)
+    func attack(sound: SynthesizedSound) throws {
+        let samples = try #require(synthesizedSounds[sound])
+        // The largest step between neighbouring samples in the first 5 ms, against the peak.
+        let opening = samples.prefix(221)
+        let openingPeak = opening.map { abs($0) }.max() ?? 0
+        if sound.isBed {
+            #expect(openingPeak < 0.001, "\(sound) starts quietly")
+            let rms = { (slice: ArraySlice<Float>) in
+                (slice.map { Double($0 * $0) }.reduce(0, +) / Double(slice.count)).squareRoot()
+            }
+            #expect(rms(samples[22_050..<44_100]) > 3 * rms(samples[0..<11_025]), "\(sound) rises")
+        } else {
+            #expect(openingPeak > 0.05, "\(sound) is struck at the start")
+        }
+        let steps = zip(samples, samples.dropFirst()).prefix(200).map { abs($1 - $0) }
+        #expect((steps.max() ?? 0) < 0.1, "\(sound) does not click at its start")
+    }
+
+    @Test("PortableMath agrees with the C library to 1e-14")
+    func portableMath() {
+        for step in -2_000...2_000 {
+            let x = Double(step) * 0.0123
+            #expect(abs(PortableMath.sin(x) - sin(x)) < 1e-14, "sin \(x)")
+            #expect(abs(PortableMath.cos(x) - cos(x)) < 1e-14, "cos \(x)")
+            let e = Double(step) * 0.01
+            #expect(abs(PortableMath.exp(e) - exp(e)) <= 1e-14 * exp(e), "exp \(e)")
+        }
+    }
+
+    @Test("A FLAC file holds the samples to 24 bits, and libsndfile reads it back")
+    func flacRoundTrip() throws {
+        let folder = try TemporaryFolder()
+        let samples = try #require(synthesizedSounds[.gong])
+        try FLACFile.write(samples, sampleRate: 44_100, channelCount: .mono, to: folder.path("gong.flac"))
+        let measurement = try AudioFileDecoder.measure(path: folder.path("gong.flac"))
+        #expect(measurement.frameCount == 308_700)
+        #expect(measurement.formatName == "FLAC (Free Lossless Audio Codec)")
+        let decoded = try decodeAll(folder.path("gong.flac"))
+        #expect(decoded.rate == 44_100 && decoded.channels == 1)
+        let error = zip(decoded.samples, samples).map { abs($0 - $1) }.max() ?? 1
+        #expect(error <= 0.5 / 8_388_608 + 1e-9)
+    }
+}
+
+@Suite("Formats through AudioFileDecoder")
+struct ContainerFormatTests {
+    /// Runs `sox` with `arguments`; false if it is not installed.
+    static func sox(_ arguments: [String]) throws -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    @Test(
+        "libsndfile reads CAF and Ogg Vorbis files that sox makes",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sox"), "sox is not installed"),
+        arguments: [
+            ("caf", "CAF (Apple Core Audio File)", 4_410 as Int64), ("ogg", "OGG (OGG Container format)", 4_410),
+        ]
+    )
+    func readsContainer(fileExtension: String, formatName: String, frames: Int64) throws {
+        let folder = try TemporaryFolder()
+        let source = folder.path("tone.wav")
+        try writeWAV(sine(frequency: 440, rate: 44_100, frames: 4_410), rate: 44_100, channels: 1, to: source)
+        let target = folder.path("tone.\(fileExtension)")
+        #expect(try Self.sox([source, target]))
+        let measurement = try AudioFileDecoder.measure(path: target)
+        #expect(measurement.formatName == formatName)
+        #expect(measurement.frameCount == Frames(frames))
+        #expect(measurement.sampleRate == 44_100 && measurement.channelCount == .mono)
+    }
+}
