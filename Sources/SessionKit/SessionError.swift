@@ -24,6 +24,8 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         case unusableClips
         /// The bell file cannot be decoded.
         case unusableBell
+        /// A sound library's folder cannot be read, or its `sounds.json` is not valid JSON or breaks a rule.
+        case invalidSoundLibrary
         /// A setting's value cannot be used; ``SessionPipeline/problems`` names it.
         case invalidSetting
         /// A speech provider answered with an error that trying again will not fix.

@@ -1,0 +1,416 @@
+public import Foundation
+internal import SessionAudio
+internal import SessionTimeline
+
+/// A sound a library's `sounds.json` names: an id to ask for it by, the file that holds it, and
+/// how it is meant to be played.
+public struct SoundEntry: Sendable, Equatable {
+    /// What a script or an option asks for: 1…128 of `[A-Za-z0-9._-]`.
+    public var id: String
+    /// A name for people; the id when `sounds.json` gives none.
+    public var name: String
+    /// The file in the library's folder, with or without its extension (see ``SoundLibrary/candidates(for:)``).
+    public var file: String
+    /// A linear gain, 0 or more, if the entry sets one.
+    public var gain: Double?
+    /// Whether the sound is meant to be looped, if the entry says.
+    public var loop: Bool?
+
+    public init(id: String, name: String? = nil, file: String, gain: Double? = nil, loop: Bool? = nil) {
+        self.id = id
+        self.name = name ?? id
+        self.file = file
+        self.gain = gain
+        self.loop = loop
+    }
+}
+
+/// Where a sound was found, or every path where it was looked for.
+public enum SoundLookup: Sendable, Equatable {
+    /// The file, and the entry that named it, if one did.
+    case found(path: String, entry: SoundEntry?)
+    /// Every path tried, in the order tried.
+    case missing(lookedFor: [String])
+}
+
+/// One line of a library's listing: an entry (or, in a folder without `sounds.json`, a file) and
+/// where its sound is.
+public struct SoundListing: Sendable, Equatable {
+    public var entry: SoundEntry
+    public var lookup: SoundLookup
+
+    public init(entry: SoundEntry, lookup: SoundLookup) {
+        self.entry = entry
+        self.lookup = lookup
+    }
+}
+
+/// A folder of sound files, with a `sounds.json` that names them:
+/// `[{"id": "forest", "name": "Forest", "file": "forest-ambience", "gain": 0.15, "loop": true}, …]`.
+///
+/// `name`, `gain` and `loop` may be left out; keys other than these five are ignored, so an app's
+/// own `sounds.json` may carry more. A folder without `sounds.json` is a library of bare file
+/// names. docs/sound.md describes the format and the lookup rules.
+public struct SoundLibrary: Sendable {
+    /// The file extensions tried after a bare name, in order of priority.
+    public static let extensions = ["caf", "wav", "flac", "mp3", "ogg"]
+    /// The name of a library's index.
+    public static let indexName = "sounds.json"
+
+    /// The library's folder.
+    public let folder: String
+    /// The entries of `sounds.json`, in its order; empty when there is none.
+    public let entries: [SoundEntry]
+    /// Whether the folder has a `sounds.json`.
+    public let hasIndex: Bool
+
+    /// Opens the library in `folder`, reading `folder/sounds.json` if there is one.
+    /// - Throws: ``SessionError`` (``SessionError/Code/invalidSoundLibrary``) when the folder cannot
+    ///   be read, or with one line per problem in `sounds.json`, naming the file and the JSON path:
+    ///   `lib/sounds.json: [2].gain: -1 must be 0 or more`.
+    public init(folder: String) throws(SessionError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
+            throw SessionError(.invalidSoundLibrary, "Cannot open the sound library \(folder): no such folder")
+        }
+        guard isDirectory.boolValue else {
+            throw SessionError(
+                .invalidSoundLibrary,
+                "Cannot open the sound library \(folder): it is a file, not a folder"
+            )
+        }
+        let index = (folder as NSString).appendingPathComponent(Self.indexName)
+        self.folder = folder
+        guard FileManager.default.fileExists(atPath: index) else {
+            entries = []
+            hasIndex = false
+            return
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: index))
+        } catch {
+            throw SessionError(
+                .invalidSoundLibrary,
+                "\(index): cannot read the file: \(FileProblem.describe(error, path: index))"
+            )
+        }
+        entries = try Self.entries(json: data, name: index)
+        hasIndex = true
+    }
+
+    /// A library of `entries` in `folder`, as if read from its `sounds.json`.
+    public init(folder: String, entries: [SoundEntry]) {
+        self.folder = folder
+        self.entries = entries
+        hasIndex = true
+    }
+
+    // MARK: - sounds.json
+
+    /// The entries in the `sounds.json` bytes `data`; `name` stands for the file in errors.
+    /// - Throws: ``SessionError`` with one line per problem: `name: [2].gain: -1 must be 0 or more`.
+    public static func entries(json data: Data, name: String) throws(SessionError) -> [SoundEntry] {
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            // Foundation's own words, "Invalid value around character 7.", made to read as a phrase.
+            var detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            if detail.hasSuffix(".") { detail.removeLast() }
+            throw SessionError(
+                .invalidSoundLibrary,
+                "\(name): not valid JSON: \(detail.prefix(1).lowercased() + detail.dropFirst())"
+            )
+        }
+        guard let items = root as? [Any] else {
+            throw SessionError(
+                .invalidSoundLibrary,
+                "\(name): (top level): expected an array of sounds, found \(kindName(root))"
+            )
+        }
+        var problems: [String] = []
+        var entries: [SoundEntry] = []
+        var firstIndex: [String: Int] = [:]
+        for (index, item) in items.enumerated() {
+            let path = "[\(index)]"
+            func report(_ key: String?, _ rule: String) {
+                problems.append("\(name): \(path)\(key.map { ".\($0)" } ?? ""): \(rule)")
+            }
+            guard let object = item as? [String: Any] else {
+                report(nil, "expected an object, found \(kindName(item))")
+                continue
+            }
+            func string(_ key: String, required: Bool) -> String? {
+                guard let value = object[key], !(value is NSNull) else {
+                    if required { report(key, "is required but missing") }
+                    return nil
+                }
+                guard let text = value as? String, !(value is NSNumber) else {
+                    report(key, "expected a string, found \(kindName(value))")
+                    return nil
+                }
+                guard !text.isEmpty else {
+                    report(key, "must not be empty")
+                    return nil
+                }
+                return text
+            }
+            let id = string("id", required: true)
+            if let id {
+                if !ScriptRules.isValidIdentifier(id) {
+                    report(
+                        "id",
+                        "\(quoted(id)) may contain only letters, digits, '.', '_' and '-' (1 to \(ScriptRules.maximumIdLength) of them), not '.' or '..'"
+                    )
+                } else if let first = firstIndex[id] {
+                    report("id", "\(quoted(id)) is already the id of [\(first)]")
+                } else {
+                    firstIndex[id] = index
+                }
+            }
+            let displayName = string("name", required: false)
+            let file = string("file", required: true)
+            if let file, file.hasPrefix("/") {
+                report("file", "\(quoted(file)) must be a name in the library's folder, not an absolute path")
+            }
+            var gain: Double?
+            if let value = object["gain"], !(value is NSNull) {
+                if let number = numberValue(value) {
+                    if !number.isFinite {
+                        report("gain", "the number is too large to represent")
+                    } else if number < 0 {
+                        report("gain", "\(formatted(number)) must be 0 or more")
+                    } else {
+                        gain = number
+                    }
+                } else {
+                    report("gain", "expected a number, found \(kindName(value))")
+                }
+            }
+            var loop: Bool?
+            if let value = object["loop"], !(value is NSNull) {
+                if let flag = boolValue(value) {
+                    loop = flag
+                } else {
+                    report("loop", "expected true or false, found \(kindName(value))")
+                }
+            }
+            if let id, let file {
+                entries.append(SoundEntry(id: id, name: displayName, file: file, gain: gain, loop: loop))
+            }
+        }
+        guard problems.isEmpty else { throw SessionError(.invalidSoundLibrary, lines: problems) }
+        return entries
+    }
+
+    /// `entries` as a `sounds.json`: one entry a line, keys in the order id, name, file, gain, loop.
+    public static func json(_ entries: [SoundEntry]) -> Data {
+        let lines = entries.map { entry in
+            var fields = [
+                "\"id\": \(jsonString(entry.id))", "\"name\": \(jsonString(entry.name))",
+                "\"file\": \(jsonString(entry.file))",
+            ]
+            if let gain = entry.gain { fields.append("\"gain\": \(formatted(gain))") }
+            if let loop = entry.loop { fields.append("\"loop\": \(loop)") }
+            return "  {" + fields.joined(separator: ", ") + "}"
+        }
+        return Data(("[\n" + lines.joined(separator: ",\n") + "\n]\n").utf8)
+    }
+
+    // MARK: - Lookup
+
+    /// Finds a sound: a path, an entry's id, or a bare file name in the folder.
+    ///
+    /// An argument containing `/`, or naming an existing file, is a path, used as it is.
+    /// Otherwise it is an entry's id (the entry's `file` is looked for, see ``candidates(for:)``),
+    /// else a bare file name, looked for the same way (with the first entry whose `file` it is).
+    public func resolve(_ nameOrPath: String) -> SoundLookup {
+        if nameOrPath.contains("/") || Self.isFile(nameOrPath) {
+            return Self.isFile(nameOrPath) ? .found(path: nameOrPath, entry: nil) : .missing(lookedFor: [nameOrPath])
+        }
+        if let entry = entries.first(where: { $0.id == nameOrPath }) {
+            return lookup(entry)
+        }
+        let tried = candidates(for: nameOrPath)
+        if let path = tried.first(where: Self.isFile) {
+            return .found(path: path, entry: entries.first { $0.file == nameOrPath })
+        }
+        return .missing(lookedFor: tried)
+    }
+
+    /// Where `entry`'s file is, or every path tried.
+    public func lookup(_ entry: SoundEntry) -> SoundLookup {
+        let tried = candidates(for: entry.file)
+        if let path = tried.first(where: Self.isFile) { return .found(path: path, entry: entry) }
+        return .missing(lookedFor: tried)
+    }
+
+    /// The paths tried for `file`, in order: `folder/file.caf`, `.wav`, `.flac`, `.mp3`, `.ogg`;
+    /// a `file` that already ends in one of these extensions is tried as it is first, then its
+    /// stem with the others.
+    public func candidates(for file: String) -> [String] {
+        let base = (folder as NSString).appendingPathComponent(file)
+        let fileExtension = (file as NSString).pathExtension
+        if Self.extensions.contains(fileExtension.lowercased()) {
+            let stem = String(base.dropLast(fileExtension.count + 1))
+            return [base] + Self.extensions.map { "\(stem).\($0)" }.filter { $0 != base }
+        }
+        return Self.extensions.map { "\(base).\($0)" }
+    }
+
+    /// What the library holds: each entry of `sounds.json` in order; without one, each sound file
+    /// in the folder (by stem, sorted, the stem as id and name).
+    public func listing() -> [SoundListing] {
+        if hasIndex {
+            return entries.map { SoundListing(entry: $0, lookup: lookup($0)) }
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let stems = Set(
+            names.filter { Self.extensions.contains(($0 as NSString).pathExtension.lowercased()) }
+                .map { ($0 as NSString).deletingPathExtension }
+        )
+        return stems.sorted().map { stem in
+            SoundListing(entry: SoundEntry(id: stem, file: stem), lookup: resolve(stem))
+        }
+    }
+
+    /// Whether `path` is a file (or a link to one), not a folder.
+    static func isFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+    }
+
+    // MARK: - The default library
+
+    /// `$XDG_CACHE_HOME/render-session/sounds/v1`, else `~/.cache/render-session/sounds/v1`: beside
+    /// the clip cache. `v1` changes whenever the synthesized sounds do.
+    public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let cache = (ClipCache.defaultDirectory(environment: environment) as NSString).deletingLastPathComponent
+        return cache + "/sounds/v1"
+    }
+
+    /// The default library's entries: the five synthesized sounds, and the names a meditation
+    /// timer uses for two of them (`gong-dreimal`, `gong-ende`).
+    public static let builtinEntries: [SoundEntry] = [
+        SoundEntry(id: "gong", name: "Gong", file: "gong", loop: false),
+        SoundEntry(id: "triple-gong", name: "Triple gong", file: "triple-gong", loop: false),
+        SoundEntry(id: "completion", name: "Completion gong", file: "completion", loop: false),
+        SoundEntry(id: "rain", name: "Rain", file: "rain", gain: 0.15, loop: true),
+        SoundEntry(id: "drone", name: "Drone", file: "drone", gain: 0.15, loop: true),
+        SoundEntry(id: "gong-dreimal", name: "Triple gong", file: "triple-gong", loop: false),
+        SoundEntry(id: "gong-ende", name: "Completion gong", file: "completion", loop: false),
+    ]
+
+    /// The default library in ``defaultFolder(environment:)``, made on first use.
+    ///
+    /// The first use synthesizes the five sounds (see `SynthesizedSound`) and writes each as a
+    /// 24-bit FLAC file, `{id}.flac`, then `sounds.json`, each atomically, under a lock on the
+    /// folder so that two processes starting at once make it once. Later uses find `sounds.json`
+    /// and every file in place and only read `sounds.json`. A missing file (one deleted by hand) is
+    /// made again.
+    public static func builtin(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SessionError) -> SoundLibrary {
+        let folder = defaultFolder(environment: environment)
+        if !isBuiltinComplete(folder) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw SessionError(
+                    .cannotWrite,
+                    "Cannot create the sound library folder \(folder): \(FileProblem.describe(error, path: folder))"
+                )
+            }
+            let lock = try FolderLock(folder: folder, waiting: {})
+            try withExtendedLifetime(lock) { () throws(SessionError) in
+                if !isBuiltinComplete(folder) { try materialize(in: folder) }
+            }
+        }
+        return try SoundLibrary(folder: folder)
+    }
+
+    private static func isBuiltinComplete(_ folder: String) -> Bool {
+        isFile((folder as NSString).appendingPathComponent(indexName))
+            && SynthesizedSound.allCases.allSatisfy { isFile(builtinPath($0, in: folder)) }
+    }
+
+    private static func builtinPath(_ sound: SynthesizedSound, in folder: String) -> String {
+        (folder as NSString).appendingPathComponent("\(sound.rawValue).flac")
+    }
+
+    /// Writes the sound files the folder lacks, then `sounds.json`.
+    private static func materialize(in folder: String) throws(SessionError) {
+        for sound in SynthesizedSound.allCases {
+            let path = builtinPath(sound, in: folder)
+            guard !isFile(path) else { continue }
+            let file = AtomicFile(destination: path)
+            do {
+                try FLACFile.write(
+                    sound.samples(),
+                    sampleRate: SynthesizedSound.sampleRate,
+                    channelCount: .mono,
+                    to: file.temporaryPath
+                )
+            } catch {
+                file.discard()
+                throw SessionError(.cannotWrite, "Cannot write the default sound \(path): \(error.reason)")
+            }
+            try file.commit()
+        }
+        try AtomicFile.write(json(builtinEntries), to: (folder as NSString).appendingPathComponent(indexName))
+    }
+}
+
+// MARK: - JSON values from JSONSerialization
+
+/// The number `value` holds, if it came from a JSON number (not `true` or `false`).
+private func numberValue(_ value: Any) -> Double? {
+    guard let number = value as? NSNumber, !isBoolean(number) else { return nil }
+    return number.doubleValue
+}
+
+/// The flag `value` holds, if it came from `true` or `false`.
+private func boolValue(_ value: Any) -> Bool? {
+    guard let number = value as? NSNumber, isBoolean(number) else { return nil }
+    return number.boolValue
+}
+
+/// Whether an `NSNumber` from JSONSerialization was a JSON boolean: it makes `true` and `false`
+/// as `char` numbers (Objective-C type `c`) and every JSON number as an `int`, `long long` or `double`.
+private func isBoolean(_ number: NSNumber) -> Bool {
+    String(cString: number.objCType) == "c"
+}
+
+/// "a string", "an array", … for messages.
+private func kindName(_ value: Any) -> String {
+    if value is NSNull { return "null" }
+    if let number = value as? NSNumber, !(value is String) { return isBoolean(number) ? "a boolean" : "a number" }
+    if value is String { return "a string" }
+    if value is [Any] { return "an array" }
+    if value is [String: Any] { return "an object" }
+    return "a value"
+}
+
+/// `1` for whole numbers, else Swift's shortest form (`0.15`).
+private func formatted(_ number: Double) -> String {
+    if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
+    return "\(number)"
+}
+
+/// `text` as a JSON string.
+private func jsonString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\t": result += "\\t"
+        case "\r": result += "\\r"
+        case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result + "\""
+}
