@@ -5,7 +5,7 @@ import Testing
 /// The help the command prints, held to what it does and to docs/cli.md.
 @Suite("Help and documentation", .serialized)
 struct HelpTests {
-    static let subcommands = ["render", "timeline", "prepare", "batch", "import", "list", "silence"]
+    static let subcommands = ["render", "timeline", "prepare", "batch", "import", "list", "silence", "sounds"]
 
     /// The example command lines in a help text: the lines under `Example:`/`Examples:`, with
     /// shell continuations joined.

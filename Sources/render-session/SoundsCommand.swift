@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import SessionKit
+
+struct SoundsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sounds",
+        abstract: "List a sound library: each sound's id, name, gain, loop and file.",
+        discussion: """
+            Prints one line per sound, its fields separated by tabs: id, name, gain (- if \
+            unset), loop (yes, no, or - if unset), and the file found or "missing (looked for \
+            …)" with every path tried. A name is looked for as {file}.caf, .wav, .flac, .mp3, \
+            .ogg, in that order. Without --sounds, lists the default library, made on first \
+            use in $XDG_CACHE_HOME/render-session/sounds/v1 (else ~/.cache/render-session/sounds/v1): \
+            gong, triple-gong, completion, rain and drone, synthesized. A missing sound makes \
+            the exit status 1. The format is in docs/sound.md.
+
+            Example:
+              render-session sounds
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp(
+            "A sound library: a folder of sound files, with or without a sounds.json (default: the built-in library).",
+            valueName: "dir"
+        )
+    )
+    var sounds: String?
+
+    func run() async throws {
+        let folder = sounds
+        try await runCommand {
+            let library =
+                try folder.map { folder throws(SessionError) in try SoundLibrary(folder: folder) } ?? .builtin()
+            let listing = library.listing()
+            Console.writeStandardOutput(Data(listing.map { Self.line($0) + "\n" }.joined().utf8))
+            let missing = listing.filter { if case .missing = $0.lookup { true } else { false } }.map(\.entry.id)
+            if !missing.isEmpty {
+                throw SessionError(
+                    .invalidSoundLibrary,
+                    "\(missing.count) of the \(listing.count) sounds in \(library.folder) \(missing.count == 1 ? "is" : "are") missing: \(missing.joined(separator: ", "))"
+                )
+            }
+        }
+    }
+
+    /// `rain⇥Rain⇥0.15⇥yes⇥/path/rain.flac`.
+    static func line(_ item: SoundListing) -> String {
+        let gain = item.entry.gain.map(Self.number) ?? "-"
+        let loop = item.entry.loop.map { $0 ? "yes" : "no" } ?? "-"
+        let file =
+            switch item.lookup {
+            case .found(let path, _): path
+            case .missing(let tried): "missing (looked for \(tried.joined(separator: ", ")))"
+            }
+        return [item.entry.id, item.entry.name, gain, loop, file].joined(separator: "\t")
+    }
+
+    /// `1` for whole numbers, else Swift's shortest form (`0.15`).
+    static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+    }
+}

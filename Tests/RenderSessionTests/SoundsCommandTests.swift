@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("sounds", .serialized)
+struct SoundsCommandTests {
+    @Test("sounds lists the default library, made once even by two processes at once")
+    func defaultLibrary() async throws {
+        let folder = try TemporaryFolder()
+        let environment = ["XDG_CACHE_HOME": folder.path("cache"), "HOME": folder.path("home")]
+        async let first = Task.detached { try renderSession(["sounds"], environment: environment) }.value
+        async let second = Task.detached { try renderSession(["sounds"], environment: environment) }.value
+        let results = try await [first, second]
+        let library = folder.path("cache/render-session/sounds/v1")
+        let expected = """
+            gong\tGong\t-\tno\t\(library)/gong.flac
+            triple-gong\tTriple gong\t-\tno\t\(library)/triple-gong.flac
+            completion\tCompletion gong\t-\tno\t\(library)/completion.flac
+            rain\tRain\t0.15\tyes\t\(library)/rain.flac
+            drone\tDrone\t0.15\tyes\t\(library)/drone.flac
+            gong-dreimal\tTriple gong\t-\tno\t\(library)/triple-gong.flac
+            gong-ende\tCompletion gong\t-\tno\t\(library)/completion.flac
+
+            """
+        for result in results {
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardError == "")
+            #expect(result.standardOutput == expected)
+        }
+    }
+
+    @Test("sounds --sounds lists a library's entries, missing ones with every path tried, and exits 1")
+    func ownLibrary() throws {
+        let folder = try TemporaryFolder()
+        try Data(
+            #"[{"id": "forest", "name": "Forest", "file": "forest-ambience", "gain": 0.15, "loop": true}, {"id": "bell", "file": "bell.wav"}]"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: folder.path("sounds.json")))
+        try Data().write(to: URL(fileURLWithPath: folder.path("forest-ambience.ogg")))
+        let result = try renderSession(["sounds", "--sounds", folder.url.path])
+        let tried = ["wav", "caf", "flac", "mp3", "ogg"].map { folder.path("bell.\($0)") }.joined(separator: ", ")
+        #expect(
+            result.standardOutput == """
+                forest\tForest\t0.15\tyes\t\(folder.path("forest-ambience.ogg"))
+                bell\tbell\t-\t-\tmissing (looked for \(tried))
+
+                """
+        )
+        #expect(result.standardError == "error: 1 of the 2 sounds in \(folder.url.path) is missing: bell\n")
+        #expect(result.status == 1)
+    }
+
+    @Test("sounds with a broken sounds.json prints one error line per problem and nothing else")
+    func brokenLibrary() throws {
+        let folder = try TemporaryFolder()
+        try Data(#"[{"id": "a", "file": "a", "gain": -1}, {"id": "a", "file": "b"}]"#.utf8)
+            .write(to: URL(fileURLWithPath: folder.path("sounds.json")))
+        let result = try renderSession(["sounds", "--sounds", folder.url.path])
+        #expect(result.status == 1)
+        #expect(result.standardOutput == "")
+        #expect(
+            result.standardError == """
+                error: \(folder.path("sounds.json")): [0].gain: -1 must be 0 or more
+                error: \(folder.path("sounds.json")): [1].id: "a" is already the id of [0]
+
+                """
+        )
+        let missing = try renderSession(["sounds", "--sounds", folder.path("none")])
+        #expect(missing.status == 1)
+        #expect(
+            missing.standardError == "error: Cannot open the sound library \(folder.path("none")): no such folder\n"
+        )
+    }
+}
