@@ -37,6 +37,11 @@ let package = Package(
             pkgConfig: "lame",
             providers: [.apt(["libmp3lame-dev"])]
         ),
+        .systemLibrary(
+            name: "CEbur128",
+            pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]
+        ),
         // Headers only, no pkg-config link flags: SessionAudio opens libespeak-ng with dlopen.
         .systemLibrary(
             name: "CEspeakNG",
@@ -49,7 +54,7 @@ let package = Package(
         // The only module that touches C: decoding, resampling, writing, encoding, synthesis.
         .target(
             name: "SessionAudio",
-            dependencies: ["SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG"]
+            dependencies: ["SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG", "CEbur128"]
         ),
 
         // The library users call: joins the timeline model and the audio I/O.
@@ -79,7 +84,11 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["tts-server.py"]),
         .testTarget(name: "SessionTimelineTests", dependencies: ["SessionTimeline"]),
-        .testTarget(name: "SessionAudioTests", dependencies: ["SessionAudio", "SessionTimeline", "TestSupport"]),
+        .testTarget(
+            name: "SessionAudioTests",
+            // CEbur128 for libebur128's own true-peak mode, the independent meter the tests compare with.
+            dependencies: ["SessionAudio", "SessionTimeline", "TestSupport", "CEbur128"]
+        ),
         .testTarget(
             name: "SessionKitTests",
             dependencies: ["SessionKit", "SessionTimeline", "SessionAudio", "TestSupport"]

@@ -13,6 +13,25 @@ public struct AudioMeasurement: Sendable, Equatable {
     public var gapless: Bool
     /// What the file is: `MPEG audio` or libsndfile's name for the container.
     public var formatName: String
+    /// The EBU R128 integrated loudness of the decoded audio in LUFS; `nil` if it was not measured
+    /// (``AudioFileDecoder/measure(path:)``) or if nothing passed the gates (silence, under 400 ms).
+    public var loudness: Double?
+
+    public init(
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        frameCount: Frames,
+        gapless: Bool,
+        formatName: String,
+        loudness: Double? = nil
+    ) {
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.frameCount = frameCount
+        self.gapless = gapless
+        self.formatName = formatName
+        self.loudness = loudness
+    }
 }
 
 /// Decodes an audio file to 32-bit float frames, whatever its format, detected by content:
@@ -83,7 +102,8 @@ public final class AudioFileDecoder {
         }
     }
 
-    /// Measures `path` exactly: its format, and its length as decoded.
+    /// Measures `path` exactly: its format, and its length as decoded; ``AudioMeasurement/loudness``
+    /// stays `nil`.
     ///
     /// For MPEG audio the length comes from a scan of every frame header (nothing is decoded);
     /// for other formats the file is read through, since a header's length is only a claim.
@@ -94,8 +114,28 @@ public final class AudioFileDecoder {
         switch decoder.backend {
         case .mpeg(let mpeg):
             frameCount = Frames(try mpeg.scannedFrameCount())
-        case .soundFile(let reader):
-            frameCount = try decoder.decodeToEnd()
+        case .soundFile:
+            frameCount = try decoder.decodeToEnd(metering: nil)
+            try decoder.checkComplete(frameCount: frameCount)
+        }
+        return try decoder.measurement(frameCount: frameCount)
+    }
+
+    /// Decodes `path` in full, as a render would (gapless for MPEG audio), and measures its format,
+    /// its length as decoded and its integrated loudness (``LoudnessMeter``).
+    public static func measureLoudness(path: String) throws(AudioError) -> AudioMeasurement {
+        let decoder = try AudioFileDecoder(path: path)
+        let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
+        let frameCount = try decoder.decodeToEnd(metering: meter)
+        try decoder.checkComplete(frameCount: frameCount)
+        var measurement = try decoder.measurement(frameCount: frameCount)
+        measurement.loudness = meter.integratedLoudness
+        return measurement
+    }
+
+    /// Throws if a libsndfile file held less audio than its header declares; nothing for MPEG audio.
+    private func checkComplete(frameCount: Frames) throws(AudioError) {
+        if case .soundFile(let reader) = backend {
             if let shortfall = reader.dataShortfall {
                 throw AudioError(
                     .truncated,
@@ -113,11 +153,11 @@ public final class AudioFileDecoder {
                 )
             }
         }
-        return try decoder.measurement(frameCount: frameCount)
     }
 
-    /// Decodes `path` to its end and measures what came out: the check a clip passes before it is
-    /// stored in the cache. Fails unless the file is MPEG audio with at least one frame.
+    /// Decodes `path` to its end and measures what came out, its loudness too (in the same pass):
+    /// the check a clip passes before it is stored in the cache. Fails unless the file is MPEG audio
+    /// with at least one frame.
     public static func verifyMPEG(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
         guard case .mpeg = decoder.backend else {
@@ -127,15 +167,19 @@ public final class AudioFileDecoder {
                 reason: "the file is \(decoder.formatName), not MPEG audio"
             )
         }
-        return try decoder.measurement(frameCount: decoder.decodeToEnd())
+        let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
+        var measurement = try decoder.measurement(frameCount: decoder.decodeToEnd(metering: meter))
+        measurement.loudness = meter.integratedLoudness
+        return measurement
     }
 
-    /// Reads the rest of the file, returning how many frames it held.
-    private func decodeToEnd() throws(AudioError) -> Frames {
+    /// Reads the rest of the file, feeding it to `meter` if there is one; returns how many frames it held.
+    private func decodeToEnd(metering meter: LoudnessMeter?) throws(AudioError) -> Frames {
         var frameCount = Frames.zero
         var buffer: [Float] = []
         while case let frames = try read(into: &buffer, maximumFrames: 16_384), frames > 0 {
             frameCount += Frames(Int64(frames))
+            if let meter { buffer.withUnsafeBufferPointer { meter.add($0, frames: frames) } }
         }
         return frameCount
     }

@@ -25,7 +25,14 @@ extension ClipCache {
     /// MPEG audio with at least one frame: an HTML error page, an empty body or bad base64 never
     /// reach the cache), flushed to disk and renamed over the key's file in one step. Concurrent
     /// writers and a kill mid-write never leave a half-written entry under a key.
-    public func store(_ audio: Data, for entry: Entry) throws(SessionError) -> AudioSourceInfo {
+    /// - Parameter measuringLoudness: whether to keep the loudness the decode measured: in the
+    ///   result, and in the clip's sidecar (written the same safe way, after the clip). Otherwise
+    ///   the result's loudness is `nil` and no sidecar is written.
+    public func store(
+        _ audio: Data,
+        for entry: Entry,
+        measuringLoudness: Bool = false
+    ) throws(SessionError) -> AudioSourceInfo {
         let file = AtomicFile(destination: entry.path, removingStaleTemporaries: false)
         do {
             try audio.write(to: URL(fileURLWithPath: file.temporaryPath))
@@ -36,7 +43,7 @@ extension ClipCache {
                 "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))"
             )
         }
-        let measurement: AudioMeasurement
+        var measurement: AudioMeasurement
         do {
             measurement = try AudioFileDecoder.verifyMPEG(path: file.temporaryPath)
         } catch {
@@ -47,6 +54,11 @@ extension ClipCache {
             )
         }
         try file.commit()
+        guard measuringLoudness else {
+            measurement.loudness = nil
+            return AudioSourceInfo(measurement, path: entry.path)
+        }
+        writeSidecar(LoudnessSidecar(measurement, of: ClipFingerprint(audio)), to: loudnessPath(forKey: entry.key))
         return AudioSourceInfo(measurement, path: entry.path)
     }
 
@@ -71,18 +83,32 @@ extension ClipCache {
 ///
 /// Every clip is measured exactly once: a cached clip by a scan of its frames, a new one by the
 /// full decode that checks it before it is stored. Planning reuses those measurements.
+///
+/// With `measureLoudness`, every clip's measurement carries its integrated loudness too: a cached
+/// clip's comes from its sidecar (`{key}.loudness.json`) when that describes the clip's exact
+/// bytes, else from a full decode that writes the sidecar; a new clip's from the decode that
+/// checks it, which writes its sidecar as it is stored.
 public struct ClipPreparer: Sendable {
     public let identity: ClipIdentity
     public let provider: (any SpeechProvider)?
     public let jobs: Int
+    /// Whether measurements carry the clips' integrated loudness (through the cache's sidecars).
+    public let measureLoudness: Bool
 
     /// - Parameters:
     ///   - provider: where missing clips come from; `nil` leaves them missing (offline).
     ///   - jobs: how many clips to synthesize at once (`nil`: the provider's default).
-    public init(identity: ClipIdentity, provider: (any SpeechProvider)?, jobs: Int? = nil) {
+    ///   - measureLoudness: whether to measure each clip's integrated loudness (``ClipCache/measureWithLoudness(_:)``).
+    public init(
+        identity: ClipIdentity,
+        provider: (any SpeechProvider)?,
+        jobs: Int? = nil,
+        measureLoudness: Bool = false
+    ) {
         self.identity = identity
         self.provider = provider
         self.jobs = max(1, jobs ?? provider?.defaultJobs ?? 1)
+        self.measureLoudness = measureLoudness
     }
 
     /// Prepares the clips of `texts` (duplicates count once).
@@ -104,11 +130,18 @@ public struct ClipPreparer: Sendable {
         let entries = texts.map(identity.entry(for:)).filter { seen.insert($0.key).inserted }
         var result = PreparedClips(entries: entries)
 
-        // Measuring is a scan of each file: spread it over the cores.
+        // Measuring is a scan of each file (or a hash, or a decode, for loudness): spread it over the cores.
         let cache = identity.cache
+        let measureLoudness = measureLoudness
+        if measureLoudness { AtomicFile.removeStaleTemporaries(in: cache.directory) }
         let measured = await withTaskGroup(of: (Int, Result<AudioSourceInfo?, AudioError>).self) { group in
             for (index, entry) in entries.enumerated() {
-                group.addTask { (index, Result { () throws(AudioError) in try cache.measureFile(entry) }) }
+                group.addTask {
+                    let outcome = Result { () throws(AudioError) in
+                        try measureLoudness ? cache.measureFileWithLoudness(entry) : cache.measureFile(entry)
+                    }
+                    return (index, outcome)
+                }
             }
             var measured = [Result<AudioSourceInfo?, AudioError>](repeating: .success(nil), count: entries.count)
             for await (index, outcome) in group { measured[index] = outcome }
@@ -154,7 +187,8 @@ public struct ClipPreparer: Sendable {
                             voice: identity.voice,
                             speed: identity.speed
                         )
-                        return (entry, .success(try cache.store(audio, for: entry)))
+                        let stored = try cache.store(audio, for: entry, measuringLoudness: measureLoudness)
+                        return (entry, .success(stored))
                     } catch {
                         return (entry, .failure(error))
                     }
@@ -197,7 +231,8 @@ extension AudioSourceInfo {
             path: path,
             sampleRate: measurement.sampleRate,
             frameCount: measurement.frameCount,
-            gapless: measurement.gapless
+            gapless: measurement.gapless,
+            loudness: measurement.loudness
         )
     }
 }

@@ -1,0 +1,184 @@
+internal import Crypto
+import Foundation
+internal import SessionAudio
+public import SessionTimeline
+
+/// What a clip's loudness sidecar, `{key}.loudness.json` beside `{key}.mp3`, records: the clip's
+/// measurement from a full decode, and the size and SHA-256 of the exact bytes measured, so that a
+/// sidecar that does not describe the clip now in the cache is recognised and measured again.
+///
+/// ```json
+/// {
+///   "bytes" : 14421,
+///   "channels" : 1,
+///   "frames" : 57856,
+///   "gapless" : true,
+///   "integratedLoudness" : -17.25,
+///   "sampleRate" : 22050,
+///   "sha256" : "9c1e…",
+///   "version" : 1
+/// }
+/// ```
+/// `integratedLoudness` is `null` when nothing in the clip passes the measurement's gates.
+/// docs/cache.md describes when sidecars are written and trusted.
+struct LoudnessSidecar: Codable, Equatable {
+    /// The format's version; a sidecar with another is measured again.
+    static let version = 1
+
+    var version: Int
+    /// The clip file's size in bytes.
+    var bytes: Int
+    /// Lowercase hex SHA-256 of the clip file.
+    var sha256: String
+    var sampleRate: SampleRate
+    var channels: ChannelCount
+    /// The clip's length in frames, as decoded.
+    var frames: Frames
+    var gapless: Bool
+    /// EBU R128 integrated loudness in LUFS; `nil` when nothing passed the gates.
+    var integratedLoudness: Double?
+
+    init(_ measurement: AudioMeasurement, of clip: ClipFingerprint) {
+        version = Self.version
+        bytes = clip.bytes
+        sha256 = clip.sha256
+        sampleRate = measurement.sampleRate
+        channels = measurement.channelCount
+        frames = measurement.frameCount
+        gapless = measurement.gapless
+        integratedLoudness = measurement.loudness
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, bytes, sha256, sampleRate, channels, frames, gapless, integratedLoudness
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        bytes = try container.decode(Int.self, forKey: .bytes)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+        sampleRate = try container.decode(SampleRate.self, forKey: .sampleRate)
+        channels = try container.decode(ChannelCount.self, forKey: .channels)
+        frames = try container.decode(Frames.self, forKey: .frames)
+        gapless = try container.decode(Bool.self, forKey: .gapless)
+        // Present, as a number or null: a missing key is a damaged sidecar, not "not measured".
+        integratedLoudness =
+            try container.decodeNil(forKey: .integratedLoudness)
+            ? nil : try container.decode(Double.self, forKey: .integratedLoudness)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encode(sampleRate, forKey: .sampleRate)
+        try container.encode(channels, forKey: .channels)
+        try container.encode(frames, forKey: .frames)
+        try container.encode(gapless, forKey: .gapless)
+        if let integratedLoudness {
+            try container.encode(integratedLoudness, forKey: .integratedLoudness)
+        } else {
+            try container.encodeNil(forKey: .integratedLoudness)
+        }
+    }
+
+    /// The sidecar at `path`, if there is one that parses and is of this version with sane values.
+    static func read(from path: String) -> LoudnessSidecar? {
+        guard let data = FileManager.default.contents(atPath: path),
+            let sidecar = try? JSONDecoder().decode(LoudnessSidecar.self, from: data),
+            sidecar.version == version, sidecar.bytes >= 0, sidecar.frames > .zero,
+            sidecar.integratedLoudness?.isFinite ?? true
+        else { return nil }
+        return sidecar
+    }
+
+    /// Whether this sidecar was measured from exactly `clip`'s bytes.
+    func describes(_ clip: ClipFingerprint) -> Bool {
+        bytes == clip.bytes && sha256 == clip.sha256
+    }
+
+    /// The source this sidecar describes, as the clip at `path`.
+    func source(path: String) -> AudioSourceInfo {
+        AudioSourceInfo(
+            path: path,
+            sampleRate: sampleRate,
+            frameCount: frames,
+            gapless: gapless,
+            loudness: integratedLoudness
+        )
+    }
+}
+
+/// The size and SHA-256 of a clip file's bytes.
+struct ClipFingerprint: Equatable {
+    var bytes: Int
+    /// Lowercase hex.
+    var sha256: String
+
+    init(_ data: Data) {
+        bytes = data.count
+        let hexDigits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: data) {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0F)])
+        }
+        sha256 = String(decoding: hex, as: UTF8.self)
+    }
+
+    /// The fingerprint of the file at `path`, or `nil` if it cannot be read.
+    init?(path: String) {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        self.init(data)
+    }
+}
+
+extension ClipCache {
+    /// Where the loudness sidecar of the clip with `key` is stored: `{key}.loudness.json`.
+    public func loudnessPath(forKey key: String) -> String {
+        (directory as NSString).appendingPathComponent("\(key).loudness.json")
+    }
+
+    /// Measures the entry's file with its loudness: from its sidecar if that describes the file's
+    /// exact bytes (nothing is decoded), otherwise by decoding it in full
+    /// (``AudioFileDecoder/measureLoudness(path:)``) and writing a new sidecar.
+    /// - Returns: `nil` if there is no file.
+    /// - Throws: ``SessionError`` (`unusableClips`) for a file that is not a usable clip.
+    public func measureWithLoudness(_ entry: Entry) throws(SessionError) -> AudioSourceInfo? {
+        do {
+            return try measureFileWithLoudness(entry)
+        } catch {
+            throw SessionError(.unusableClips, error.description)
+        }
+    }
+
+    func measureFileWithLoudness(_ entry: Entry) throws(AudioError) -> AudioSourceInfo? {
+        guard FileManager.default.fileExists(atPath: entry.path) else { return nil }
+        let sidecarPath = loudnessPath(forKey: entry.key)
+        let before = ClipFingerprint(path: entry.path)
+        if let before, let sidecar = LoudnessSidecar.read(from: sidecarPath), sidecar.describes(before) {
+            return sidecar.source(path: entry.path)
+        }
+        let measurement = try AudioFileDecoder.measureLoudness(path: entry.path)
+        // Only if the clip did not change while it was measured (another process replacing it).
+        if let before, ClipFingerprint(path: entry.path) == before {
+            writeSidecar(LoudnessSidecar(measurement, of: before), to: sidecarPath)
+        }
+        return AudioSourceInfo(measurement, path: entry.path)
+    }
+
+    /// Writes `sidecar` atomically (a temporary renamed into place), or nothing if the folder cannot
+    /// be written: a sidecar only saves work, and a missing one is measured again next time.
+    func writeSidecar(_ sidecar: LoudnessSidecar, to path: String) {
+        let file = AtomicFile(destination: path, removingStaleTemporaries: false)
+        do {
+            try CanonicalJSON.encode(sidecar).write(to: URL(fileURLWithPath: file.temporaryPath))
+            try file.commit()
+        } catch {
+            file.discard()
+        }
+    }
+}

@@ -1,0 +1,66 @@
+public import Foundation
+public import Testing
+
+/// ffmpeg, as an independent meter: its `ebur128` filter's integrated loudness and true peak.
+public enum FFmpeg {
+    /// The `ffmpeg` on `PATH`, if there is one.
+    public static let path: String? = {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return folders.map { "\($0)/ffmpeg" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// What ffmpeg's `ebur128=peak=true` filter measured of a file.
+    public struct Measurement: Sendable {
+        /// Integrated loudness in LUFS, to 0.001 (ffmpeg's `lavfi.r128.I`).
+        public let integratedLoudness: Double
+        /// The largest true peak of any channel, linear, as ffmpeg prints it: rounded to 0.001
+        /// (`lavfi.r128.true_peak`).
+        public let truePeak: Double
+
+        /// The most the true peak can be, given the rounding: `truePeak + 0.0005`, in dBTP.
+        public var truePeakUpperBoundDecibels: Double { 20 * log10(truePeak + 0.0005) }
+        /// The true peak in dBTP.
+        public var truePeakDecibels: Double { 20 * log10(truePeak) }
+    }
+
+    /// Runs `ffmpeg -i path -af ebur128=peak=true:metadata=1,ametadata=print` and reads the last values
+    /// it printed. (The filter works at 48 kHz; ffmpeg resamples other rates to it first.)
+    public static func ebur128(_ path: String) throws -> Measurement {
+        guard let ffmpeg = Self.path else { throw Failure(message: "ffmpeg is not installed") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = [
+            "-hide_banner", "-nostats", "-nostdin", "-i", path,
+            "-af", "ebur128=peak=true:metadata=1,ametadata=mode=print:file=-", "-f", "null", "-",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var values: [String: Double] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
+        }
+        guard process.terminationStatus == 0, let loudness = values["lavfi.r128.I"],
+            let peak = values["lavfi.r128.true_peak"]
+        else {
+            throw Failure(message: "ffmpeg's ebur128 filter printed no measurement of \(path)")
+        }
+        return Measurement(integratedLoudness: loudness, truePeak: peak)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only where ffmpeg is installed; elsewhere it is reported as skipped, with the reason.
+    public static var requiresFFmpeg: Self {
+        .enabled(if: FFmpeg.path != nil, "ffmpeg is not installed, so there is no independent meter")
+    }
+}
