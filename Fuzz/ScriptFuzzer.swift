@@ -96,7 +96,7 @@ private func checkPlanning(_ script: Script, seed: UInt64) {
             segmentClips: clips(script.segments.count),
             interjections: interjections,
             interjectionClips: clips(interjections.count),
-            bell: bell
+            layers: SessionLayers(bell: .chosen(ChosenSound(name: "bell", source: bell)))
         )
         var cursor = Frames.zero
         for (index, item) in timeline.items.enumerated() {

@@ -11,12 +11,16 @@ same session are built from our timeline JSON, so they place the same clips at t
 the benchmark checks that FFmpeg's output has the same frame count as ours.
 
 Measured, each with hyperfine (median of repeated runs) and /usr/bin/time -v (peak memory):
-  render      render-session render, warm cache
+  render      render-session render --loudness off, warm cache (the narration alone: the same work
+              as the FFmpeg and SoX commands)
+  layered     the same with a rain bed, interval gongs every 5 minutes and loudness on (-16 LUFS,
+              true-peak limiter at -1 dBTP): the mix, the limiter and the meters
   timeline    render-session timeline (plans without decoding)
   ffmpeg      concat of the decoded clips and generated silences
   sox         concatenation of the clips and silences
   floor       mpg123 -q -t over the five clips, plus writing totalFrames x 2 bytes
   render-3h   render of a 3-hour session repeating the fixture's shape (memory must not grow)
+  layered-3h  the 3-hour session with the bed and interval gongs, loudness on
   batch-j1/j2 batch of the 14 Reactivity meditations, warm cache, into an empty folder, --jobs 1 and 2
 """
 import json
@@ -153,10 +157,15 @@ def main():
     theirs = os.path.join(WORK, "ffmpeg.wav")
     sox_out = os.path.join(WORK, "sox.wav")
     floor_out = os.path.join(WORK, "floor.raw")
-    render = quote([BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline", "-o", ours])
+    render = quote([BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline",
+                    "--loudness", "off", "-o", ours])
+    layers = ["--ambience", "rain", "--interval-gong", "gong", "--interval-minutes", "5"]
+    layered = quote([BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline"] + layers
+                    + ["-o", os.path.join(WORK, "layered.wav")])
     commands = [
         ("render", render),
-        ("timeline", quote([BIN, "timeline", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline"]) + " > /dev/null"),
+        ("timeline", quote([BIN, "timeline", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline",
+                            "--loudness", "off"]) + " > /dev/null"),
         ("ffmpeg", quote(ffmpeg_command(timeline, theirs))),
         ("sox", quote(sox_command(timeline, sox_out))),
         ("floor", quote(["mpg123", "-q", "-t"] + clips) + f" && head -c {total * 2} /dev/zero > {floor_out}"),
@@ -166,11 +175,14 @@ def main():
     subprocess.run(["sh", "-c", commands[2][1]], check=True, capture_output=True)
     subprocess.run(["sh", "-c", commands[3][1]], check=True, capture_output=True)
     ours_frames, ffmpeg_frames, sox_frames = frames_of(ours), frames_of(theirs), frames_of(sox_out)
-    results = hyperfine(commands)
+    results = hyperfine(commands + [("layered", layered)])
 
     long_out = os.path.join(WORK, "three-hours.wav")
-    long_render = quote([BIN, "render", long_script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline", "-o", long_out])
-    results.update(hyperfine([("render-3h", long_render)], runs=5))
+    long_render = quote([BIN, "render", long_script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline",
+                         "--loudness", "off", "-o", long_out])
+    long_layered = quote([BIN, "render", long_script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline"]
+                         + layers + ["-o", os.path.join(WORK, "layered-3h.wav")])
+    results.update(hyperfine([("render-3h", long_render), ("layered-3h", long_layered)], runs=5))
 
     batch_out = os.path.join(WORK, "batch")
     batch_cache = os.path.join(WORK, "batch-cache")
@@ -185,6 +197,8 @@ def main():
     memory = {name: peak_memory_kib(command) for name, command in commands if name != "timeline"}
     memory["timeline"] = peak_memory_kib(commands[1][1])
     memory["render-3h"] = peak_memory_kib(long_render)
+    memory["layered"] = peak_memory_kib(layered)
+    memory["layered-3h"] = peak_memory_kib(long_layered)
 
     median = {name: r["median"] for name, r in results.items()}
     spread = {name: (r["min"], r["max"]) for name, r in results.items()}
@@ -195,7 +209,7 @@ def main():
     lines.append("")
     lines.append("| command | median | min … max | × floor | × ffmpeg | peak memory |")
     lines.append("|---|---|---|---|---|---|")
-    for name in ["render", "timeline", "ffmpeg", "sox", "floor", "render-3h", "batch-j1", "batch-j2"]:
+    for name in ["render", "layered", "timeline", "ffmpeg", "sox", "floor", "render-3h", "layered-3h", "batch-j1", "batch-j2"]:
         low, high = spread[name]
         mem = f"{memory[name] / 1024:.1f} MiB" if name in memory else ""
         lines.append(f"| {name} | {median[name] * 1000:.1f} ms | {low * 1000:.1f} … {high * 1000:.1f} ms | "
@@ -209,6 +223,10 @@ def main():
         ("3-hour render's peak memory within 10% of the 10-minute render's",
          memory["render-3h"] <= 1.10 * memory["render"]),
         ("batch --jobs 2 ≥ 1.7 × faster than --jobs 1", median["batch-j1"] / median["batch-j2"] >= 1.7),
+        ("layered (bed, gongs, loudness) ≤ 2.5 × render", median["layered"] <= 2.5 * median["render"]),
+        ("layered 3-hour render's peak memory ≤ 40 MiB", memory["layered-3h"] <= 40 * 1024),
+        ("layered 3-hour render's peak memory within 10% of the layered 10-minute render's",
+         memory["layered-3h"] <= 1.10 * memory["layered"]),
     ]
     lines.append(f"batch speed-up with --jobs 2: {median['batch-j1'] / median['batch-j2']:.2f}×")
     for text, ok in checks:

@@ -101,8 +101,7 @@ public final class LoopStream {
     /// The crossfade to use for a period of `periodFrames`: `preferred`, clamped to
     /// `0…⌊(N − 1) / 2⌋` so that a period holds both ends' crossfades and at least one frame between.
     public static func crossfadeFrames(periodFrames: Frames, preferred: Frames) -> Frames {
-        let largest = max(0, (periodFrames.count - 1) / 2)
-        return Frames(min(max(preferred.count, 0), largest))
+        TimelineOverlay.Bed.loopCrossfade(period: periodFrames, preferred: preferred)
     }
 
     /// Writes exactly `maximumFrames` frames into `samples` from index 0, growing it if needed,

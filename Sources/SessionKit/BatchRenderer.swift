@@ -198,9 +198,20 @@ public enum BatchRenderer {
         add(
             "rate \(plan.sampleRate.map { String($0.hertz) } ?? "first-clip") channels \(plan.channelCount.count) format \(pipeline.output.sampleFormat.rawValue) allow-missing \(plan.allowMissing)"
         )
-        switch plan.bell {
-        case .builtin: add("bell builtin")
-        case .file(let path): add("bell \(path) \(fileDigest(path))")
+        let sound = plan.sound.overriding(session.script.sound)
+        add("sound \(String(decoding: CanonicalJSON.encode(sound), as: UTF8.self)) strict \(plan.strict)")
+        let names = [sound.ambience, sound.startGong, sound.effectiveIntervalGong, sound.bell].compactMap { $0 }
+        if !names.isEmpty {
+            // Sounds by name: the library's files as they are now; sounds by path: their bytes.
+            let folder = plan.soundLibrary ?? SoundLibrary.defaultFolder()
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? []
+            for file in files {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + file)
+                let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
+                let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+                add("library \(file) \(size) \(modified)")
+            }
+            for name in names where name.contains("/") { add("sound file \(name) \(fileDigest(name))") }
         }
         for text in session.script.allTexts {
             let entry = clips.entry(for: text)

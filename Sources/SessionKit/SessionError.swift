@@ -22,8 +22,10 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         case missingClips
         /// Clips are in the cache but cannot be decoded.
         case unusableClips
-        /// The bell file cannot be decoded.
-        case unusableBell
+        /// A sound (the bell, a gong, the ambience bed) exists but cannot be decoded.
+        case unusableSound
+        /// A sound asked for is in no library and no file, and ``PlanSettings/strict`` makes that an error.
+        case missingSound
         /// A sound library's folder cannot be read, or its `sounds.json` is not valid JSON or breaks a rule.
         case invalidSoundLibrary
         /// A setting's value cannot be used; ``SessionPipeline/problems`` names it.

@@ -65,6 +65,9 @@ public struct SessionPipeline: Sendable {
                 )
             )
         }
+        for problem in plan.sound.problems {
+            problems.append(SettingProblem(.sound(problem.field), problem.rule))
+        }
         if case .path(let path) = output.audio {
             let suffix = URL(fileURLWithPath: path).pathExtension
             if !suffix.isEmpty && !OutputSettings.audioExtensions.contains(suffix.lowercased()) {
@@ -92,9 +95,7 @@ public struct SessionPipeline: Sendable {
     public func run(_ script: Script) async throws(SessionError) -> Timeline {
         let targets = try resolveOutputs()
         let prepared = try await prepare(texts: script.allTexts)
-        let timeline = try plan(script, clips: prepared)
-        try render(timeline, to: targets)
-        return timeline
+        return try render(try plan(script, clips: prepared), to: targets)
     }
 
     /// Stage 1: makes sure the cache holds every clip `texts` need, and measures each once.
@@ -108,8 +109,16 @@ public struct SessionPipeline: Sendable {
         case .offline: (provider, jobs) = (nil, nil)
         case .provider(let chosen, let chosenJobs): (provider, jobs) = (chosen, chosenJobs)
         }
-        let result = try await ClipPreparer(identity: clips, provider: provider, jobs: jobs)
-            .prepare(texts: texts, warn: observer.warning, progress: observer.preparing)
+        // Loudness is measured unless it is off here: a script's own `sound` block is not known yet,
+        // and a measurement it does not need costs one decode, once (it is kept beside the clip).
+        let measureLoudness = plan.sound.loudness != .off
+        let result = try await ClipPreparer(
+            identity: clips,
+            provider: provider,
+            jobs: jobs,
+            measureLoudness: measureLoudness
+        )
+        .prepare(texts: texts, warn: observer.warning, progress: observer.preparing)
         observer.prepared(result)
         return result
     }
@@ -121,16 +130,19 @@ public struct SessionPipeline: Sendable {
     }
 
     /// Stage 3: writes `timeline` to the outputs.
-    public func render(_ timeline: Timeline) throws(SessionError) {
+    /// - Returns: `timeline` with the output's measured loudness (``Timeline/loudness``), when
+    ///   loudness is on and audio was written.
+    @discardableResult
+    public func render(_ timeline: Timeline) throws(SessionError) -> Timeline {
         try render(timeline, to: try resolveOutputs())
     }
 
     private func render(
         _ timeline: Timeline,
         to targets: (audio: OutputTarget?, timeline: OutputTarget?)
-    ) throws(SessionError) {
+    ) throws(SessionError) -> Timeline {
         let total = timeline.totalFrames
-        try SessionRenderer.render(
+        return try SessionRenderer.render(
             timeline,
             sampleFormat: output.sampleFormat,
             audio: targets.audio,

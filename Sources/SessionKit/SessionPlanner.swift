@@ -45,36 +45,19 @@ enum SessionPlanner {
                 "No clip is available to take the sample rate from; choose an output sample rate"
             )
         }
-        return Timeline.plan(
-            script: script,
-            seed: seed,
-            sampleRate: sampleRate,
-            channelCount: settings.channelCount,
-            segmentClips: Array(sourced[..<script.segments.count]),
-            interjections: interjections,
-            interjectionClips: Array(sourced[script.segments.count...]),
-            bell: try measureBell(settings.bell, sampleRate: sampleRate)
-        )
-    }
-
-    private static func measureBell(
-        _ bell: PlanSettings.Bell,
-        sampleRate: SampleRate
-    ) throws(SessionError) -> AudioSourceInfo {
-        switch bell {
-        case .builtin:
-            return AudioSourceInfo(
-                path: nil,
+        let sound = settings.sound.overriding(script.sound)
+        return try withoutActuallyEscaping(warn) { (warn) throws(SessionError) in
+            var sounds = SessionSounds(libraryFolder: settings.soundLibrary, strict: settings.strict, warn: warn)
+            return Timeline.plan(
+                script: script,
+                seed: seed,
                 sampleRate: sampleRate,
-                frameCount: BuiltinBell.frameCount(sampleRate: sampleRate),
-                gapless: false
+                channelCount: settings.channelCount,
+                segmentClips: Array(sourced[..<script.segments.count]),
+                interjections: interjections,
+                interjectionClips: Array(sourced[script.segments.count...]),
+                layers: try sounds.layers(for: sound, sampleRate: sampleRate)
             )
-        case .file(let path):
-            do {
-                return AudioSourceInfo(try AudioFileDecoder.measure(path: path), path: path)
-            } catch {
-                throw SessionError(.unusableBell, "Bell: \(error)")
-            }
         }
     }
 }

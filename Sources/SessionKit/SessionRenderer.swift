@@ -20,19 +20,31 @@ enum SessionRenderer {
     /// Renders `timeline` as `sampleFormat` to `audio` (if any) and its JSON to `timelineJSON` (if any).
     ///
     /// - Parameter progress: called after each block with the frames written so far.
+    /// - Returns: the timeline with the output's measured loudness, when loudness is on and audio was written.
     /// - Throws: ``SessionError`` naming the clip, file and cause; no partial file is left.
+    @discardableResult
     static func render(
         _ timeline: Timeline,
         sampleFormat: SampleFormat,
         audio: OutputTarget?,
         timelineJSON: OutputTarget?,
         progress: (Frames) -> Void
-    ) throws(SessionError) {
+    ) throws(SessionError) -> Timeline {
         var pending: [AtomicFile] = []
+        var timeline = timeline
         do {
             if let audio {
-                if let file = try writeAudio(timeline, sampleFormat: sampleFormat, to: audio, progress: progress) {
-                    pending.append(file)
+                let (file, measurement) = try writeAudio(
+                    timeline,
+                    sampleFormat: sampleFormat,
+                    to: audio,
+                    progress: progress
+                )
+                if let file { pending.append(file) }
+                if let measurement {
+                    // Digital silence measures −∞: JSON has no such number, so it is recorded as unknown.
+                    timeline.loudness?.integrated = measurement.integrated.flatMap { $0.isFinite ? $0 : nil }
+                    timeline.loudness?.truePeak = measurement.truePeak.isFinite ? measurement.truePeak : nil
                 }
             }
             if let timelineJSON, let file = try write(TimelineJSON.encode(timeline), to: timelineJSON) {
@@ -43,6 +55,7 @@ enum SessionRenderer {
             for file in pending { file.discard() }
             throw error
         }
+        return timeline
     }
 
     /// Writes `data` to `target`; returns the temporary still to be committed, if any.
@@ -79,7 +92,7 @@ enum SessionRenderer {
         sampleFormat: SampleFormat,
         to target: OutputTarget,
         progress: (Frames) -> Void
-    ) throws(SessionError) -> AtomicFile? {
+    ) throws(SessionError) -> (AtomicFile?, (integrated: Double?, truePeak: Double)?) {
         let name = target.destination.description
         var temporary: AtomicFile?
         var descriptor: Int32?
@@ -124,8 +137,13 @@ enum SessionRenderer {
         } catch {
             throw fail(SessionError(.cannotWrite, error.description))
         }
+        var measurement: (integrated: Double?, truePeak: Double)?
         do {
-            try writeItems(of: timeline, with: writer, progress: progress)
+            if isNarrationOnly(timeline) {
+                try writeItems(of: timeline, with: writer, progress: progress)
+            } else {
+                measurement = try writeMix(of: timeline, with: writer, progress: progress)
+            }
         } catch {
             throw fail(error)
         }
@@ -134,7 +152,39 @@ enum SessionRenderer {
         } catch {
             throw fail(SessionError(.cannotWrite, error.description))
         }
-        return temporary
+        return (temporary, measurement)
+    }
+
+    /// Whether `timeline` is the narration lane alone at unit gains: then items are copied one by
+    /// one and silence is written without mixing, the fastest way and the same samples as before layers.
+    static func isNarrationOnly(_ timeline: Timeline) -> Bool {
+        timeline.overlays.isEmpty && timeline.loudness == nil && timeline.items.allSatisfy { $0.gain == 1 }
+    }
+
+    /// Writes the mix of `timeline`'s lanes; returns what the output measured, with loudness on.
+    private static func writeMix(
+        of timeline: Timeline,
+        with writer: SoundFileWriter,
+        progress: (Frames) -> Void
+    ) throws(SessionError) -> (integrated: Double?, truePeak: Double)? {
+        let mixer = try SessionMixer(timeline)
+        var buffer: [Float] = []
+        while case let frames = try mixer.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
+            if Task.isCancelled { throw SessionError.cancelled }
+            do {
+                try writer.write(buffer, frames: frames)
+            } catch {
+                throw SessionError(.cannotWrite, error.description)
+            }
+            progress(writer.framesWritten)
+        }
+        guard writer.framesWritten == timeline.totalFrames else {
+            throw SessionError(
+                .cannotWrite,
+                "The mix ended at frame \(writer.framesWritten), not at the timeline's end \(timeline.totalFrames)"
+            )
+        }
+        return mixer.measurement
     }
 
     private static func writeItems(
@@ -150,28 +200,7 @@ enum SessionRenderer {
                 case .silence:
                     try writer.writeSilence(frames: item.frameCount)
                 case .segment, .interjection, .bell:
-                    guard let source = item.source else { preconditionFailure("a \(item.kind) item has a source") }
-                    let stream: ClipStream
-                    if let sourcePath = source.path {
-                        stream = try ClipStream(
-                            decoder: AudioFileDecoder(path: sourcePath),
-                            sourceFrames: source.frameCount,
-                            outputRate: timeline.sampleRate,
-                            outputChannels: timeline.channelCount,
-                            outputFrames: item.frameCount
-                        )
-                    } else {
-                        let samples = builtinBell ?? BuiltinBell.samples(sampleRate: source.sampleRate)
-                        builtinBell = samples
-                        stream = try ClipStream(
-                            samples: samples,
-                            sampleRate: source.sampleRate,
-                            channelCount: .mono,
-                            outputRate: timeline.sampleRate,
-                            outputChannels: timeline.channelCount,
-                            outputFrames: item.frameCount
-                        )
-                    }
+                    let stream = try NarrationLane.stream(of: item, in: timeline, builtinBell: &builtinBell)
                     while case let frames = try stream.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
                         if Task.isCancelled { break }
                         try writer.write(buffer, frames: frames)
@@ -193,7 +222,7 @@ enum SessionRenderer {
         }
     }
 
-    private static func describe(_ item: TimelineItem, _ error: AudioError) -> String {
+    static func describe(_ item: TimelineItem, _ error: AudioError) -> String {
         if let clip = item.clip {
             return "Clip for \(quoted(clip.text)) (key \(clip.key)): \(error)"
         }

@@ -36,19 +36,11 @@ public struct ClipIdentity: Sendable, Equatable {
     }
 }
 
-/// What decides the plan besides the script: the random draws, the output's shape, the bell, and
-/// whether missing clips are tolerated.
+/// What decides the plan besides the script: the random draws, the output's shape, the sounds
+/// and loudness, and whether missing clips and sounds are tolerated.
 public struct PlanSettings: Sendable, Equatable {
     /// The output channel counts accepted.
     public static let channelCountRange: ClosedRange<Int> = 1...8
-
-    /// The closing bell.
-    public enum Bell: Sendable, Equatable {
-        /// The built-in singing bowl.
-        case builtin
-        /// An audio file.
-        case file(String)
-    }
 
     /// The seed for the interjections' random choices; `nil` draws one (and records it in the timeline).
     public var seed: UInt64?
@@ -56,23 +48,32 @@ public struct PlanSettings: Sendable, Equatable {
     public var sampleRate: SampleRate?
     /// The output channel count.
     public var channelCount: ChannelCount
-    /// The closing bell.
-    public var bell: Bell
+    /// The bed, gongs, bell, lead-in and loudness; a field set here wins over the script's `sound` block.
+    public var sound: SoundSettings
+    /// The sound library sounds are looked up in by name; `nil` is the default library
+    /// (``SoundLibrary/defaultFolder(environment:)``), made on first use.
+    public var soundLibrary: String?
     /// Whether a missing or unusable clip leaves its slot silent (with a warning) instead of failing.
     public var allowMissing: Bool
+    /// Whether a sound that is not found fails the plan instead of being left out with a warning.
+    public var strict: Bool
 
     public init(
         seed: UInt64? = nil,
         sampleRate: SampleRate? = nil,
         channelCount: ChannelCount = .mono,
-        bell: Bell = .builtin,
-        allowMissing: Bool = false
+        sound: SoundSettings = SoundSettings(),
+        soundLibrary: String? = nil,
+        allowMissing: Bool = false,
+        strict: Bool = false
     ) {
         self.seed = seed
         self.sampleRate = sampleRate
         self.channelCount = channelCount
-        self.bell = bell
+        self.sound = sound
+        self.soundLibrary = soundLibrary
         self.allowMissing = allowMissing
+        self.strict = strict
     }
 }
 
@@ -138,8 +139,23 @@ public struct OutputSettings: Sendable, Equatable {
 /// (`--speed: 5.0 is outside 0.25…4.0`) and a library user as theirs.
 public struct SettingProblem: Sendable, Equatable, CustomStringConvertible {
     /// The settings a problem can be about.
-    public enum Setting: String, Sendable, Equatable {
-        case voice, speed, sampleRate, channelCount, bell, audioOutput, timelineOutput
+    public enum Setting: Sendable, Equatable {
+        case voice, speed, sampleRate, channelCount, audioOutput, timelineOutput
+        /// A field of ``PlanSettings/sound``.
+        case sound(SoundSettings.Field)
+
+        /// `speed`, `sound.ambienceGain`.
+        public var name: String {
+            switch self {
+            case .voice: "voice"
+            case .speed: "speed"
+            case .sampleRate: "sampleRate"
+            case .channelCount: "channelCount"
+            case .audioOutput: "audioOutput"
+            case .timelineOutput: "timelineOutput"
+            case .sound(let field): "sound.\(field.rawValue)"
+            }
+        }
     }
 
     /// The setting.
@@ -153,5 +169,5 @@ public struct SettingProblem: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `speed: 5.0 is outside 0.25…4.0`.
-    public var description: String { "\(setting.rawValue): \(rule)" }
+    public var description: String { "\(setting.name): \(rule)" }
 }

@@ -21,6 +21,8 @@ public struct Script: Sendable, Equatable, Encodable {
     public var segments: [Segment]
     /// Windows in which one of several short texts is spoken at a random second.
     public var interjections: [Interjection]
+    /// The script's `sound` block: bed, gongs, lead-in, loudness; `nil` when it has none.
+    public var sound: SoundSettings?
 
     /// A spoken part of a script.
     public struct Segment: Sendable, Equatable, Encodable {
@@ -65,7 +67,8 @@ public struct Script: Sendable, Equatable, Encodable {
         orderIndex: Int = 0,
         durationSeconds: Double,
         segments: [Segment],
-        interjections: [Interjection] = []
+        interjections: [Interjection] = [],
+        sound: SoundSettings? = nil
     ) {
         self.id = id
         self.category = category
@@ -75,6 +78,7 @@ public struct Script: Sendable, Equatable, Encodable {
         self.durationSeconds = durationSeconds
         self.segments = segments
         self.interjections = interjections
+        self.sound = sound
     }
 
     /// Decodes and validates a script from the backend's JSON.

@@ -79,8 +79,11 @@ struct ScriptValidator {
 
         let segments = segments(root, duration: validDuration)
         let interjections = interjections(root, duration: validDuration)
+        let sound = soundSettings(root)
 
-        guard let id, let category, let title, let duration, let segments, let interjections else { return nil }
+        guard let id, let category, let title, let duration, let segments, let interjections, let sound else {
+            return nil
+        }
         return Script(
             id: id,
             category: category,
@@ -89,7 +92,8 @@ struct ScriptValidator {
             orderIndex: orderIndex,
             durationSeconds: duration,
             segments: segments,
-            interjections: interjections
+            interjections: interjections,
+            sound: sound
         )
     }
 
@@ -179,6 +183,47 @@ struct ScriptValidator {
             }
         }
         return result.count == items.count ? result : nil
+    }
+
+    /// The optional `sound` block: `nil` inside when absent, `nil` outside when it is broken.
+    private mutating func soundSettings(_ root: [String: JSONValue]) -> SoundSettings?? {
+        guard let value = field(root, "sound", at: "", required: false) else { return .some(nil) }
+        guard case .object(let fields) = value else {
+            report("sound", "expected an object, found \(value.kindName)")
+            return nil
+        }
+        let before = problems.count
+        func name(_ field: SoundSettings.Field) -> String? {
+            fields[field.rawValue] == nil ? nil : string(fields, field.rawValue, at: "sound")
+        }
+        func amount(_ field: SoundSettings.Field) -> Double? {
+            fields[field.rawValue] == nil ? nil : number(fields, field.rawValue, at: "sound")
+        }
+        var loudness: SoundSettings.Loudness?
+        switch fields[SoundSettings.Field.loudness.rawValue] {
+        case nil, .null?: break
+        case .string("off")?: loudness = .off
+        case .number(let lufs)?: loudness = .target(lufs)
+        case let other?: report("sound.loudness", "expected a number of LUFS or \"off\", found \(other.kindName)")
+        }
+        let settings = SoundSettings(
+            ambience: name(.ambience),
+            ambienceGain: amount(.ambienceGain),
+            ambienceFadeInSeconds: amount(.ambienceFadeInSeconds),
+            ambienceFadeOutSeconds: amount(.ambienceFadeOutSeconds),
+            startGong: name(.startGong),
+            intervalGong: name(.intervalGong),
+            intervalMinutes: amount(.intervalMinutes),
+            bell: name(.bell),
+            leadInSeconds: amount(.leadInSeconds),
+            duckDecibels: amount(.duckDecibels),
+            loudness: loudness,
+            truePeak: amount(.truePeak)
+        )
+        for problem in settings.problems {
+            report("sound.\(problem.field.rawValue)", problem.rule)
+        }
+        return problems.count == before ? .some(settings) : nil
     }
 
     // MARK: Fields

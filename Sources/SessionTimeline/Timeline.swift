@@ -1,11 +1,14 @@
-/// A rendered session's plan: every item placed at an exact frame, contiguous from frame 0.
+/// A rendered session's plan: the narration lane (every item placed at an exact frame,
+/// contiguous from frame 0) and the overlays mixed over it.
 ///
 /// The renderer writes exactly what a timeline says, so a timeline printed without rendering is
 /// always the one a render with the same inputs and seed would follow. Its JSON form
 /// (schema in docs/timeline.md) is what apps read to show the session's progress.
 public struct Timeline: Sendable, Equatable, Codable {
     /// The version of the JSON schema this type writes.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
+    /// The versions this type reads: version 1 is read as a timeline with no overlays.
+    public static let readableSchemaVersions = 1...2
 
     /// The script's id.
     public var scriptId: String
@@ -17,8 +20,16 @@ public struct Timeline: Sendable, Equatable, Codable {
     public var sampleRate: SampleRate
     /// The output's channel count.
     public var channelCount: ChannelCount
-    /// Every item in order; each starts where the one before it ends.
+    /// The narration lane in order; each item starts where the one before it ends.
     public var items: [TimelineItem]
+    /// Where the script's time 0 is in the output: the lead-in before it.
+    public var leadInFrames: Frames
+    /// Sounds mixed over the narration lane, by start frame.
+    public var overlays: [TimelineOverlay]
+    /// Sounds asked for but not found, and so left out.
+    public var skippedSounds: [SkippedSound]
+    /// The loudness target and ceiling, and the output's measurement once rendered; `nil` when loudness is off.
+    public var loudness: TimelineLoudness?
 
     /// The output's length: the end of the last item.
     public var totalFrames: Frames { items.last.map { $0.startFrame + $0.frameCount } ?? .zero }
@@ -32,7 +43,11 @@ public struct Timeline: Sendable, Equatable, Codable {
         seed: UInt64,
         sampleRate: SampleRate,
         channelCount: ChannelCount,
-        items: [TimelineItem]
+        items: [TimelineItem],
+        leadInFrames: Frames = .zero,
+        overlays: [TimelineOverlay] = [],
+        skippedSounds: [SkippedSound] = [],
+        loudness: TimelineLoudness? = nil
     ) {
         self.scriptId = scriptId
         self.title = title
@@ -40,12 +55,44 @@ public struct Timeline: Sendable, Equatable, Codable {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.items = items
+        self.leadInFrames = leadInFrames
+        self.overlays = overlays
+        self.skippedSounds = skippedSounds
+        self.loudness = loudness
+    }
+
+    /// The narration's phases, tiling the output: runs of segments with one phase name, in time
+    /// order. The first starts at frame 0 (lead-in included), each later one where its first
+    /// segment starts, and each ends where the next starts; the last ends at ``totalFrames``.
+    /// Interjections and the bell belong to whichever phase they fall in.
+    public var phases: [TimelinePhase] {
+        var phases: [TimelinePhase] = []
+        for item in items where item.kind == .segment {
+            guard let name = item.clip?.phase, phases.last?.name != name else { continue }
+            if phases.isEmpty {
+                phases.append(TimelinePhase(name: name, startFrame: .zero, endFrame: .zero))
+            } else {
+                phases[phases.count - 1].endFrame = item.startFrame
+                phases.append(TimelinePhase(name: name, startFrame: item.startFrame, endFrame: .zero))
+            }
+        }
+        if !phases.isEmpty { phases[phases.count - 1].endFrame = totalFrames }
+        return phases
     }
 
     private enum CodingKeys: String, CodingKey {
         case schemaVersion, scriptId, title, seed, sampleRate, totalFrames, durationSeconds, items
-        /// The JSON name of ``Timeline/channelCount`` (schema version 1).
+        case leadInFrames, leadInSeconds, overlays, phases, skippedSounds, loudness
+        /// The JSON name of ``Timeline/channelCount``.
         case channelCount = "channels"
+    }
+
+    private enum PhaseKeys: String, CodingKey {
+        case name, startFrame, endFrame, startSeconds, endSeconds
+    }
+
+    private enum LoudnessKeys: String, CodingKey {
+        case target, truePeakCeiling, integrated, truePeak
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -58,20 +105,51 @@ public struct Timeline: Sendable, Equatable, Codable {
         try container.encode(channelCount, forKey: .channelCount)
         try container.encode(totalFrames, forKey: .totalFrames)
         try container.encode(durationSeconds, forKey: .durationSeconds)
+        try container.encode(leadInFrames, forKey: .leadInFrames)
+        try container.encode(sampleRate.seconds(of: leadInFrames), forKey: .leadInSeconds)
         var itemsContainer = container.nestedUnkeyedContainer(forKey: .items)
         for item in items {
             try item.encode(to: itemsContainer.superEncoder(), sampleRate: sampleRate)
         }
+        var overlaysContainer = container.nestedUnkeyedContainer(forKey: .overlays)
+        for overlay in overlays {
+            try overlay.encode(to: overlaysContainer.superEncoder(), sampleRate: sampleRate)
+        }
+        var phasesContainer = container.nestedUnkeyedContainer(forKey: .phases)
+        for phase in phases {
+            var phaseContainer = phasesContainer.nestedContainer(keyedBy: PhaseKeys.self)
+            try phaseContainer.encode(phase.name, forKey: .name)
+            try phaseContainer.encode(phase.startFrame, forKey: .startFrame)
+            try phaseContainer.encode(phase.endFrame, forKey: .endFrame)
+            try phaseContainer.encode(sampleRate.seconds(of: phase.startFrame), forKey: .startSeconds)
+            try phaseContainer.encode(sampleRate.seconds(of: phase.endFrame), forKey: .endSeconds)
+        }
+        try container.encode(skippedSounds, forKey: .skippedSounds)
+        if let loudness {
+            var loudnessContainer = container.nestedContainer(keyedBy: LoudnessKeys.self, forKey: .loudness)
+            try loudnessContainer.encode(loudness.target, forKey: .target)
+            try loudnessContainer.encode(loudness.truePeakCeiling, forKey: .truePeakCeiling)
+            try loudnessContainer.encode(loudness.integrated.map(Self.rounded), forKey: .integrated)
+            try loudnessContainer.encode(loudness.truePeak.map(Self.rounded), forKey: .truePeak)
+        } else {
+            try container.encodeNil(forKey: .loudness)
+        }
+    }
+
+    /// A measurement to 0.01 dB, as meters show it: the JSON does not carry noise digits.
+    static func rounded(_ decibels: Double) -> Double {
+        (decibels * 100).rounded() / 100
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(Int.self, forKey: .schemaVersion)
-        guard version == Self.schemaVersion else {
+        guard Self.readableSchemaVersions.contains(version) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .schemaVersion,
                 in: container,
-                debugDescription: "schemaVersion \(version) is not supported; this version reads \(Self.schemaVersion)"
+                debugDescription:
+                    "schemaVersion \(version) is not supported; this version reads \(Self.readableSchemaVersions.lowerBound) to \(Self.readableSchemaVersions.upperBound)"
             )
         }
         scriptId = try container.decode(String.self, forKey: .scriptId)
@@ -80,6 +158,20 @@ public struct Timeline: Sendable, Equatable, Codable {
         sampleRate = try container.decode(SampleRate.self, forKey: .sampleRate)
         channelCount = try container.decode(ChannelCount.self, forKey: .channelCount)
         items = try container.decode([TimelineItem].self, forKey: .items)
+        leadInFrames = try container.decodeIfPresent(Frames.self, forKey: .leadInFrames) ?? .zero
+        overlays = try container.decodeIfPresent([TimelineOverlay].self, forKey: .overlays) ?? []
+        skippedSounds = try container.decodeIfPresent([SkippedSound].self, forKey: .skippedSounds) ?? []
+        if container.contains(.loudness), try !container.decodeNil(forKey: .loudness) {
+            let loudnessContainer = try container.nestedContainer(keyedBy: LoudnessKeys.self, forKey: .loudness)
+            loudness = TimelineLoudness(
+                target: try loudnessContainer.decode(Double.self, forKey: .target),
+                truePeakCeiling: try loudnessContainer.decode(Double.self, forKey: .truePeakCeiling),
+                integrated: try loudnessContainer.decodeIfPresent(Double.self, forKey: .integrated),
+                truePeak: try loudnessContainer.decodeIfPresent(Double.self, forKey: .truePeak)
+            )
+        } else {
+            loudness = nil
+        }
     }
 }
 
@@ -109,6 +201,10 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
     public var clip: PlacedClip?
     /// The audio for anything that is not silence: a clip's file, the bell's file, or `builtin`.
     public var source: AudioSourceInfo?
+    /// The linear gain the source is played at: 1 unless loudness normalization changed it.
+    public var gain: Double
+    /// The name the bell was chosen by (a library name or a path); `nil` for other items.
+    public var name: String?
 
     public init(
         index: Int,
@@ -116,7 +212,9 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
         startFrame: Frames,
         frameCount: Frames,
         clip: PlacedClip? = nil,
-        source: AudioSourceInfo? = nil
+        source: AudioSourceInfo? = nil,
+        gain: Double = 1,
+        name: String? = nil
     ) {
         self.index = index
         self.kind = kind
@@ -124,12 +222,13 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
         self.frameCount = frameCount
         self.clip = clip
         self.source = source
+        self.gain = gain
+        self.name = name
     }
 
     private enum CodingKeys: String, CodingKey {
         case index, kind, startFrame, frameCount, startSeconds, durationSeconds
-        case text, phase, segmentId, plannedStartFrame, lateByFrames, key
-        case source, sourceSampleRate, sourceFrames, gapless
+        case text, phase, segmentId, plannedStartFrame, lateByFrames, key, gain, name
     }
 
     func encode(to encoder: any Encoder, sampleRate: SampleRate) throws {
@@ -148,11 +247,10 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
             try container.encode(clip.lateByFrames, forKey: .lateByFrames)
             try container.encode(clip.key, forKey: .key)
         }
+        try container.encodeIfPresent(name, forKey: .name)
         if let source {
-            try container.encode(source.path ?? AudioSourceInfo.builtinName, forKey: .source)
-            try container.encode(source.sampleRate, forKey: .sourceSampleRate)
-            try container.encode(source.frameCount, forKey: .sourceFrames)
-            try container.encode(source.gapless, forKey: .gapless)
+            try container.encode(gain, forKey: .gain)
+            try source.encode(to: encoder)
         }
     }
 
@@ -172,14 +270,9 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
                 key: key
             )
         }
-        if let path = try container.decodeIfPresent(String.self, forKey: .source) {
-            source = AudioSourceInfo(
-                path: path == AudioSourceInfo.builtinName ? nil : path,
-                sampleRate: try container.decode(SampleRate.self, forKey: .sourceSampleRate),
-                frameCount: try container.decode(Frames.self, forKey: .sourceFrames),
-                gapless: try container.decode(Bool.self, forKey: .gapless)
-            )
-        }
+        source = try AudioSourceInfo(decodingIfPresentFrom: decoder)
+        gain = try container.decodeIfPresent(Double.self, forKey: .gain) ?? 1
+        name = try container.decodeIfPresent(String.self, forKey: .name)
     }
 }
 
@@ -238,5 +331,35 @@ public struct AudioSourceInfo: Sendable, Equatable {
         self.frameCount = frameCount
         self.gapless = gapless
         self.loudness = loudness
+    }
+}
+
+extension AudioSourceInfo {
+    /// The keys a source is written under, beside its item's or overlay's own.
+    private enum CodingKeys: String, CodingKey {
+        case source, sourceSampleRate, sourceFrames, gapless, loudness
+    }
+
+    /// Writes the source's fields into the keyed container of the item or overlay `encoder` is writing.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path ?? Self.builtinName, forKey: .source)
+        try container.encode(sampleRate, forKey: .sourceSampleRate)
+        try container.encode(frameCount, forKey: .sourceFrames)
+        try container.encode(gapless, forKey: .gapless)
+        try container.encodeIfPresent(loudness.map(Timeline.rounded), forKey: .loudness)
+    }
+
+    /// The source written beside an item's or overlay's fields, or `nil` if there is none.
+    init?(decodingIfPresentFrom decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let path = try container.decodeIfPresent(String.self, forKey: .source) else { return nil }
+        self.init(
+            path: path == Self.builtinName ? nil : path,
+            sampleRate: try container.decode(SampleRate.self, forKey: .sourceSampleRate),
+            frameCount: try container.decode(Frames.self, forKey: .sourceFrames),
+            gapless: try container.decode(Bool.self, forKey: .gapless),
+            loudness: try container.decodeIfPresent(Double.self, forKey: .loudness)
+        )
     }
 }

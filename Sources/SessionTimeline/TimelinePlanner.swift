@@ -72,11 +72,12 @@ public struct SourcedClip: Sendable, Equatable {
 
 extension Timeline {
     /// Plans a session at `sampleRate`: the script's segments with `segmentClips`, the resolved
-    /// interjections with `interjectionClips` (both aligned by index), and `bell` last.
-    /// A `nil` clip is left out: its slot stays silent.
+    /// interjections with `interjectionClips` (both aligned by index), the bell last, and the
+    /// overlays of `layers`. A `nil` clip is left out: its slot stays silent.
     ///
-    /// Every planned start is `sampleRate.frames(atSeconds:)` of the script's seconds, and every
-    /// clip's length is its source length converted with `sampleRate.frames(converting:from:)`.
+    /// Every planned start is the lead-in plus `sampleRate.frames(atSeconds:)` of the script's
+    /// seconds, and every clip's length is its source length converted with
+    /// `sampleRate.frames(converting:from:)`. Overlays never extend the output.
     public static func plan(
         script: Script,
         seed: UInt64,
@@ -85,18 +86,19 @@ extension Timeline {
         segmentClips: [SourcedClip?],
         interjections: [ResolvedInterjection],
         interjectionClips: [SourcedClip?],
-        bell: AudioSourceInfo
+        layers: SessionLayers
     ) -> Timeline {
         precondition(segmentClips.count == script.segments.count && interjectionClips.count == interjections.count)
         func frames(atSeconds seconds: Double) -> Frames {
             guard let frames = sampleRate.frames(atSeconds: seconds) else {
                 preconditionFailure("a validated script's time \(seconds) s must convert to frames")
             }
-            return frames
+            return layers.leadIn + frames
         }
         func length(of source: AudioSourceInfo) -> Frames {
             sampleRate.frames(converting: source.frameCount, from: source.sampleRate)
         }
+        let target = layers.loudnessTarget
 
         var clips: [PlacedClip] = []
         var sources: [AudioSourceInfo] = []
@@ -135,8 +137,17 @@ extension Timeline {
             TimelinePlanner.Cue(plannedStart: $0.plannedStartFrame, frameCount: length(of: $1))
         }
 
+        var skipped: [SkippedSound] = []
+        var bell: ChosenSound?
+        switch layers.bell {
+        case .chosen(let sound)?: bell = sound
+        case .skipped(let sound)?: skipped.append(sound)
+        case nil: break
+        }
+
+        let sessionEnd = frames(atSeconds: script.durationSeconds)
         var items: [TimelineItem] = []
-        for stretch in TimelinePlanner.place(cues, sessionEnd: frames(atSeconds: script.durationSeconds)) {
+        for stretch in TimelinePlanner.place(cues, sessionEnd: sessionEnd) {
             let index = items.count
             switch stretch {
             case .clip(let cue, let start, let lateBy):
@@ -149,30 +160,48 @@ extension Timeline {
                         startFrame: start,
                         frameCount: cues[cue].frameCount,
                         clip: clip,
-                        source: sources[cue]
+                        source: sources[cue],
+                        gain: Loudness.normalizingGain(measured: sources[cue].loudness, target: target)
                     )
                 )
             case .silence(let start, let frameCount):
                 items.append(TimelineItem(index: index, kind: .silence, startFrame: start, frameCount: frameCount))
             case .bell(let start):
+                guard let bell else { continue }
                 items.append(
                     TimelineItem(
                         index: index,
                         kind: .bell,
                         startFrame: start,
-                        frameCount: length(of: bell),
-                        source: bell
+                        frameCount: length(of: bell.source),
+                        source: bell.source,
+                        gain: bell.gain * Loudness.normalizingGain(measured: bell.source.loudness, target: target),
+                        name: bell.name
                     )
                 )
             }
         }
-        return Timeline(
+        var timeline = Timeline(
             scriptId: script.id,
             title: script.title,
             seed: seed,
             sampleRate: sampleRate,
             channelCount: channelCount,
-            items: items
+            items: items,
+            leadInFrames: layers.leadIn,
+            loudness: target.map { TimelineLoudness(target: $0, truePeakCeiling: layers.truePeakCeiling) }
         )
+        // Gongs at N, 2N, … seconds from the script's 0 while before its end (k × N, never a running sum).
+        var intervalStarts: [Frames] = []
+        if let interval = layers.intervalSeconds {
+            var multiple = 1.0
+            while multiple * interval < script.durationSeconds {
+                intervalStarts.append(frames(atSeconds: multiple * interval))
+                multiple += 1
+            }
+        }
+        OverlayPlanner.place(layers, intervalStarts: intervalStarts, in: &timeline, skipped: &skipped)
+        timeline.skippedSounds = skipped
+        return timeline
     }
 }

@@ -65,7 +65,7 @@ struct RenderCommand: AsyncParsableCommand {
             let timeline = try await options.run(scriptAt: scriptPath)
             let rate = timeline.sampleRate
             Console.status(
-                "Rendered \(timeline.scriptId): \(Console.duration(rate.seconds(of: timeline.totalFrames))), \(timeline.totalFrames) frames at \(rate), seed \(timeline.seed), in \(Console.seconds(clock.now - started)) → \(options.output.audio?.description ?? "")"
+                "Rendered \(timeline.scriptId): \(Console.duration(rate.seconds(of: timeline.totalFrames))), \(timeline.totalFrames) frames at \(rate), seed \(timeline.seed)\(Console.loudness(timeline.loudness)), in \(Console.seconds(clock.now - started)) → \(options.output.audio?.description ?? "")"
             )
             Console.printWritten([options.output.audio, options.output.timeline])
         }

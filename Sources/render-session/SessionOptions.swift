@@ -138,14 +138,6 @@ struct PlanOptions: ParsableArguments {
     )
     var channels: Int = 1
 
-    @Option(
-        help: ArgumentHelp(
-            "An audio file to use as the closing bell. (default: the built-in singing bowl)",
-            valueName: "file"
-        )
-    )
-    var bell: String?
-
     @Flag(help: "Never synthesize: fail on a missing clip.")
     var offline = false
 
@@ -155,13 +147,18 @@ struct PlanOptions: ParsableArguments {
     )
     var allowMissing = false
 
+    @OptionGroup(title: "Sound options")
+    var sound: SoundOptions
+
     func settings(seed: UInt64?) -> PlanSettings {
         PlanSettings(
             seed: seed,
             sampleRate: sampleRate,
             channelCount: ChannelCount(channels) ?? .mono,
-            bell: bell.map(PlanSettings.Bell.file) ?? .builtin,
-            allowMissing: allowMissing
+            sound: sound.settings,
+            soundLibrary: sound.library,
+            allowMissing: allowMissing,
+            strict: sound.strict
         )
     }
 }
@@ -225,7 +222,7 @@ struct PipelineOptions {
         case .speed: "--speed"
         case .sampleRate: "--sample-rate"
         case .channelCount: "--channels"
-        case .bell: "--bell"
+        case .sound(let field): SoundOptions.flag(field)
         case .audioOutput: "--output"
         case .timelineOutput: "--timeline"
         }

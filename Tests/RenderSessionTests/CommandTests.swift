@@ -85,8 +85,12 @@ struct CommandTests {
         #expect(result.standardOutput == folder.path("s.wav") + "\n")
         #expect(
             result.standardError.hasPrefix(
-                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, in "
+                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, -"
             )
+        )
+        #expect(
+            result.standardError.contains(#/seed 7, -[0-9]+\.[0-9] LUFS, -[0-9]+\.[0-9] dBTP, in /#),
+            "the summary gives the output's loudness and true peak"
         )
         #expect(result.standardError.hasSuffix(" → \(folder.path("s.wav"))\n"))
         #expect(try folder.contents() == ["s.wav"])
@@ -101,7 +105,7 @@ struct CommandTests {
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         )
-        #expect(json["schemaVersion"] as? Int == 1)
+        #expect(json["schemaVersion"] as? Int == 2)
         #expect(json["scriptId"] as? String == "ten-minute-session")
         #expect(json["title"] as? String == "The Space Between")
         #expect(json["seed"] as? Int == 11)
@@ -113,7 +117,7 @@ struct CommandTests {
         let common: Set = ["index", "kind", "startFrame", "frameCount", "startSeconds", "durationSeconds"]
         let clipKeys: Set = [
             "text", "phase", "plannedStartFrame", "lateByFrames", "key", "source", "sourceSampleRate", "sourceFrames",
-            "gapless",
+            "gapless", "loudness", "gain",
         ]
         for (index, item) in items.enumerated() {
             #expect(item["index"] as? Int == index)
@@ -154,7 +158,15 @@ struct CommandTests {
         )
         #expect(render.status == 0)
         #expect(render.standardOutput == folder.path("s.wav") + "\n" + folder.path("s.json") + "\n")
-        #expect(try String(contentsOfFile: folder.path("s.json"), encoding: .utf8) == result.standardOutput)
+        // Byte for byte, but for what only a render can know: the output's measured loudness.
+        var written = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("s.json")))
+        )
+        #expect(written.loudness?.integrated != nil && written.loudness?.truePeak != nil)
+        written.loudness?.integrated = nil
+        written.loudness?.truePeak = nil
+        #expect(String(decoding: TimelineJSON.encode(written), as: UTF8.self) == result.standardOutput)
         let measured = try AudioFileDecoder.measure(path: folder.path("s.wav"))
         #expect(measured.frameCount == Frames(Int64(cursor)))
     }

@@ -120,7 +120,7 @@ struct HelpTests {
     /// The long options `render-session COMMAND --help` lists.
     static func helpOptions(_ command: String) throws -> Set<String> {
         let help = try renderSession([command, "--help"]).standardOutput
-        let options = help.split(separator: "\n").drop { !$0.hasPrefix("OPTIONS:") }
+        let options = help.split(separator: "\n").drop { !$0.hasSuffix("OPTIONS:") }
         return Set(
             options.flatMap { line in
                 line.trimmingCharacters(in: .whitespaces).hasPrefix("-")
@@ -130,7 +130,7 @@ struct HelpTests {
     }
 
     /// The long options docs/cli.md shows in the synopsis of `## \`COMMAND\``, with
-    /// `[provider options]` standing for the provider table's.
+    /// `[provider options]` and `[sound options]` standing for their sections' synopses.
     static func documentedOptions(_ command: String) throws -> Set<String> {
         let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         func synopsis(of heading: String) -> String {
@@ -139,6 +139,7 @@ struct HelpTests {
         }
         var block = synopsis(of: "`\(command)`")
         if block.contains("[provider options]") { block += synopsis(of: "Provider options") }
+        if block.contains("[sound options]") { block += synopsis(of: "Sound options") }
         return Set(block.matches(of: /--[a-z][a-z-]*/).map { String($0.output) })
     }
 

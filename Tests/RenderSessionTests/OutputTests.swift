@@ -12,7 +12,7 @@ import Glibc
 @Suite("Outputs and inputs of the command", .serialized)
 struct OutputTests {
     static let script = "Fixtures/scripts/edge-cases.json"
-    static let render = ["render", script, "--cache", "Fixtures/cache", "--seed", "3"]
+    static let render = ["render", script, "--cache", "Fixtures/cache", "--seed", "3", "--loudness", "off"]
 
     /// The bytes `render` writes to a regular file, for comparison.
     static func fileBytes(in folder: TemporaryFolder) throws -> Data {
@@ -37,7 +37,9 @@ struct OutputTests {
         #expect(result.status == 0, "\(result.standardError)")
         let timeline = try JSONDecoder().decode(Timeline.self, from: Data(result.standardOutputBytes))
         #expect(try AudioFileDecoder.measure(path: folder.path("a.wav")).frameCount == timeline.totalFrames)
-        let printed = try renderSession(["timeline", Self.script, "--cache", "Fixtures/cache", "--seed", "3"])
+        let printed = try renderSession([
+            "timeline", Self.script, "--cache", "Fixtures/cache", "--seed", "3", "--loudness", "off",
+        ])
         #expect(printed.standardOutput == result.standardOutput, "the same JSON as `timeline`")
     }
 

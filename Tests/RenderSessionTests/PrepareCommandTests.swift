@@ -24,7 +24,9 @@ struct PrepareCommandTests {
                 "Filled the clip cache, 8 clips needed: 0 already cached, 8 synthesized, 0 failed, in "
             ) == true
         )
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("cache")).count == 8)
+        let stored = try FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))
+        #expect(stored.filter { $0.hasSuffix(".mp3") }.count == 8)
+        #expect(stored.filter { $0.hasSuffix(".loudness.json") }.count == 8, "each clip's loudness is kept beside it")
         let printed = try renderSession([
             "timeline", Self.script, "--cache", folder.path("cache"), "--seed", "5", "--offline",
         ])

@@ -53,7 +53,10 @@ func expectedPCM16(of item: TimelineItem, in timeline: Timeline) throws -> [Int1
 
 /// Prepares (offline) and plans `script` over the cache at `cache`.
 func planOffline(_ script: Script, cache: String, seed: UInt64 = 1) async throws -> Timeline {
-    let pipeline = SessionPipeline(clips: ClipIdentity(cacheFolder: cache), plan: PlanSettings(seed: seed))
+    let pipeline = SessionPipeline(
+        clips: ClipIdentity(cacheFolder: cache),
+        plan: PlanSettings(seed: seed, sound: SoundSettings(loudness: .off))
+    )
     return try pipeline.plan(script, clips: try await pipeline.prepare(texts: script.allTexts))
 }
 
@@ -65,13 +68,13 @@ struct RenderTests {
         channels: ChannelCount = .mono,
         sampleRate: SampleRate? = nil,
         cache: String = Repository.cache.path,
-        bell: PlanSettings.Bell = .builtin,
+        sound: SoundSettings = SoundSettings(loudness: .off),
         audio: String? = nil,
         timeline: String? = nil
     ) -> SessionPipeline {
         SessionPipeline(
             clips: ClipIdentity(cacheFolder: cache),
-            plan: PlanSettings(seed: seed, sampleRate: sampleRate, channelCount: channels, bell: bell),
+            plan: PlanSettings(seed: seed, sampleRate: sampleRate, channelCount: channels, sound: sound),
             output: OutputSettings(
                 audio: audio.map(OutputDestination.path),
                 timeline: timeline.map(OutputDestination.path)
@@ -272,7 +275,10 @@ struct RenderTests {
         )
         try writer.write([Float](repeating: 0, count: 48_000 * 2), frames: 48_000)
         try writer.close()
-        let pipeline = Self.pipeline(bell: .file(folder.path("bell.wav")), audio: folder.path("out.wav"))
+        let pipeline = Self.pipeline(
+            sound: SoundSettings(bell: folder.path("bell.wav"), loudness: .off),
+            audio: folder.path("out.wav")
+        )
         let timeline = try await Self.plan("edge-cases", with: pipeline)
         let bell = try #require(timeline.items.last)
         #expect(bell.kind == .bell && bell.source?.path == folder.path("bell.wav"))

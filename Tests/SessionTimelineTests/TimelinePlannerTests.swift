@@ -210,7 +210,7 @@ struct ScriptPlanningTests {
             segmentClips: [Self.clip("ka", frames: 5_000), Self.clip("kb", frames: 4_000, rate: 2_000)],
             interjections: resolved,
             interjectionClips: [Self.clip("kx", frames: 1_000)],
-            bell: Self.bell
+            layers: SessionLayers(bell: .chosen(ChosenSound(name: "bell", source: Self.bell)))
         )
         let summary = timeline.items.map {
             ($0.kind, $0.startFrame.count, $0.frameCount.count, $0.clip?.lateByFrames.count)
@@ -250,7 +250,7 @@ struct ScriptPlanningTests {
             segmentClips: [Self.clip("ka", frames: 1_000), Self.clip("kb", frames: 1_000)],
             interjections: [],
             interjectionClips: [],
-            bell: Self.bell
+            layers: SessionLayers(bell: .chosen(ChosenSound(name: "bell", source: Self.bell)))
         )
         #expect(timeline.items.map(\.kind) == [.segment, .silence, .segment, .silence, .bell])
         #expect(timeline.totalFrames == Frames(68_000))

@@ -25,14 +25,19 @@ public enum FFmpeg {
 
     /// Runs `ffmpeg -i path -af ebur128=peak=true:metadata=1,ametadata=print` and reads the last values
     /// it printed. (The filter works at 48 kHz; ffmpeg resamples other rates to it first.)
-    public static func ebur128(_ path: String) throws -> Measurement {
+    /// With `from` and `duration` (seconds), measures only that stretch of the file.
+    public static func ebur128(_ path: String, from start: Double? = nil, duration: Double? = nil) throws -> Measurement
+    {
         guard let ffmpeg = Self.path else { throw Failure(message: "ffmpeg is not installed") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = [
-            "-hide_banner", "-nostats", "-nostdin", "-i", path,
-            "-af", "ebur128=peak=true:metadata=1,ametadata=mode=print:file=-", "-f", "null", "-",
-        ]
+        var arguments = ["-hide_banner", "-nostats", "-nostdin"]
+        if let start { arguments += ["-ss", String(start)] }
+        if let duration { arguments += ["-t", String(duration)] }
+        process.arguments =
+            arguments + [
+                "-i", path, "-af", "ebur128=peak=true:metadata=1,ametadata=mode=print:file=-", "-f", "null", "-",
+            ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -1,0 +1,157 @@
+import Foundation
+internal import SessionAudio
+internal import SessionTimeline
+
+/// Finds and measures the sounds a session asks for, and turns its ``SoundSettings`` into the
+/// ``SessionLayers`` the planner places.
+///
+/// A name is looked up in the sound library, which is opened (and the default one made) only
+/// when a name needs it. A sound that is not found is left out with one warning line, or fails
+/// the plan when `strict`; a sound that is found but cannot be decoded always fails it.
+struct SessionSounds {
+    /// The library folder; `nil` is the default library.
+    let libraryFolder: String?
+    /// Whether a missing sound is an error.
+    let strict: Bool
+    /// Told of each sound left out.
+    let warn: (String) -> Void
+    private var library: SoundLibrary?
+
+    init(libraryFolder: String?, strict: Bool, warn: @escaping (String) -> Void) {
+        self.libraryFolder = libraryFolder
+        self.strict = strict
+        self.warn = warn
+    }
+
+    /// What is played besides the clips, in frames at `sampleRate`, with every sound measured.
+    mutating func layers(for sound: SoundSettings, sampleRate: SampleRate) throws(SessionError) -> SessionLayers {
+        let measuresLoudness = sound.loudnessTarget != nil
+        func frames(_ seconds: Double) -> Frames {
+            guard let frames = sampleRate.frames(atSeconds: seconds) else {
+                preconditionFailure("a checked setting of \(seconds) s converts to frames")
+            }
+            return frames
+        }
+        var layers = SessionLayers(
+            leadIn: frames(sound.leadInSeconds ?? 0),
+            loudnessTarget: sound.loudnessTarget,
+            truePeakCeiling: sound.truePeak ?? SoundDefaults.truePeak,
+            ambienceFadeIn: frames(sound.ambienceFadeInSeconds ?? SoundDefaults.ambienceFadeInSeconds),
+            ambienceFadeOut: frames(sound.ambienceFadeOutSeconds ?? SoundDefaults.ambienceFadeOutSeconds),
+            loopCrossfade: frames(SoundDefaults.loopCrossfadeSeconds),
+            duckDecibels: sound.duckDecibels ?? 0,
+            duckRamp: frames(SoundDefaults.duckRampSeconds)
+        )
+        if let bell = sound.bell {
+            layers.bell = try choose(bell, as: .bell, measuresLoudness: measuresLoudness)
+        } else {
+            layers.bell = .chosen(try Self.builtinBell(sampleRate: sampleRate, measuresLoudness: measuresLoudness))
+        }
+        if let gong = sound.startGong {
+            layers.startGong = try choose(gong, as: .startGong, measuresLoudness: measuresLoudness)
+        }
+        if let gong = sound.effectiveIntervalGong {
+            layers.intervalGong = try choose(gong, as: .intervalGong, measuresLoudness: measuresLoudness)
+            layers.intervalSeconds = (sound.intervalMinutes ?? SoundDefaults.intervalMinutes) * 60
+        }
+        if let ambience = sound.ambience {
+            layers.ambience = try choose(
+                ambience,
+                as: .ambience,
+                gain: sound.ambienceGain,
+                measuresLoudness: measuresLoudness
+            )
+        }
+        return layers
+    }
+
+    /// The roles a sound plays, which name it in messages and in the timeline's skipped list.
+    enum Role {
+        case bell, startGong, intervalGong, ambience
+
+        /// How a message names it: `Start gong`.
+        var title: String {
+            switch self {
+            case .bell: "Bell"
+            case .startGong: "Start gong"
+            case .intervalGong: "Interval gong"
+            case .ambience: "Ambience"
+            }
+        }
+
+        /// Its lane and kind in the timeline's `skippedSounds`.
+        var lane: String { self == .bell ? "narration" : self == .ambience ? "ambience" : "cues" }
+        var kind: String { self == .bell ? "bell" : self == .ambience ? "ambience" : "gong" }
+        /// Its gain when neither the settings nor the library give one.
+        var defaultGain: Double { self == .ambience ? SoundDefaults.ambienceGain : 1 }
+    }
+
+    /// Looks `name` up and measures what is found.
+    private mutating func choose(
+        _ name: String,
+        as role: Role,
+        gain: Double? = nil,
+        measuresLoudness: Bool
+    ) throws(SessionError) -> SoundChoice {
+        switch try openLibrary().resolve(name) {
+        case .found(let path, let entry):
+            let measurement: AudioMeasurement
+            do {
+                measurement =
+                    measuresLoudness
+                    ? try AudioFileDecoder.measureLoudness(path: path) : try AudioFileDecoder.measure(path: path)
+            } catch {
+                throw SessionError(.unusableSound, "\(role.title) \(quoted(name)): \(error)")
+            }
+            return .chosen(
+                ChosenSound(
+                    name: name,
+                    source: AudioSourceInfo(measurement, path: path),
+                    gain: gain ?? entry?.gain ?? role.defaultGain
+                )
+            )
+        case .missing(let lookedFor):
+            let line = "\(role.title) \(quoted(name)) was not found (looked for \(lookedFor.joined(separator: ", ")))"
+            if strict { throw SessionError(.missingSound, line) }
+            warn(line + "; it is left out")
+            return .skipped(SkippedSound(lane: role.lane, kind: role.kind, name: name, lookedFor: lookedFor))
+        }
+    }
+
+    private mutating func openLibrary() throws(SessionError) -> SoundLibrary {
+        if let library { return library }
+        let opened: SoundLibrary
+        if let libraryFolder {
+            opened = try SoundLibrary(folder: libraryFolder)
+        } else {
+            opened = try SoundLibrary.builtin()
+        }
+        library = opened
+        return opened
+    }
+
+    /// The built-in bell at the output rate, measured when loudness is on.
+    static func builtinBell(sampleRate: SampleRate, measuresLoudness: Bool) throws(SessionError) -> ChosenSound {
+        var loudness: Double?
+        if measuresLoudness {
+            do {
+                let meter = try LoudnessMeter(sampleRate: sampleRate, channelCount: .mono)
+                let samples = BuiltinBell.samples(sampleRate: sampleRate)
+                meter.add(samples)
+                loudness = meter.integratedLoudness
+            } catch {
+                throw SessionError(.unusableSound, "Bell \(quoted(AudioSourceInfo.builtinName)): \(error)")
+            }
+        }
+        return ChosenSound(
+            name: AudioSourceInfo.builtinName,
+            source: AudioSourceInfo(
+                path: nil,
+                sampleRate: sampleRate,
+                frameCount: BuiltinBell.frameCount(sampleRate: sampleRate),
+                gapless: false,
+                loudness: loudness
+            )
+        )
+    }
+}

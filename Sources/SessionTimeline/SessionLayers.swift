@@ -1,0 +1,104 @@
+import Foundation
+
+/// A sound chosen for a place in a session and measured: its name, its source, and the linear
+/// gain it is asked to play at before loudness normalization.
+public struct ChosenSound: Sendable, Equatable {
+    /// The name it was chosen by: a library name or a path.
+    public var name: String
+    /// Its file, rate, length and loudness.
+    public var source: AudioSourceInfo
+    /// Its own linear gain (the library's or the settings'); normalization multiplies it.
+    public var gain: Double
+
+    public init(name: String, source: AudioSourceInfo, gain: Double = 1) {
+        self.name = name
+        self.source = source
+        self.gain = gain
+    }
+}
+
+/// A sound asked for: found and measured, or not found and so left out.
+public enum SoundChoice: Sendable, Equatable {
+    /// Found.
+    case chosen(ChosenSound)
+    /// Not found; the timeline records it as skipped.
+    case skipped(SkippedSound)
+}
+
+/// Everything a session plays besides its clips, in frames: the lead-in, the bell, the gongs, the
+/// bed and its envelope, and the loudness target. ``SessionPlanner`` in SessionKit makes one from
+/// ``SoundSettings`` and the sounds it finds.
+public struct SessionLayers: Sendable, Equatable {
+    /// Frames before the script's time 0.
+    public var leadIn: Frames
+    /// The narration's loudness target in LUFS; `nil` is loudness off (every gain 1 but the sounds' own).
+    public var loudnessTarget: Double?
+    /// The limiter's ceiling, dBTP.
+    public var truePeakCeiling: Double
+    /// The bell that ends the narration lane; `nil` for none.
+    public var bell: SoundChoice?
+    /// The gong at frame 0.
+    public var startGong: SoundChoice?
+    /// The gong at every interval.
+    public var intervalGong: SoundChoice?
+    /// Seconds between interval gongs, from the script's time 0.
+    public var intervalSeconds: Double?
+    /// The ambience bed.
+    public var ambience: SoundChoice?
+    /// The bed's fade-in, fade-out and loop crossfade as asked; shortened to fit the output.
+    public var ambienceFadeIn: Frames
+    public var ambienceFadeOut: Frames
+    public var loopCrossfade: Frames
+    /// How far the bed is lowered under narration, dB, and the length of each ramp.
+    public var duckDecibels: Double
+    public var duckRamp: Frames
+
+    public init(
+        leadIn: Frames = .zero,
+        loudnessTarget: Double? = nil,
+        truePeakCeiling: Double = SoundDefaults.truePeak,
+        bell: SoundChoice? = nil,
+        startGong: SoundChoice? = nil,
+        intervalGong: SoundChoice? = nil,
+        intervalSeconds: Double? = nil,
+        ambience: SoundChoice? = nil,
+        ambienceFadeIn: Frames = .zero,
+        ambienceFadeOut: Frames = .zero,
+        loopCrossfade: Frames = .zero,
+        duckDecibels: Double = 0,
+        duckRamp: Frames = .zero
+    ) {
+        self.leadIn = leadIn
+        self.loudnessTarget = loudnessTarget
+        self.truePeakCeiling = truePeakCeiling
+        self.bell = bell
+        self.startGong = startGong
+        self.intervalGong = intervalGong
+        self.intervalSeconds = intervalSeconds
+        self.ambience = ambience
+        self.ambienceFadeIn = ambienceFadeIn
+        self.ambienceFadeOut = ambienceFadeOut
+        self.loopCrossfade = loopCrossfade
+        self.duckDecibels = duckDecibels
+        self.duckRamp = duckRamp
+    }
+}
+
+/// Loudness arithmetic in decibels.
+public enum Loudness {
+    /// The most a quiet source is raised, dB: more would lift its noise floor into the mix.
+    public static let maximumBoostDecibels = 20.0
+
+    /// The linear gain that brings a source measured at `measured` LUFS to `target`: 1 when either
+    /// is `nil` (loudness off, or a source too short or quiet to measure), the boost capped at
+    /// ``maximumBoostDecibels``.
+    public static func normalizingGain(measured: Double?, target: Double?) -> Double {
+        guard let measured, let target else { return 1 }
+        return linear(decibels: min(target - measured, maximumBoostDecibels))
+    }
+
+    /// `10^(dB/20)`.
+    public static func linear(decibels: Double) -> Double {
+        pow(10, decibels / 20)
+    }
+}

@@ -1,0 +1,215 @@
+/// How a session sounds besides its narration: the ambience bed, the gongs, the bell, a lead-in,
+/// ducking and loudness.
+///
+/// Every field is optional. A script's `sound` block sets some, a command's options others, and
+/// ``overriding(_:)`` lays one over the other (the command wins). What is still unset takes the
+/// defaults in ``SoundDefaults`` when the session is planned. docs/sound.md describes each field.
+public struct SoundSettings: Sendable, Equatable, Encodable {
+    /// The loudness the narration is brought to, or none.
+    public enum Loudness: Sendable, Equatable, Encodable {
+        /// No loudness processing: clips keep their sample values and no limiter runs.
+        case off
+        /// Every clip is brought to this integrated loudness in LUFS, and the mix is limited.
+        case target(Double)
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .off: try container.encode("off")
+            case .target(let lufs): try container.encode(lufs)
+            }
+        }
+    }
+
+    /// The ambience bed: a library name or a file.
+    public var ambience: String?
+    /// The bed's linear gain (seed 002 plays its beds at 0.15).
+    public var ambienceGain: Double?
+    /// How long the bed takes to fade in from the file's start.
+    public var ambienceFadeInSeconds: Double?
+    /// How long the bed takes to fade out at the file's end, under the bell.
+    public var ambienceFadeOutSeconds: Double?
+    /// The gong at frame 0: a library name or a file.
+    public var startGong: String?
+    /// The gong every ``intervalMinutes`` minutes.
+    public var intervalGong: String?
+    /// Minutes between interval gongs, counted from the script's time 0.
+    public var intervalMinutes: Double?
+    /// The closing bell: a library name or a file; unset is the built-in bell.
+    public var bell: String?
+    /// Seconds of bed and start gong before the script's time 0.
+    public var leadInSeconds: Double?
+    /// How far the bed is lowered while narration plays, in dB (0: not at all).
+    public var duckDecibels: Double?
+    /// The narration's loudness target, or off.
+    public var loudness: Loudness?
+    /// The ceiling of the mix's true peak, in dBTP.
+    public var truePeak: Double?
+
+    public init(
+        ambience: String? = nil,
+        ambienceGain: Double? = nil,
+        ambienceFadeInSeconds: Double? = nil,
+        ambienceFadeOutSeconds: Double? = nil,
+        startGong: String? = nil,
+        intervalGong: String? = nil,
+        intervalMinutes: Double? = nil,
+        bell: String? = nil,
+        leadInSeconds: Double? = nil,
+        duckDecibels: Double? = nil,
+        loudness: Loudness? = nil,
+        truePeak: Double? = nil
+    ) {
+        self.ambience = ambience
+        self.ambienceGain = ambienceGain
+        self.ambienceFadeInSeconds = ambienceFadeInSeconds
+        self.ambienceFadeOutSeconds = ambienceFadeOutSeconds
+        self.startGong = startGong
+        self.intervalGong = intervalGong
+        self.intervalMinutes = intervalMinutes
+        self.bell = bell
+        self.leadInSeconds = leadInSeconds
+        self.duckDecibels = duckDecibels
+        self.loudness = loudness
+        self.truePeak = truePeak
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
+        case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
+        case duckDecibels = "duckDb"
+        case loudness, truePeak
+    }
+
+    /// These settings with every unset field taken from `base`.
+    public func overriding(_ base: SoundSettings?) -> SoundSettings {
+        guard let base else { return self }
+        return SoundSettings(
+            ambience: ambience ?? base.ambience,
+            ambienceGain: ambienceGain ?? base.ambienceGain,
+            ambienceFadeInSeconds: ambienceFadeInSeconds ?? base.ambienceFadeInSeconds,
+            ambienceFadeOutSeconds: ambienceFadeOutSeconds ?? base.ambienceFadeOutSeconds,
+            startGong: startGong ?? base.startGong,
+            intervalGong: intervalGong ?? base.intervalGong,
+            intervalMinutes: intervalMinutes ?? base.intervalMinutes,
+            bell: bell ?? base.bell,
+            leadInSeconds: leadInSeconds ?? base.leadInSeconds,
+            duckDecibels: duckDecibels ?? base.duckDecibels,
+            loudness: loudness ?? base.loudness,
+            truePeak: truePeak ?? base.truePeak
+        )
+    }
+
+    /// The loudness target in LUFS, or `nil` when loudness is off.
+    public var loudnessTarget: Double? {
+        switch loudness ?? .target(SoundDefaults.loudness) {
+        case .off: nil
+        case .target(let lufs): lufs
+        }
+    }
+
+    /// The interval gong's name: the one chosen, or `gong` when only the minutes are.
+    public var effectiveIntervalGong: String? {
+        intervalGong ?? (intervalMinutes == nil ? nil : SoundDefaults.intervalGong)
+    }
+
+    /// Whether these settings add anything to the narration: a sound, a lead-in or loudness.
+    /// With none of them a render is the narration lane alone, sample for sample.
+    public var isNarrationOnly: Bool {
+        ambience == nil && startGong == nil && effectiveIntervalGong == nil && (leadInSeconds ?? 0) == 0
+            && loudnessTarget == nil
+    }
+
+    /// A field, named as the script's `sound` block names it.
+    public enum Field: String, Sendable, CaseIterable {
+        case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
+        case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
+        case duckDecibels = "duckDb"
+        case loudness, truePeak
+    }
+
+    /// Every value that breaks its rule, as the field and the rule broken; empty when all are fine.
+    /// The script validator and a command word the field in their own terms.
+    public var problems: [(field: Field, rule: String)] {
+        var problems: [(field: Field, rule: String)] = []
+        let names: [(Field, String?)] = [
+            (.ambience, ambience), (.startGong, startGong), (.intervalGong, intervalGong), (.bell, bell),
+        ]
+        for case (let field, let name?) in names where name.isEmpty {
+            problems.append((field, "must not be empty"))
+        }
+        let ranges: [(Field, Double?, ClosedRange<Double>)] = [
+            (.ambienceGain, ambienceGain, SoundRules.gain),
+            (.ambienceFadeInSeconds, ambienceFadeInSeconds, SoundRules.fadeSeconds),
+            (.ambienceFadeOutSeconds, ambienceFadeOutSeconds, SoundRules.fadeSeconds),
+            (.leadInSeconds, leadInSeconds, SoundRules.leadInSeconds),
+            (.duckDecibels, duckDecibels, SoundRules.duckDecibels),
+            (.truePeak, truePeak, SoundRules.truePeak),
+        ]
+        for case (let field, let value?, let range) in ranges where !(value.isFinite && range.contains(value)) {
+            problems.append(
+                (field, "\(formatted(value)) is outside \(formatted(range.lowerBound))…\(formatted(range.upperBound))")
+            )
+        }
+        if let intervalMinutes,
+            !(intervalMinutes.isFinite && intervalMinutes > 0 && intervalMinutes <= SoundRules.maximumIntervalMinutes)
+        {
+            problems.append(
+                (
+                    .intervalMinutes,
+                    "\(formatted(intervalMinutes)) must be greater than 0 and at most \(formatted(SoundRules.maximumIntervalMinutes))"
+                )
+            )
+        }
+        if case .target(let lufs)? = loudness, !(lufs.isFinite && SoundRules.loudness.contains(lufs)) {
+            let range = SoundRules.loudness
+            problems.append(
+                (
+                    .loudness,
+                    "\(formatted(lufs)) is outside \(formatted(range.lowerBound))…\(formatted(range.upperBound)) LUFS"
+                )
+            )
+        }
+        return problems
+    }
+}
+
+/// What an unset ``SoundSettings`` field means.
+public enum SoundDefaults {
+    /// The bed's gain when neither the settings nor the sound library give one (seed 002's 0.15).
+    public static let ambienceGain = 0.15
+    /// The bed's fade-in.
+    public static let ambienceFadeInSeconds = 4.0
+    /// The bed's fade-out.
+    public static let ambienceFadeOutSeconds = 8.0
+    /// The gap between interval gongs when only the gong is chosen (seed 002's default).
+    public static let intervalMinutes = 5.0
+    /// The interval gong when only the minutes are chosen.
+    public static let intervalGong = "gong"
+    /// The narration's loudness target, LUFS (the common target of spoken-word streaming).
+    public static let loudness = -16.0
+    /// The true-peak ceiling, dBTP.
+    public static let truePeak = -1.0
+    /// The length of the ramps that duck the bed under narration.
+    public static let duckRampSeconds = 0.25
+    /// The crossfade at the seam where a bed loops.
+    public static let loopCrossfadeSeconds = 2.0
+}
+
+/// The ranges ``SoundSettings`` values must lie in.
+public enum SoundRules {
+    /// Linear gains: 0 (silent) to 4 (+12 dB).
+    public static let gain: ClosedRange<Double> = 0...4
+    /// Fades: up to ten minutes.
+    public static let fadeSeconds: ClosedRange<Double> = 0...600
+    /// A lead-in: up to an hour.
+    public static let leadInSeconds: ClosedRange<Double> = 0...3_600
+    /// Ducking depth in dB.
+    public static let duckDecibels: ClosedRange<Double> = 0...60
+    /// Loudness targets in LUFS.
+    public static let loudness: ClosedRange<Double> = -70...0
+    /// True-peak ceilings in dBTP.
+    public static let truePeak: ClosedRange<Double> = -20...0
+    /// The longest interval between gongs: a day.
+    public static let maximumIntervalMinutes: Double = 1_440
+}

@@ -1,0 +1,224 @@
+/// A sound that plays over the narration lane and may overlap anything: the ambience bed or a
+/// cue such as a gong. The output is the narration lane mixed with every overlay.
+public struct TimelineOverlay: Sendable, Equatable {
+    /// The lane an overlay belongs to.
+    public enum Lane: String, Sendable, Codable {
+        /// The bed under the whole session.
+        case ambience
+        /// Short sounds that mark moments: gongs, bells.
+        case cues
+    }
+
+    /// What an overlay is.
+    public enum Kind: String, Sendable, Codable {
+        /// An ambience bed, looped.
+        case ambience
+        /// A gong: the start gong or an interval gong.
+        case gong
+        /// A bell that overlaps narration.
+        case bell
+    }
+
+    /// The overlay's position in ``Timeline/overlays``.
+    public var index: Int
+    /// The lane it plays in.
+    public var lane: Lane
+    /// What it is.
+    public var kind: Kind
+    /// The name it was chosen by: a library name or the file's path.
+    public var name: String
+    /// Where it starts in the output.
+    public var startFrame: Frames
+    /// How long it plays in the output; never past the output's end.
+    public var frameCount: Frames
+    /// The linear gain it is mixed at (loudness normalization included).
+    public var gain: Double
+    /// The sound's file, rate and length.
+    public var source: AudioSourceInfo
+    /// The bed's loop, fades and ducking; `nil` for a sound played once.
+    public var bed: Bed?
+
+    /// How a bed is looped, faded and ducked.
+    public struct Bed: Sendable, Equatable {
+        /// The crossfade at each seam where the sound loops.
+        public var loopCrossfadeFrames: Frames
+        /// The fade-in from the bed's start.
+        public var fadeInFrames: Frames
+        /// The fade-out to the bed's end.
+        public var fadeOutFrames: Frames
+        /// How far the bed is lowered while narration plays, in dB.
+        public var duckDecibels: Double
+        /// The length of each ducking ramp; the ramp down ends where a clip starts.
+        public var duckRampFrames: Frames
+
+        /// The crossfade at a bed's loop seam: as preferred (never negative), but short enough
+        /// that a period of `period` frames keeps at least one frame between its two crossfades
+        /// (`period ≥ 2C + 1`).
+        public static func loopCrossfade(period: Frames, preferred: Frames) -> Frames {
+            Frames(min(max(preferred.count, 0), max(0, (period.count - 1) / 2)))
+        }
+
+        public init(
+            loopCrossfadeFrames: Frames,
+            fadeInFrames: Frames,
+            fadeOutFrames: Frames,
+            duckDecibels: Double,
+            duckRampFrames: Frames
+        ) {
+            self.loopCrossfadeFrames = loopCrossfadeFrames
+            self.fadeInFrames = fadeInFrames
+            self.fadeOutFrames = fadeOutFrames
+            self.duckDecibels = duckDecibels
+            self.duckRampFrames = duckRampFrames
+        }
+    }
+
+    public init(
+        index: Int,
+        lane: Lane,
+        kind: Kind,
+        name: String,
+        startFrame: Frames,
+        frameCount: Frames,
+        gain: Double,
+        source: AudioSourceInfo,
+        bed: Bed? = nil
+    ) {
+        self.index = index
+        self.lane = lane
+        self.kind = kind
+        self.name = name
+        self.startFrame = startFrame
+        self.frameCount = frameCount
+        self.gain = gain
+        self.source = source
+        self.bed = bed
+    }
+
+    /// The frame after its last.
+    public var endFrame: Frames { startFrame + frameCount }
+}
+
+/// A sound that was asked for but not found, so it was left out of the mix.
+public struct SkippedSound: Sendable, Equatable, Codable {
+    /// The lane it would have played in (`narration` for the bell that ends the narration lane).
+    public var lane: String
+    /// What it would have been: `ambience`, `gong`, `bell`.
+    public var kind: String
+    /// The name it was asked for by.
+    public var name: String
+    /// Every path looked at, in order.
+    public var lookedFor: [String]
+
+    public init(lane: String, kind: String, name: String, lookedFor: [String]) {
+        self.lane = lane
+        self.kind = kind
+        self.name = name
+        self.lookedFor = lookedFor
+    }
+}
+
+/// A stretch of the session under one narration phase (`opening`, `teachings`, …), for an app's
+/// progress bar. Phases tile the output: the first starts at frame 0, each ends where the next
+/// starts, the last ends at the output's end.
+public struct TimelinePhase: Sendable, Equatable {
+    /// The phase's name, from its segments.
+    public var name: String
+    /// Its first frame.
+    public var startFrame: Frames
+    /// The frame after its last: where the next phase starts.
+    public var endFrame: Frames
+
+    public init(name: String, startFrame: Frames, endFrame: Frames) {
+        self.name = name
+        self.startFrame = startFrame
+        self.endFrame = endFrame
+    }
+}
+
+/// The loudness a session was rendered to, and what the rendered output measured.
+public struct TimelineLoudness: Sendable, Equatable {
+    /// The narration's integrated-loudness target, LUFS.
+    public var target: Double
+    /// The true-peak ceiling of the limiter, dBTP.
+    public var truePeakCeiling: Double
+    /// The output's integrated loudness as measured while rendering, LUFS; `nil` before rendering.
+    public var integrated: Double?
+    /// The output's true peak as measured while rendering, dBTP; `nil` before rendering.
+    public var truePeak: Double?
+
+    public init(target: Double, truePeakCeiling: Double, integrated: Double? = nil, truePeak: Double? = nil) {
+        self.target = target
+        self.truePeakCeiling = truePeakCeiling
+        self.integrated = integrated
+        self.truePeak = truePeak
+    }
+}
+
+extension TimelineOverlay: Decodable {
+    private enum CodingKeys: String, CodingKey {
+        case index, lane, kind, name, startFrame, frameCount, startSeconds, durationSeconds, gain
+        case loop, loopCrossfadeFrames, fadeInFrames, fadeOutFrames
+        case duckDecibels = "duckDb"
+        case duckRampFrames
+    }
+
+    func encode(to encoder: any Encoder, sampleRate: SampleRate) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(index, forKey: .index)
+        try container.encode(lane, forKey: .lane)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(name, forKey: .name)
+        try container.encode(startFrame, forKey: .startFrame)
+        try container.encode(frameCount, forKey: .frameCount)
+        try container.encode(sampleRate.seconds(of: startFrame), forKey: .startSeconds)
+        try container.encode(sampleRate.seconds(of: frameCount), forKey: .durationSeconds)
+        try container.encode(gain, forKey: .gain)
+        try container.encode(bed != nil, forKey: .loop)
+        if let bed {
+            try container.encode(bed.loopCrossfadeFrames, forKey: .loopCrossfadeFrames)
+            try container.encode(bed.fadeInFrames, forKey: .fadeInFrames)
+            try container.encode(bed.fadeOutFrames, forKey: .fadeOutFrames)
+            try container.encode(bed.duckDecibels, forKey: .duckDecibels)
+            try container.encode(bed.duckRampFrames, forKey: .duckRampFrames)
+        }
+        try source.encode(to: encoder)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let source = try AudioSourceInfo(decodingIfPresentFrom: decoder) else {
+            throw DecodingError.keyNotFound(
+                AnyKey("source"),
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "an overlay needs a source")
+            )
+        }
+        self.init(
+            index: try container.decode(Int.self, forKey: .index),
+            lane: try container.decode(Lane.self, forKey: .lane),
+            kind: try container.decode(Kind.self, forKey: .kind),
+            name: try container.decode(String.self, forKey: .name),
+            startFrame: try container.decode(Frames.self, forKey: .startFrame),
+            frameCount: try container.decode(Frames.self, forKey: .frameCount),
+            gain: try container.decode(Double.self, forKey: .gain),
+            source: source,
+            bed: try container.decode(Bool.self, forKey: .loop)
+                ? Bed(
+                    loopCrossfadeFrames: try container.decode(Frames.self, forKey: .loopCrossfadeFrames),
+                    fadeInFrames: try container.decode(Frames.self, forKey: .fadeInFrames),
+                    fadeOutFrames: try container.decode(Frames.self, forKey: .fadeOutFrames),
+                    duckDecibels: try container.decode(Double.self, forKey: .duckDecibels),
+                    duckRampFrames: try container.decode(Frames.self, forKey: .duckRampFrames)
+                ) : nil
+        )
+    }
+}
+
+/// A coding key made from a string, for errors about keys.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

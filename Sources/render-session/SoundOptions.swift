@@ -1,0 +1,157 @@
+import ArgumentParser
+import SessionKit
+import SessionTimeline
+
+/// The sound options of `render`, `timeline` and `batch`: the bed, the gongs, the bell, the
+/// lead-in, ducking and loudness. Each wins over the same field of the script's `sound` block.
+struct SoundOptions: ParsableArguments {
+    @Option(
+        name: .customLong("sounds"),
+        help: ArgumentHelp(
+            "The sound library folder that names are looked up in. (default: the built-in library, docs/sound.md)",
+            valueName: "dir"
+        )
+    )
+    var library: String?
+
+    @Flag(help: "Fail when a sound is not found, instead of leaving it out with a warning.")
+    var strict = false
+
+    @Option(help: ArgumentHelp("An ambience bed looped under the whole session.", valueName: "name|file"))
+    var ambience: String?
+
+    @Option(
+        name: .customLong("ambience-gain"),
+        parsing: .unconditional,
+        help: ArgumentHelp("The bed's linear gain, 0 to 4. (default: the library's, else 0.15)", valueName: "g"),
+        transform: { try Parse.number($0, as: Double.self, what: "a gain") }
+    )
+    var ambienceGain: Double?
+
+    @Option(
+        name: .customLong("ambience-fade-in"),
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds the bed fades in over. (default: 4)", valueName: "s"),
+        transform: { try Parse.number($0, as: Double.self, what: "a fade") }
+    )
+    var ambienceFadeIn: Double?
+
+    @Option(
+        name: .customLong("ambience-fade-out"),
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds the bed fades out over, ending with the file. (default: 8)", valueName: "s"),
+        transform: { try Parse.number($0, as: Double.self, what: "a fade") }
+    )
+    var ambienceFadeOut: Double?
+
+    @Option(
+        name: .customLong("start-gong"),
+        help: ArgumentHelp("A gong at the very start (0:00).", valueName: "name|file")
+    )
+    var startGong: String?
+
+    @Option(
+        name: .customLong("interval-gong"),
+        help: ArgumentHelp("A gong every --interval-minutes from the script's 0.", valueName: "name|file")
+    )
+    var intervalGong: String?
+
+    @Option(
+        name: .customLong("interval-minutes"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Minutes between interval gongs, while before the script's durationSeconds. (default: 5)",
+            valueName: "n"
+        ),
+        transform: { try Parse.number($0, as: Double.self, what: "a number of minutes") }
+    )
+    var intervalMinutes: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "The closing bell: a library name or an audio file. (default: the built-in singing bowl)",
+            valueName: "name|file"
+        )
+    )
+    var bell: String?
+
+    @Option(
+        name: .customLong("lead-in"),
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds of bed and start gong before the script starts. (default: 0)", valueName: "s"),
+        transform: { try Parse.number($0, as: Double.self, what: "a number of seconds") }
+    )
+    var leadIn: Double?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Lower the bed by this many dB while narration plays. (default: 0)", valueName: "db"),
+        transform: { try Parse.number($0, as: Double.self, what: "a number of dB") }
+    )
+    var duck: Double?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Bring every clip to this integrated loudness and limit the mix, or off for the clips' own levels. (default: -16)",
+            valueName: "lufs|off"
+        ),
+        transform: { try Parse.loudness($0) }
+    )
+    var loudness: SoundSettings.Loudness?
+
+    @Option(
+        name: .customLong("true-peak"),
+        parsing: .unconditional,
+        help: ArgumentHelp("The limiter's true-peak ceiling in dBTP. (default: -1)", valueName: "dbtp"),
+        transform: { try Parse.number($0, as: Double.self, what: "a number of dBTP") }
+    )
+    var truePeak: Double?
+
+    /// The settings these options set; the rest come from the script.
+    var settings: SoundSettings {
+        SoundSettings(
+            ambience: ambience,
+            ambienceGain: ambienceGain,
+            ambienceFadeInSeconds: ambienceFadeIn,
+            ambienceFadeOutSeconds: ambienceFadeOut,
+            startGong: startGong,
+            intervalGong: intervalGong,
+            intervalMinutes: intervalMinutes,
+            bell: bell,
+            leadInSeconds: leadIn,
+            duckDecibels: duck,
+            loudness: loudness,
+            truePeak: truePeak
+        )
+    }
+
+    /// The command-line name of a sound setting.
+    static func flag(_ field: SoundSettings.Field) -> String {
+        switch field {
+        case .ambience: "--ambience"
+        case .ambienceGain: "--ambience-gain"
+        case .ambienceFadeInSeconds: "--ambience-fade-in"
+        case .ambienceFadeOutSeconds: "--ambience-fade-out"
+        case .startGong: "--start-gong"
+        case .intervalGong: "--interval-gong"
+        case .intervalMinutes: "--interval-minutes"
+        case .bell: "--bell"
+        case .leadInSeconds: "--lead-in"
+        case .duckDecibels: "--duck"
+        case .loudness: "--loudness"
+        case .truePeak: "--true-peak"
+        }
+    }
+}
+
+extension Parse {
+    /// `off`, or a number of LUFS.
+    static func loudness(_ text: String) throws -> SoundSettings.Loudness {
+        if text == "off" { return .off }
+        guard let lufs = Double(text) else {
+            throw ValidationError("a loudness is a number of LUFS, such as -16, or off")
+        }
+        return .target(lufs)
+    }
+}

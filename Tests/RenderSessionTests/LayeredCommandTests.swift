@@ -1,0 +1,143 @@
+import Foundation
+import SessionAudio
+import SessionKit
+import SessionTimeline
+import TestSupport
+import Testing
+
+/// The layers as the command offers them: the issue's example end to end, the sound options'
+/// usage errors, and the missing-sound warning and `--strict`.
+@Suite("Layers on the command line", .serialized)
+struct LayeredCommandTests {
+    /// An environment whose default sound library is made afresh in `folder`.
+    static func environment(_ folder: TemporaryFolder) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = folder.path("xdg-cache")
+        return environment
+    }
+
+    @Test(
+        "The issue's example: a bed in every gap, a gong at 0:00 and 5:05 (none at 10:05), −16 LUFS, true peak ≤ −1 dBTP",
+        .requiresFFmpeg
+    )
+    func issueExample() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(
+            [
+                "render", "Fixtures/scripts/ten-minute-session.json", "-o", folder.path("layered.wav"),
+                "--ambience", "rain", "--start-gong", "gong", "--interval-gong", "gong", "--interval-minutes", "5",
+                "--lead-in", "5", "--timeline", folder.path("layered.json"),
+                "--cache", Repository.cache.path, "--offline", "--seed", "7",
+            ],
+            environment: Self.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardError.contains(" LUFS, "),
+            "the summary line gives the loudness: \(result.standardError)"
+        )
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("layered.json")))
+        )
+        let rate: Int64 = 22_050
+        #expect(timeline.totalFrames.count == (5 + 600 + 8) * rate)
+        #expect(timeline.leadInFrames.count == 5 * rate)
+        let gongs = timeline.overlays.filter { $0.kind == .gong }.map(\.startFrame.count)
+        #expect(gongs == [0, 305 * rate], "0:00 and 5:05; 10:05 is not before durationSeconds")
+        let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
+        #expect(bed.startFrame == .zero && bed.frameCount == timeline.totalFrames && bed.name == "rain")
+        #expect(timeline.skippedSounds.isEmpty)
+
+        let samples = try Self.decodedSamples(folder.path("layered.wav"))
+        #expect(Int64(samples.count) == timeline.totalFrames.count)
+        for item in timeline.items where item.kind == .silence {
+            // The bed is audible in every gap: its middle half is far above digital silence.
+            let start = Int(item.startFrame.count + item.frameCount.count / 4)
+            let interior = samples[start..<(start + Int(item.frameCount.count / 2))]
+            var power = 0.0
+            for sample in interior { power += Double(sample) * Double(sample) }
+            let decibels = 10 * log10(power / Double(interior.count))
+            #expect(decibels > -60, "gap \(item.index) holds the bed: \(decibels) dBFS")
+        }
+
+        let whole = try FFmpeg.ebur128(folder.path("layered.wav"))
+        #expect(whole.truePeakUpperBoundDecibels <= -1.0, "true peak \(whole.truePeakDecibels) dBTP")
+        for phase in timeline.phases {
+            let clips = timeline.items.filter {
+                $0.clip != nil && $0.startFrame >= phase.startFrame && $0.startFrame < phase.endFrame
+            }
+            for clip in clips {
+                let measured = try FFmpeg.ebur128(
+                    folder.path("layered.wav"),
+                    from: Double(clip.startFrame.count) / Double(rate),
+                    duration: Double(clip.frameCount.count) / Double(rate)
+                )
+                #expect(
+                    abs(measured.integratedLoudness - -16) <= 1,
+                    "\(phase.name), item \(clip.index): \(measured.integratedLoudness) LUFS"
+                )
+            }
+        }
+    }
+
+    /// Every sample of a mono file, decoded.
+    static func decodedSamples(_ path: String) throws -> [Float] {
+        let decoder = try AudioFileDecoder(path: path)
+        var samples: [Float] = []
+        var block: [Float] = []
+        while case let frames = try decoder.read(into: &block, maximumFrames: 65_536), frames > 0 {
+            samples += block[0..<(frames * decoder.channelCount.count)]
+        }
+        return samples
+    }
+
+    @Test("Sound options out of range are usage errors naming the option and the range")
+    func usageErrors() throws {
+        let cases: [([String], String)] = [
+            (["--ambience-gain", "5"], "--ambience-gain: 5 is outside 0…4"),
+            (["--loudness", "loud"], "a loudness is a number of LUFS, such as -16, or off"),
+            (["--loudness", "3"], "--loudness: 3 is outside -70…0 LUFS"),
+            (["--true-peak", "2"], "--true-peak: 2 is outside -20…0"),
+            (["--interval-minutes", "0"], "--interval-minutes: 0 must be greater than 0 and at most 1440"),
+            (["--lead-in", "-1"], "--lead-in: -1 is outside 0…3600"),
+        ]
+        for (options, message) in cases {
+            let result = try renderSession(
+                ["timeline", "Fixtures/scripts/edge-cases.json", "--cache", Repository.cache.path, "--offline"]
+                    + options
+            )
+            #expect(result.status == 64, "\(options)")
+            #expect(result.standardError.contains(message), "\(options): \(result.standardError)")
+            #expect(result.standardOutput.isEmpty)
+        }
+    }
+
+    @Test("A missing sound: one warning line, exit 0, listed as skipped; --strict: one error line, exit 1, no file")
+    func missingSound() throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path("library")
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let arguments = [
+            "render", "Fixtures/scripts/edge-cases.json", "--cache", Repository.cache.path, "--offline",
+            "--allow-missing",
+            "--sounds", library, "--ambience", "forest", "--timeline", folder.path("t.json"),
+        ]
+        let tried = SoundLibrary.extensions.map { "\(library)/forest.\($0)" }.joined(separator: ", ")
+        let result = try renderSession(arguments + ["-o", folder.path("a.wav")])
+        #expect(result.status == 0, "\(result.standardError)")
+        let warnings = result.standardError.split(separator: "\n").filter { $0.contains("forest") }
+        #expect(warnings == [#"warning: Ambience "forest" was not found (looked for \#(tried)); it is left out"#])
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("t.json")))
+        )
+        #expect(timeline.skippedSounds.map(\.name) == ["forest"])
+
+        let strict = try renderSession(arguments + ["-o", folder.path("b.wav"), "--strict"])
+        #expect(strict.status == 1)
+        let errors = strict.standardError.split(separator: "\n").filter { $0.contains("forest") }
+        #expect(errors == [#"error: Ambience "forest" was not found (looked for \#(tried))"#])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))
+    }
+}

@@ -1,0 +1,193 @@
+import Crypto
+import Foundation
+import SessionAudio
+import SessionKit
+import SessionTimeline
+import TestSupport
+import Testing
+
+/// Rendering with layers: the bed, gongs, loudness and the limiter, checked against the samples,
+/// an independent meter (ffmpeg's ebur128 filter) and the previous version's bytes.
+@Suite("Rendering layers", .serialized)
+struct LayeredRenderTests {
+    /// A library folder holding one gong: 0.5 s of a decaying 440 Hz tone at 44.1 kHz.
+    static func gongLibrary() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        let rate = 44_100
+        let samples = (0..<(rate / 2)).map { index -> Float in
+            let time = Double(index) / Double(rate)
+            return Float(0.5 * sin(2 * Double.pi * 440 * time) * exp(-4 * time))
+        }
+        let writer = try SoundFileWriter(
+            path: folder.path("ding.wav"),
+            sampleRate: 44_100,
+            channelCount: .mono,
+            format: .float32
+        )
+        try writer.write(samples, frames: samples.count)
+        try writer.close()
+        try Data(#"[{"id": "gong", "name": "Ding", "file": "ding", "gain": 1}]"#.utf8)
+            .write(to: folder.url.appendingPathComponent("sounds.json"))
+        return folder
+    }
+
+    static func pipeline(
+        _ sound: SoundSettings,
+        library: String? = nil,
+        audio: String,
+        timeline: String? = nil
+    ) -> SessionPipeline {
+        SessionPipeline(
+            clips: ClipIdentity(cacheFolder: Repository.cache.path),
+            plan: PlanSettings(seed: 7, sound: sound, soundLibrary: library),
+            output: OutputSettings(audio: .path(audio), timeline: timeline.map(OutputDestination.path))
+        )
+    }
+
+    static func sha256(_ path: String) throws -> String {
+        SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: path))).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test("--loudness off without sounds writes the previous version's bytes for the 10-minute fixture")
+    func loudnessOffIsVersionOne() async throws {
+        let folder = try TemporaryFolder()
+        let pipeline = Self.pipeline(SoundSettings(loudness: .off), audio: folder.path("s.wav"))
+        try await pipeline.run(ScriptFile.load(Repository.script("ten-minute-session").path))
+        // `render-session render Fixtures/scripts/ten-minute-session.json --cache Fixtures/cache
+        // --seed 7` as version 0.x (before layers) wrote it.
+        #expect(
+            try Self.sha256(folder.path("s.wav")) == "fd42281f3092cfaeffd61267a110e0b30df1898c6527710306f216df0c71bb02"
+        )
+    }
+
+    @Test("A start gong sits at frame 0 and the interval gongs at their frames, sample for sample")
+    func gongsAtTheirFrames() async throws {
+        let library = try Self.gongLibrary()
+        let folder = try TemporaryFolder()
+        let pipeline = Self.pipeline(
+            SoundSettings(
+                startGong: "gong",
+                intervalGong: "gong",
+                intervalMinutes: 0.05,
+                leadInSeconds: 1,
+                loudness: .off
+            ),
+            library: library.url.path,
+            audio: folder.path("s.wav")
+        )
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+        let rate = timeline.sampleRate
+        #expect(timeline.leadInFrames == rate.frames(atSeconds: 1))
+        let gongs = timeline.overlays.filter { $0.kind == .gong }
+        #expect(gongs.first?.startFrame == .zero)
+        // Every 3 s of the 20 s script (3, 6, … 18 s), after the 1 s lead-in.
+        #expect(
+            Array(gongs.dropFirst().map(\.startFrame)) == (1...6).map { rate.frames(atSeconds: 1 + 3 * Double($0))! }
+        )
+
+        // The first second is lead-in: only the gong sounds there, at gain 1.
+        let wav = try readPCM16(folder.path("s.wav"))
+        let gongLength = Int(gongs[0].frameCount.count)
+        let stream = try ClipStream(
+            decoder: AudioFileDecoder(path: library.path("ding.wav")),
+            sourceFrames: gongs[0].source.frameCount,
+            outputRate: rate,
+            outputChannels: .mono,
+            outputFrames: gongs[0].frameCount
+        )
+        var expected: [Float] = []
+        var block: [Float] = []
+        while case let frames = try stream.read(into: &block, maximumFrames: 4_096), frames > 0 {
+            expected += block[0..<frames]
+        }
+        let quantized = expected.map { Int16(max(-32_768, min(32_767, ($0 * 32_768).rounded(.toNearestOrEven)))) }
+        #expect(Array(wav.values[0..<gongLength]) == quantized)
+    }
+
+    @Test("A missing sound is left out with one warning and listed as skipped; --strict makes it an error")
+    func missingSound() async throws {
+        let library = try Self.gongLibrary()
+        let folder = try TemporaryFolder()
+        let warnings = Locked<[String]>([])
+        var pipeline = Self.pipeline(
+            SoundSettings(startGong: "bowl", loudness: .off),
+            library: library.url.path,
+            audio: folder.path("s.wav")
+        )
+        pipeline.observer = PipelineObserver(warning: { line in warnings.withLock { $0.append(line) } })
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+        let tried = SoundLibrary.extensions.map { library.path("bowl.\($0)") }
+        #expect(
+            warnings.withLock { $0 }
+                == [#"Start gong "bowl" was not found (looked for \#(tried.joined(separator: ", "))); it is left out"#]
+        )
+        #expect(timeline.overlays.isEmpty)
+        #expect(timeline.skippedSounds == [SkippedSound(lane: "cues", kind: "gong", name: "bowl", lookedFor: tried)])
+
+        pipeline.plan.strict = true
+        pipeline.output.audio = .path(folder.path("strict.wav"))
+        let error = await #expect(throws: SessionError.self) {
+            try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+        }
+        #expect(error?.code == .missingSound)
+        #expect(error?.lines == [#"Start gong "bowl" was not found (looked for \#(tried.joined(separator: ", ")))"#])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("strict.wav")))
+    }
+
+    @Test("A sound that exists but cannot be decoded is an error naming it")
+    func undecodableSound() async throws {
+        let library = try TemporaryFolder()
+        try Data("not audio".utf8).write(to: library.url.appendingPathComponent("gong.wav"))
+        let folder = try TemporaryFolder()
+        let pipeline = Self.pipeline(
+            SoundSettings(startGong: "gong"),
+            library: library.url.path,
+            audio: folder.path("s.wav")
+        )
+        let error = await #expect(throws: SessionError.self) {
+            try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+        }
+        #expect(error?.code == .unusableSound)
+        #expect(error?.lines.count == 1)
+        #expect(error?.lines.first?.hasPrefix(#"Start gong "gong": "#) == true)
+        #expect(error?.lines.first?.contains(library.path("gong.wav")) == true)
+    }
+
+    @Test(
+        "Loudness on: every clip at its gain within ±0.5 LU of the target, the mix within ±1 LU and under the ceiling, by ffmpeg's meter",
+        .requiresFFmpeg
+    )
+    func loudnessAndPeaks() async throws {
+        let folder = try TemporaryFolder()
+        let pipeline = Self.pipeline(SoundSettings(loudness: .target(-16), truePeak: -1), audio: folder.path("s.wav"))
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("ten-minute-session").path))
+        let rate = Double(timeline.sampleRate.hertz)
+        for item in timeline.items where item.clip != nil {
+            // The clip alone at its gain: what normalization promises.
+            let alone = folder.path("item-\(item.index).wav")
+            let samples = try expectedPCM16(of: item, in: timeline).map { Float($0) / 32_768 * Float(item.gain) }
+            let writer = try SoundFileWriter(
+                path: alone,
+                sampleRate: timeline.sampleRate,
+                channelCount: .mono,
+                format: .float32
+            )
+            try writer.write(samples, frames: samples.count)
+            try writer.close()
+            let normalized = try FFmpeg.ebur128(alone).integratedLoudness
+            #expect(abs(normalized - -16) <= 0.5, "item \(item.index) at gain \(item.gain): \(normalized) LUFS")
+            // The same stretch of the finished mix, after the limiter.
+            let mixed = try FFmpeg.ebur128(
+                folder.path("s.wav"),
+                from: Double(item.startFrame.count) / rate,
+                duration: Double(item.frameCount.count) / rate
+            ).integratedLoudness
+            #expect(abs(mixed - -16) <= 1, "item \(item.index) in the mix: \(mixed) LUFS")
+        }
+        let whole = try FFmpeg.ebur128(folder.path("s.wav"))
+        #expect(whole.truePeakUpperBoundDecibels <= -1.0, "true peak \(whole.truePeakDecibels) dBTP")
+        let reported = try #require(timeline.loudness)
+        #expect(abs((reported.integrated ?? 0) - whole.integratedLoudness) <= 0.2, "our meter agrees with ffmpeg's")
+        #expect(abs((reported.truePeak ?? 0) - whole.truePeakDecibels) <= 0.3)
+    }
+}

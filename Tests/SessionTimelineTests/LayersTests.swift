@@ -1,0 +1,309 @@
+import Foundation
+import SessionTimeline
+import Testing
+
+/// The gap arithmetic of overlays, the lead-in, phases, gains and the v2 JSON.
+@Suite("Layers")
+struct LayersTests {
+    static let rate: SampleRate = 1_000
+
+    static func sound(_ name: String, frames: Int64, loudness: Double? = nil, gain: Double = 1) -> SoundChoice {
+        .chosen(
+            ChosenSound(
+                name: name,
+                source: AudioSourceInfo(
+                    path: "/sounds/\(name).flac",
+                    sampleRate: 2_000,
+                    frameCount: Frames(frames * 2),
+                    gapless: true,
+                    loudness: loudness
+                ),
+                gain: gain
+            )
+        )
+    }
+
+    static func plan(_ layers: SessionLayers, duration: Double = 60, loudness: [Double?] = [nil, nil]) -> Timeline {
+        var script = ScriptPlanningTests.script(interjections: [])
+        script.durationSeconds = duration
+        var clips = [ScriptPlanningTests.clip("ka", frames: 5_000), ScriptPlanningTests.clip("kb", frames: 4_000)]
+        for index in clips.indices { clips[index].source.loudness = loudness[index] }
+        return Timeline.plan(
+            script: script,
+            seed: 1,
+            sampleRate: rate,
+            channelCount: 1,
+            segmentClips: clips,
+            interjections: [],
+            interjectionClips: [],
+            layers: layers
+        )
+    }
+
+    static let bell = SoundChoice.chosen(ChosenSound(name: "bell", source: ScriptPlanningTests.bell))
+
+    @Test("A lead-in moves the narration later, the start gong rings at 0, interval gongs count from the script's 0")
+    func leadInAndGongs() {
+        let timeline = Self.plan(
+            SessionLayers(
+                leadIn: 5_000,
+                bell: Self.bell,
+                startGong: Self.sound("gong", frames: 3_000),
+                intervalGong: Self.sound("gong", frames: 3_000),
+                intervalSeconds: 15
+            )
+        )
+        #expect(
+            timeline.items.map(\.kind) == [TimelineItem.Kind.silence, .segment, .silence, .segment, .silence, .bell]
+        )
+        #expect(timeline.items.map(\.startFrame.count) == [0, 5_000, 10_000, 25_000, 29_000, 65_000])
+        #expect(timeline.items[1].clip?.plannedStartFrame == 5_000)
+        #expect(timeline.leadInFrames == 5_000)
+        #expect(timeline.totalFrames == 73_000)
+        // 15, 30 and 45 s after the script's 0 (+5 s lead-in); 60 s is not before durationSeconds.
+        #expect(timeline.overlays.map(\.startFrame.count) == [0, 20_000, 35_000, 50_000])
+        #expect(timeline.overlays.map(\.frameCount.count) == [3_000, 3_000, 3_000, 3_000])
+        #expect(timeline.overlays.map(\.index) == [0, 1, 2, 3])
+        #expect(timeline.overlays.allSatisfy { $0.lane == .cues && $0.kind == .gong && $0.bed == nil })
+    }
+
+    @Test("Interval gongs: none at or after durationSeconds, none when the interval is the whole session")
+    func intervalEdges() {
+        let gong = Self.sound("gong", frames: 1_000)
+        let exact = Self.plan(SessionLayers(bell: Self.bell, intervalGong: gong, intervalSeconds: 30))
+        #expect(exact.overlays.map(\.startFrame.count) == [30_000], "60 s is not before durationSeconds 60")
+        let whole = Self.plan(SessionLayers(bell: Self.bell, intervalGong: gong, intervalSeconds: 60))
+        #expect(whole.overlays.isEmpty)
+        let uneven = Self.plan(SessionLayers(bell: Self.bell, intervalGong: gong, intervalSeconds: 25), duration: 61)
+        #expect(uneven.overlays.map(\.startFrame.count) == [25_000, 50_000])
+    }
+
+    @Test("A gong at a clip's start overlaps it and leaves the narration lane as it was")
+    func gongAtBoundary() {
+        let plain = Self.plan(SessionLayers(bell: Self.bell))
+        let layered = Self.plan(
+            SessionLayers(bell: Self.bell, startGong: Self.sound("gong", frames: 7_000))
+        )
+        #expect(layered.items == plain.items)
+        #expect(layered.overlays.map(\.startFrame.count) == [0])
+        #expect(layered.overlays[0].frameCount == 7_000)
+    }
+
+    @Test("A sound running past the end is cut there: overlays never lengthen the file")
+    func pastTheEnd() {
+        let timeline = Self.plan(
+            SessionLayers(bell: Self.bell, intervalGong: Self.sound("long", frames: 40_000), intervalSeconds: 45)
+        )
+        #expect(timeline.totalFrames == 68_000)
+        #expect(timeline.overlays.map(\.startFrame.count) == [45_000])
+        #expect(timeline.overlays[0].frameCount == 23_000)
+        #expect(timeline.overlays[0].source.frameCount == 80_000, "the source keeps its own length")
+    }
+
+    @Test("The bed spans the file; fades longer than the file are shortened in proportion")
+    func bed() {
+        let timeline = Self.plan(
+            SessionLayers(
+                bell: Self.bell,
+                startGong: Self.sound("gong", frames: 1_000),
+                ambience: Self.sound("rain", frames: 20_000, gain: 0.15),
+                ambienceFadeIn: 4_000,
+                ambienceFadeOut: 8_000,
+                loopCrossfade: 2_000,
+                duckDecibels: 6,
+                duckRamp: 250
+            )
+        )
+        let bed = timeline.overlays[0]
+        #expect(bed.lane == .ambience && bed.kind == .ambience && bed.index == 0)
+        #expect(bed.startFrame == 0 && bed.frameCount == timeline.totalFrames)
+        #expect(bed.gain == 0.15)
+        #expect(
+            bed.bed
+                == TimelineOverlay.Bed(
+                    loopCrossfadeFrames: 2_000,
+                    fadeInFrames: 4_000,
+                    fadeOutFrames: 8_000,
+                    duckDecibels: 6,
+                    duckRampFrames: 250
+                )
+        )
+        #expect(timeline.overlays[1].kind == .gong, "the bed comes first among overlays starting together")
+
+        let short = Self.plan(
+            SessionLayers(
+                ambience: Self.sound("rain", frames: 3_001),
+                ambienceFadeIn: 40_000,
+                ambienceFadeOut: 80_000,
+                loopCrossfade: 2_000
+            )
+        )
+        #expect(short.totalFrames == 60_000)
+        #expect(short.overlays[0].bed?.fadeInFrames == 20_000)
+        #expect(short.overlays[0].bed?.fadeOutFrames == 40_000)
+        #expect(
+            short.overlays[0].bed?.loopCrossfadeFrames == 1_500,
+            "a 3 001-frame period keeps one frame between seams"
+        )
+    }
+
+    @Test("Sounds not found are left out and listed; a missing bell ends the file with the session")
+    func skipped() {
+        let missing = SkippedSound(lane: "cues", kind: "gong", name: "nope", lookedFor: ["/s/nope.caf", "/s/nope.wav"])
+        let bell = SkippedSound(lane: "narration", kind: "bell", name: "ding", lookedFor: ["/s/ding.caf"])
+        let timeline = Self.plan(SessionLayers(bell: .skipped(bell), startGong: .skipped(missing)))
+        #expect(timeline.overlays.isEmpty)
+        #expect(timeline.skippedSounds == [bell, missing])
+        #expect(timeline.items.last?.kind == .silence)
+        #expect(timeline.totalFrames == 60_000)
+    }
+
+    @Test("Loudness: each clip gets the gain to the target; sounds their own gain times theirs")
+    func gains() {
+        let timeline = Self.plan(
+            SessionLayers(
+                loudnessTarget: -16,
+                bell: .chosen(
+                    ChosenSound(
+                        name: "bell",
+                        source: AudioSourceInfo(
+                            path: nil,
+                            sampleRate: 1_000,
+                            frameCount: 8_000,
+                            gapless: false,
+                            loudness: -22
+                        ),
+                        gain: 0.5
+                    )
+                ),
+                startGong: Self.sound("gong", frames: 1_000, loudness: -10, gain: 0.5)
+            ),
+            loudness: [-20, -50]
+        )
+        let segments = timeline.items.filter { $0.kind == .segment }
+        #expect(abs(segments[0].gain - 1.584_893_192) < 1e-9, "+4 dB")
+        #expect(abs(segments[1].gain - 10) < 1e-9, "+34 dB is capped at +20 dB")
+        #expect(abs(timeline.items.last!.gain - 0.5 * 1.995_262_315) < 1e-9, "0.5 × +6 dB")
+        #expect(abs(timeline.overlays[0].gain - 0.5 * 0.501_187_234) < 1e-9, "0.5 × −6 dB")
+        #expect(timeline.loudness == TimelineLoudness(target: -16, truePeakCeiling: -1))
+        #expect(Loudness.normalizingGain(measured: nil, target: -16) == 1)
+        #expect(Loudness.normalizingGain(measured: -30, target: nil) == 1)
+    }
+
+    @Test("Phases tile the output: the first from frame 0, each to the next one's first clip, the last to the end")
+    func phases() {
+        let timeline = Self.plan(SessionLayers(leadIn: 5_000, bell: Self.bell))
+        #expect(
+            timeline.phases == [
+                TimelinePhase(name: "opening", startFrame: 0, endFrame: 25_000),
+                TimelinePhase(name: "teachings", startFrame: 25_000, endFrame: 73_000),
+            ]
+        )
+    }
+
+    @Test("Timeline JSON v2 round-trips, carries overlays, phases and loudness, and v1 still reads")
+    func json() throws {
+        var timeline = Self.plan(
+            SessionLayers(
+                leadIn: 2_000,
+                loudnessTarget: -16,
+                bell: Self.bell,
+                startGong: Self.sound("gong", frames: 1_000, loudness: -12),
+                ambience: Self.sound("rain", frames: 20_000, gain: 0.15),
+                ambienceFadeIn: 4_000,
+                loopCrossfade: 2_000
+            ),
+            loudness: [-20, -18]
+        )
+        timeline.loudness?.integrated = -16.123_456
+        timeline.loudness?.truePeak = -1.2
+        let data = CanonicalJSON.encode(timeline)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["schemaVersion"] as? Int == 2)
+        #expect(object["leadInFrames"] as? Int == 2_000)
+        let overlays = try #require(object["overlays"] as? [[String: Any]])
+        #expect(overlays.count == 2)
+        #expect(overlays[0]["lane"] as? String == "ambience" && overlays[0]["loop"] as? Bool == true)
+        #expect(overlays[0]["loopCrossfadeFrames"] as? Int == 2_000)
+        #expect(overlays[1]["name"] as? String == "gong" && overlays[1]["loop"] as? Bool == false)
+        #expect(overlays[1]["loudness"] as? Double == -12)
+        #expect(overlays[1]["source"] as? String == "/sounds/gong.flac")
+        let loudness = try #require(object["loudness"] as? [String: Any])
+        #expect(loudness["integrated"] as? Double == -16.12)
+        let phases = try #require(object["phases"] as? [[String: Any]])
+        #expect(phases.map { $0["name"] as? String } == ["opening", "teachings"])
+        #expect(phases.map { $0["endSeconds"] as? Double } == [22, 70])
+        let items = try #require(object["items"] as? [[String: Any]])
+        #expect(items[1]["loudness"] as? Double == -20)
+        #expect(items.last?["name"] as? String == "bell")
+
+        var decoded = try JSONDecoder().decode(Timeline.self, from: data)
+        decoded.loudness?.integrated = timeline.loudness?.integrated
+        #expect(decoded == timeline)
+
+        let v1 = """
+            {"schemaVersion": 1, "scriptId": "s", "title": "T", "seed": 3, "sampleRate": 1000, "channels": 1,
+             "totalFrames": 10, "durationSeconds": 0.01,
+             "items": [{"index": 0, "kind": "silence", "startFrame": 0, "frameCount": 10,
+                        "startSeconds": 0, "durationSeconds": 0.01}]}
+            """
+        let old = try JSONDecoder().decode(Timeline.self, from: Data(v1.utf8))
+        #expect(old.overlays.isEmpty && old.loudness == nil && old.leadInFrames == 0 && old.totalFrames == 10)
+    }
+
+    @Test("A script's sound block is read, checked field by field, and overridden by settings")
+    func soundBlock() throws {
+        func script(_ sound: String) -> Data {
+            Data(
+                """
+                {"id": "s", "category": "c", "title": "T", "durationSeconds": 60,
+                 "segments": [{"id": "a", "startSeconds": 0, "text": "A", "phase": "opening"}],
+                 "sound": \(sound)}
+                """.utf8
+            )
+        }
+        let parsed = try Script(
+            json: script(
+                #"{"ambience": "forest", "ambienceGain": 0.2, "intervalMinutes": 5, "leadInSeconds": 3, "duckDb": 6, "loudness": "off", "truePeak": -2}"#
+            )
+        )
+        #expect(
+            parsed.sound
+                == SoundSettings(
+                    ambience: "forest",
+                    ambienceGain: 0.2,
+                    intervalMinutes: 5,
+                    leadInSeconds: 3,
+                    duckDecibels: 6,
+                    loudness: .off,
+                    truePeak: -2
+                )
+        )
+        #expect(parsed.sound?.effectiveIntervalGong == "gong")
+        let merged = SoundSettings(ambience: "rain", loudness: .target(-18)).overriding(parsed.sound)
+        #expect(merged.ambience == "rain" && merged.ambienceGain == 0.2 && merged.loudnessTarget == -18)
+        #expect(SoundSettings().loudnessTarget == -16)
+        #expect(SoundSettings(loudness: .off).isNarrationOnly)
+        #expect(!SoundSettings().isNarrationOnly, "loudness is on by default")
+
+        let error = #expect(throws: ScriptError.self) {
+            try Script(
+                json: script(
+                    #"{"ambience": "", "ambienceGain": 5, "intervalMinutes": 0, "loudness": true, "truePeak": 1, "duckDb": "x"}"#
+                )
+            )
+        }
+        #expect(
+            error?.problems.map(\.description) == [
+                #"sound.loudness: expected a number of LUFS or "off", found a boolean"#,
+                #"sound.duckDb: expected a number, found a string"#,
+                "sound.ambience: must not be empty",
+                "sound.ambienceGain: 5 is outside 0…4",
+                "sound.truePeak: 1 is outside -20…0",
+                "sound.intervalMinutes: 0 must be greater than 0 and at most 1440",
+            ]
+        )
+        let notObject = #expect(throws: ScriptError.self) { try Script(json: script("[]")) }
+        #expect(notObject?.problems.map(\.description) == ["sound: expected an object, found an array"])
+    }
+}
