@@ -191,3 +191,105 @@ struct LayeredRenderTests {
         #expect(abs((reported.truePeak ?? 0) - whole.truePeakDecibels) <= 0.3)
     }
 }
+
+/// Ducking, measured on a hand-made timeline whose clip is silent, so that the output is the bed alone.
+@Suite("Ducking the bed")
+struct DuckingTests {
+    static func render(duck: Double, in folder: TemporaryFolder) throws -> [Float] {
+        let rate: SampleRate = 8_000
+        let bed = (0..<8_000).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 8_000)) }
+        for (name, samples) in [("bed.wav", bed), ("clip.wav", [Float](repeating: 0, count: 4_000))] {
+            let writer = try SoundFileWriter(
+                path: folder.path(name),
+                sampleRate: rate,
+                channelCount: .mono,
+                format: .float32
+            )
+            try writer.write(samples, frames: samples.count)
+            try writer.close()
+        }
+        let clip = AudioSourceInfo(path: folder.path("clip.wav"), sampleRate: rate, frameCount: 4_000, gapless: false)
+        let timeline = Timeline(
+            scriptId: "duck",
+            title: "",
+            seed: 0,
+            sampleRate: rate,
+            channelCount: .mono,
+            items: [
+                TimelineItem(index: 0, kind: .silence, startFrame: 0, frameCount: 8_000),
+                TimelineItem(
+                    index: 1,
+                    kind: .segment,
+                    startFrame: 8_000,
+                    frameCount: 4_000,
+                    clip: PlacedClip(
+                        text: "…",
+                        phase: "p",
+                        segmentId: "s",
+                        plannedStartFrame: 8_000,
+                        lateByFrames: 0,
+                        key: "k"
+                    ),
+                    source: clip
+                ),
+                TimelineItem(index: 2, kind: .silence, startFrame: 12_000, frameCount: 8_000),
+            ],
+            overlays: [
+                TimelineOverlay(
+                    index: 0,
+                    lane: .ambience,
+                    kind: .ambience,
+                    name: "bed",
+                    startFrame: 0,
+                    frameCount: 20_000,
+                    gain: 1,
+                    source: AudioSourceInfo(
+                        path: folder.path("bed.wav"),
+                        sampleRate: rate,
+                        frameCount: 8_000,
+                        gapless: false
+                    ),
+                    bed: TimelineOverlay.Bed(
+                        loopCrossfadeFrames: 0,
+                        fadeInFrames: 0,
+                        fadeOutFrames: 0,
+                        duckDecibels: duck,
+                        duckRampFrames: 400
+                    )
+                )
+            ]
+        )
+        let output = folder.path("duck-\(duck).wav")
+        let pipeline = SessionPipeline(output: OutputSettings(sampleFormat: .float32, audio: .path(output)))
+        try pipeline.render(timeline)
+        let decoder = try AudioFileDecoder(path: output)
+        var samples: [Float] = []
+        var block: [Float] = []
+        while case let frames = try decoder.read(into: &block, maximumFrames: 4_096), frames > 0 {
+            samples += block[0..<frames]
+        }
+        return samples
+    }
+
+    @Test("The bed is lowered by exactly --duck dB under a clip, ramping over the frames before and after it")
+    func ducking() throws {
+        let folder = try TemporaryFolder()
+        let plain = try Self.render(duck: 0, in: folder)
+        let ducked = try Self.render(duck: 12, in: folder)
+        #expect(plain.count == 20_000 && ducked.count == 20_000)
+        let floor = Float(pow(10, -12.0 / 20))
+        var previous: Float = 1
+        for frame in 0..<20_000 where abs(plain[frame]) > 0.01 {
+            let ratio = ducked[frame] / plain[frame]
+            switch frame {
+            case ..<7_600, 12_400...: #expect(abs(ratio - 1) < 1e-5, "frame \(frame) is not ducked")
+            case 8_000..<12_000: #expect(abs(ratio - floor) < 1e-5, "frame \(frame) is ducked 12 dB")
+            case 7_600..<8_000:
+                #expect(ratio <= previous + 1e-5 && ratio >= floor - 1e-5, "frame \(frame) ramps down")
+                previous = ratio
+            default:
+                #expect(ratio >= floor - 1e-5 && ratio <= 1 + 1e-5, "frame \(frame) ramps up")
+            }
+        }
+    }
+}
