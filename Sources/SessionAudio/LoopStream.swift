@@ -15,13 +15,15 @@ public import SessionTimeline
 /// sound whose end and start are unrelated (noise, rain, a drone of noise bands); they also sum
 /// to at most √2, which a file whose end and start are one continuous tone would show as a swell.
 ///
-/// Memory does not grow with the file or with time: the file is decoded anew each period (a new
-/// ``ClipStream`` whose first `C` frames are skipped), and only x[0..<C], the fade gains and one
-/// block are kept. A period of at most ``cachedPeriodLimit`` frames is kept whole instead, so that
-/// a very short file is not reopened many times a second.
+/// Memory does not grow with time, nor past a bound with the file: a period of at most
+/// ``cachedPeriodLimit`` samples (frames × channels, 4 MiB of floats) is decoded once and kept, so
+/// a typical bed (the built-in ones are 24 s) costs one decode and one resampling for the whole
+/// session; a longer file is decoded anew each period (a new ``ClipStream`` whose first `C` frames
+/// are skipped), keeping only x[0..<C], the fade gains and one block.
 public final class LoopStream {
-    /// The longest period kept in memory rather than decoded again each time.
-    public static let cachedPeriodLimit = 65_536
+    /// The most samples (frames × channels) of a period kept in memory rather than decoded again
+    /// each time. Decoding and resampling a bed every period was 60% of a layered render.
+    public static let cachedPeriodLimit = 1_048_576
     private static let blockFrames = 16_384
 
     /// The file being looped.
@@ -89,7 +91,7 @@ public final class LoopStream {
             outputFrames: period,
             edgeFades: false
         )
-        if self.period <= Self.cachedPeriodLimit {
+        if self.period * outputChannels.count <= Self.cachedPeriodLimit {
             var whole: [Float] = []
             try readFromStream(self.period, into: &whole)
             cachedPeriod = whole

@@ -11,7 +11,7 @@ final class SessionMixer {
     private var narration: NarrationLane
     private var overlays: OverlayLane
     private let limiter: TruePeakLimiter?
-    private let loudnessMeter: LoudnessMeter?
+    private let loudnessMeter: BackgroundMeter?
     private let peakMeter: TruePeakMeter?
 
     /// The limiter's release, seconds: short, because normalized TTS is peaky and a long release
@@ -36,7 +36,7 @@ final class SessionMixer {
                     ceilingDecibels: loudness.truePeakCeiling,
                     release: Self.limiterRelease
                 )
-                loudnessMeter = try LoudnessMeter(sampleRate: timeline.sampleRate, channelCount: timeline.channelCount)
+                loudnessMeter = try BackgroundMeter(sampleRate: timeline.sampleRate, channelCount: timeline.channelCount)
                 peakMeter = TruePeakMeter(channelCount: timeline.channelCount)
             } catch {
                 throw SessionError(.cannotWrite, "Loudness meter: \(error)")
