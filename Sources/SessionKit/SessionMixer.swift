@@ -36,7 +36,10 @@ final class SessionMixer {
                     ceilingDecibels: loudness.truePeakCeiling,
                     release: Self.limiterRelease
                 )
-                loudnessMeter = try BackgroundMeter(sampleRate: timeline.sampleRate, channelCount: timeline.channelCount)
+                loudnessMeter = try BackgroundMeter(
+                    sampleRate: timeline.sampleRate,
+                    channelCount: timeline.channelCount
+                )
                 peakMeter = TruePeakMeter(channelCount: timeline.channelCount)
             } catch {
                 throw SessionError(.cannotWrite, "Loudness meter: \(error)")
