@@ -93,7 +93,12 @@ struct SessionSounds {
         gain: Double? = nil,
         measuresLoudness: Bool
     ) throws(SessionError) -> SoundChoice {
-        switch try openLibrary().resolve(name) {
+        // A path needs no library: the default one is not made for it.
+        let library =
+            name.contains("/")
+            ? SoundLibrary(folder: libraryFolder ?? SoundLibrary.defaultFolder(), entries: [])
+            : try openLibrary()
+        switch library.resolve(name) {
         case .found(let path, let entry):
             let measurement: AudioMeasurement
             do {

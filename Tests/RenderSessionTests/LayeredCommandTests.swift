@@ -140,4 +140,22 @@ struct LayeredCommandTests {
         #expect(errors == [#"error: Ambience "forest" was not found (looked for \#(tried))"#])
         #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))
     }
+
+    @Test("A sound given as a path is used as is; the default library is not made for it")
+    func soundByPath() throws {
+        let folder = try TemporaryFolder()
+        let made = try renderSession(["silence", "--seconds", "1", "-o", folder.path("gong.wav")])
+        #expect(made.status == 0)
+        let result = try renderSession(
+            [
+                "timeline", "Fixtures/scripts/edge-cases.json", "--cache", Repository.cache.path, "--offline",
+                "--allow-missing", "--start-gong", folder.path("gong.wav"), "--loudness", "off",
+            ],
+            environment: Self.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(result.standardOutputBytes))
+        #expect(timeline.overlays.map(\.source.path) == [folder.path("gong.wav")])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("xdg-cache/render-session/sounds")))
+    }
 }
