@@ -143,7 +143,9 @@ struct PrepareTests {
         let server = try TTSServer()
         let folder = try TemporaryFolder()
         let preparer = try Self.preparer(server, kind: .proxy, cache: folder.path("c"), timeout: 0.5)
-        let result = try await preparer.prepare(texts: ["[delay=6] Slow."])
+        // 30 s, far past the 0.5 s timeout even when a sanitizer and a parallel suite slow the
+        // client's timer: with 6 s, a starved TSan run once saw the answer arrive in time.
+        let result = try await preparer.prepare(texts: ["[delay=30] Slow."])
         #expect(result.failures.count == 1)
         #expect(
             result.failures.first?.reason.hasPrefix(
