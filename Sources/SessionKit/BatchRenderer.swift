@@ -205,22 +205,22 @@ public enum BatchRenderer {
             // Sounds by name: the library's files as they are now; sounds by path: their bytes.
             let folder = plan.soundLibrary ?? SoundLibrary.defaultFolder()
             let files = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? []
-            for file in files {
-                let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + file)
-                let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
-                let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                add("library \(file) \(size) \(modified)")
-            }
+            for file in files { add("library \(file) \(stamp(folder + "/" + file))") }
             for name in names where name.contains("/") { add("sound file \(name) \(fileDigest(name))") }
         }
         for text in session.script.allTexts {
             let entry = clips.entry(for: text)
-            let attributes = try? FileManager.default.attributesOfItem(atPath: entry.path)
-            let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
-            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            add("clip \(entry.key) \(size) \(modified)")
+            add("clip \(entry.key) \(stamp(entry.path))")
         }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// `size modified` of the file at `path` (`-1 0` if there is none): a change to it without reading it.
+    private static func stamp(_ path: String) -> String {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? -1
+        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        return "\(size) \(modified)"
     }
 
     private static func fileDigest(_ path: String) -> String {

@@ -125,27 +125,31 @@ struct SessionSounds {
 
     private mutating func openLibrary() throws(SessionError) -> SoundLibrary {
         if let library { return library }
-        let opened: SoundLibrary
-        if let libraryFolder {
-            opened = try SoundLibrary(folder: libraryFolder)
-        } else {
-            opened = try SoundLibrary.builtin()
-        }
+        let opened = try SoundLibrary.open(folder: libraryFolder)
         library = opened
         return opened
     }
+
+    /// The built-in bell's loudness at each rate measured so far. The bell is the same at a rate
+    /// every time, so it is synthesized and metered once per process, not once per plan (a batch
+    /// plans every session).
+    private static let builtinBellLoudness = Locked<[Int: Double?]>([:])
 
     /// The built-in bell at the output rate, measured when loudness is on.
     static func builtinBell(sampleRate: SampleRate, measuresLoudness: Bool) throws(SessionError) -> ChosenSound {
         var loudness: Double?
         if measuresLoudness {
-            do {
-                let meter = try LoudnessMeter(sampleRate: sampleRate, channelCount: .mono)
-                let samples = BuiltinBell.samples(sampleRate: sampleRate)
-                meter.add(samples)
-                loudness = meter.integratedLoudness
-            } catch {
-                throw SessionError(.unusableSound, "Bell \(quoted(AudioSourceInfo.builtinName)): \(error)")
+            if let known = builtinBellLoudness.withLock({ $0[sampleRate.hertz] }) {
+                loudness = known
+            } else {
+                do {
+                    let meter = try LoudnessMeter(sampleRate: sampleRate, channelCount: .mono)
+                    meter.add(BuiltinBell.samples(sampleRate: sampleRate))
+                    loudness = meter.integratedLoudness
+                } catch {
+                    throw SessionError(.unusableSound, "Bell \(quoted(AudioSourceInfo.builtinName)): \(error)")
+                }
+                builtinBellLoudness.withLock { $0[sampleRate.hertz] = .some(loudness) }
             }
         }
         return ChosenSound(

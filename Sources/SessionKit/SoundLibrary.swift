@@ -302,6 +302,15 @@ public struct SoundLibrary: Sendable {
         SoundEntry(id: "gong-ende", name: "Completion gong", file: "completion", loop: false),
     ]
 
+    /// The library in `folder`, or the default one (made on first use) when `folder` is `nil`.
+    public static func open(
+        folder: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SessionError) -> SoundLibrary {
+        if let folder { return try SoundLibrary(folder: folder) }
+        return try builtin(environment: environment)
+    }
+
     /// The default library in ``defaultFolder(environment:)``, made on first use.
     ///
     /// The first use synthesizes the five sounds (see `SynthesizedSound`) and writes each as a

@@ -113,13 +113,6 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         intervalGong ?? (intervalMinutes == nil ? nil : SoundDefaults.intervalGong)
     }
 
-    /// Whether these settings add anything to the narration: a sound, a lead-in or loudness.
-    /// With none of them a render is the narration lane alone, sample for sample.
-    public var isNarrationOnly: Bool {
-        ambience == nil && startGong == nil && effectiveIntervalGong == nil && (leadInSeconds ?? 0) == 0
-            && loudnessTarget == nil
-    }
-
     /// A field, named as the script's `sound` block names it.
     public enum Field: String, Sendable, CaseIterable {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds

@@ -31,8 +31,7 @@ struct SoundsCommand: AsyncParsableCommand {
     func run() async throws {
         let folder = sounds
         try await runCommand {
-            let library =
-                try folder.map { folder throws(SessionError) in try SoundLibrary(folder: folder) } ?? .builtin()
+            let library = try SoundLibrary.open(folder: folder)
             let listing = library.listing()
             Console.writeStandardOutput(Data(listing.map { Self.line($0) + "\n" }.joined().utf8))
             let missing = listing.filter { if case .missing = $0.lookup { true } else { false } }.map(\.entry.id)

@@ -283,8 +283,6 @@ struct LayersTests {
         let merged = SoundSettings(ambience: "rain", loudness: .target(-18)).overriding(parsed.sound)
         #expect(merged.ambience == "rain" && merged.ambienceGain == 0.2 && merged.loudnessTarget == -18)
         #expect(SoundSettings().loudnessTarget == -16)
-        #expect(SoundSettings(loudness: .off).isNarrationOnly)
-        #expect(!SoundSettings().isNarrationOnly, "loudness is on by default")
 
         let error = #expect(throws: ScriptError.self) {
             try Script(
