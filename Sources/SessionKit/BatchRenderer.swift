@@ -130,7 +130,7 @@ public enum BatchRenderer {
         defer { withExtendedLifetime(lock) {} }
         let manifest = Manifest(folder: folder, warn: options.pipeline.observer.warning)
 
-        let clips = try await options.pipeline.prepare(texts: library.entries.flatMap(\.script.allTexts))
+        let clips = try await options.pipeline.prepare(scripts: library.entries.map(\.script))
         let sessions = sessions(of: library, options: options)
         var results = [BatchResult?](repeating: nil, count: sessions.count)
         await withTaskGroup(of: (Int, BatchResult).self) { group in
@@ -175,7 +175,9 @@ public enum BatchRenderer {
         }
         // Clips that could not be made were reported once, for the whole batch.
         let failed = Set(clips.problems.compactMap { if case .failed = $0.state { $0.entry.key } else { nil } })
-        let needed = session.script.allTexts.filter { failed.contains(pipeline.clips.entry(for: $0).key) }
+        let identity = pipeline.clips(for: session.script)
+        let texts = (try? pipeline.texts(of: session.script)) ?? session.script.allTexts
+        let needed = texts.filter { failed.contains(identity.entry(for: $0).key) }
         if !needed.isEmpty && !pipeline.plan.allowMissing { return .lacksClips(needed.count) }
         do {
             let timeline = try pipeline.plan(session.script, clips: clips)
@@ -191,7 +193,7 @@ public enum BatchRenderer {
     static func inputsHash(_ session: BatchSession, pipeline: SessionPipeline) -> String {
         var hasher = SHA256()
         func add(_ line: String) { hasher.update(data: Data((line + "\n").utf8)) }
-        let (clips, plan) = (pipeline.clips, pipeline.plan)
+        let (clips, plan) = (pipeline.clips(for: session.script), pipeline.plan)
         add("render-session \(SessionKitVersion.current)")
         add("script \(fileDigest(session.scriptPath))")
         add("voice \(clips.voice) speed \(clips.speed) seed \(session.seed)")
@@ -201,14 +203,15 @@ public enum BatchRenderer {
         let sound = plan.sound.overriding(session.script.sound)
         add("sound \(String(decoding: CanonicalJSON.encode(sound), as: UTF8.self)) strict \(plan.strict)")
         let names = [sound.ambience, sound.startGong, sound.effectiveIntervalGong, sound.bell].compactMap { $0 }
-        if !names.isEmpty {
+        // Other kinds always play the library's cue sounds.
+        if !names.isEmpty || session.script.kind != .guided {
             // Sounds by name: the library's files as they are now; sounds by path: their bytes.
             let folder = plan.soundLibrary ?? SoundLibrary.defaultFolder()
             let files = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? []
             for file in files { add("library \(file) \(stamp(folder + "/" + file))") }
             for name in names where name.contains("/") { add("sound file \(name) \(fileDigest(name))") }
         }
-        for text in session.script.allTexts {
+        for text in (try? pipeline.texts(of: session.script)) ?? session.script.allTexts {
             let entry = clips.entry(for: text)
             add("clip \(entry.key) \(stamp(entry.path))")
         }

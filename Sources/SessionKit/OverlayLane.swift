@@ -167,6 +167,7 @@ struct OverlayLane {
             case .ambience: "Ambience"
             case .gong: overlay.startFrame == .zero ? "Start gong" : "Gong"
             case .bell: "Bell"
+            case .cue: "Cue"
             }
         return "\(what) \(quoted(overlay.name)) (overlay \(overlay.index))"
     }

@@ -46,6 +46,19 @@ public struct PreparedClips: Sendable {
         self.entries = entries
     }
 
+    /// These clips and `other`'s together, as if prepared at once (sessions spoken in other voices).
+    func merging(_ other: PreparedClips) -> PreparedClips {
+        var seen = Set(entries.map(\.key))
+        var merged = PreparedClips(entries: entries + other.entries.filter { seen.insert($0.key).inserted })
+        merged.states = states.merging(other.states) { first, _ in first }
+        merged.alreadyCached = alreadyCached + other.alreadyCached
+        merged.synthesized = synthesized + other.synthesized
+        merged.replaced = replaced + other.replaced
+        merged.elapsed = elapsed + other.elapsed
+        merged.done = done + other.done
+        return merged
+    }
+
     /// Clips the texts need.
     public var needed: Int { entries.count }
     /// Clips finished so far: found in the cache, synthesized, or failed.

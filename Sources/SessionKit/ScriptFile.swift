@@ -8,15 +8,24 @@ public enum ScriptFile {
 
     /// Reads and validates the script at `path`; `-` reads standard input, and a pipe or process
     /// substitution (`<(…)`) is read like any file.
+    /// A stretching region file (a JSON array) has no id of its own: it takes the file's name
+    /// without `.json`, when that is a valid id. With `strict`, keys a session's kind does not
+    /// know are problems.
     /// - Throws: ``SessionError`` with one line per problem: `path: location: rule`.
-    public static func load(_ path: String) throws(SessionError) -> Script {
+    public static func load(_ path: String, strict: Bool = false) throws(SessionError) -> Script {
         let name = path == "-" ? standardInputName : path
         let data = try contents(of: path)
+        var script: Script
         do {
-            return try Script(json: data)
+            script = try Script(json: data, strict: strict)
         } catch {
             throw SessionError(.invalidScript, lines: error.problems.map { "\(name): \($0)" })
         }
+        if case .stretch(let stretch) = script.kind, case .regions = stretch.source, path != "-" {
+            let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            if ScriptRules.isValidIdentifier(base) { script.id = base }
+        }
+        return script
     }
 
     /// The bytes of `path` (`-`: standard input), read to the end whatever kind of file it is.

@@ -23,13 +23,14 @@ public struct ScriptLibrary: Sendable {
     /// One problem per file that could not be used.
     public let problems: [Problem]
 
-    /// Reads every `*.json` file directly in each folder of `paths`, and each file named.
-    public init(paths: [String]) throws(SessionError) {
+    /// Reads every `*.json` file directly in each folder of `paths`, and each file named; with
+    /// `strict`, keys a session's kind does not know are problems.
+    public init(paths: [String], strict: Bool = false) throws(SessionError) {
         var entries: [Entry] = []
         var problems: [Problem] = []
         for path in try ScriptFile.scriptPaths(in: paths) {
             do {
-                entries.append(Entry(path: path, script: try ScriptFile.load(path)))
+                entries.append(Entry(path: path, script: try ScriptFile.load(path, strict: strict)))
             } catch {
                 problems.append(Problem(path: path, error: error))
             }
@@ -81,8 +82,11 @@ public struct ScriptSummary: Sendable, Equatable, Encodable {
     public let subtitle: String
     public let orderIndex: Int
     public let durationSeconds: Double
+    /// The session's kind: `guided`, `timer`, `breathing`, `workout` or `stretch`.
+    public let kind: String
 
     init(_ script: Script) {
+        kind = script.kind.name
         id = script.id
         title = script.title
         subtitle = script.subtitle

@@ -94,8 +94,51 @@ public struct SessionPipeline: Sendable {
     @discardableResult
     public func run(_ script: Script) async throws(SessionError) -> Timeline {
         let targets = try resolveOutputs()
-        let prepared = try await prepare(texts: script.allTexts)
+        let prepared = try await prepare(scripts: [script])
         return try render(try plan(script, clips: prepared), to: targets)
+    }
+
+    /// The clips `script`'s texts are: ``clips`` in the script's own voice when it names one.
+    public func clips(for script: Script) -> ClipIdentity {
+        var identity = clips
+        if let voice = script.voice { identity.voice = voice }
+        return identity
+    }
+
+    /// Every text a render of `script` can need. For kinds other than guided this asks the sound
+    /// library which cue sounds it has, since a missing one is spoken instead.
+    public func texts(of script: Script) throws(SessionError) -> [String] {
+        guard script.kind != .guided else { return script.allTexts }
+        let sound = plan.sound.overriding(script.sound)
+        var sounds = SessionSounds(libraryFolder: plan.soundLibrary, strict: plan.strict, warn: { _ in })
+        let seed = plan.seed ?? 0
+        if case .stretch = script.kind { return script.texts(hasSound: { _ in false }, sound: sound) }
+        return try sounds.score(of: script, sound: sound, seed: seed)?.texts ?? []
+    }
+
+    /// Stage 1 for whole scripts: prepares every text `scripts` can need, each script's in its
+    /// own voice (``clips(for:)``), as one result.
+    public func prepare(scripts: [Script]) async throws(SessionError) -> PreparedClips {
+        var voices: [String] = []
+        var textsByVoice: [String: [String]] = [:]
+        for script in scripts {
+            let voice = clips(for: script).voice
+            if textsByVoice[voice] == nil { voices.append(voice) }
+            textsByVoice[voice, default: []] += try texts(of: script)
+        }
+        guard let first = voices.first else { return try await prepare(texts: []) }
+        var prepared = try await voiced(first).prepare(texts: textsByVoice[first] ?? [])
+        for voice in voices.dropFirst() {
+            prepared = prepared.merging(try await voiced(voice).prepare(texts: textsByVoice[voice] ?? []))
+        }
+        return prepared
+    }
+
+    /// This pipeline with its clips spoken in `voice`.
+    private func voiced(_ voice: String) -> SessionPipeline {
+        var pipeline = self
+        pipeline.clips.voice = voice
+        return pipeline
     }
 
     /// Stage 1: makes sure the cache holds every clip `texts` need, and measures each once.
@@ -126,7 +169,13 @@ public struct SessionPipeline: Sendable {
     /// Stage 2: places the script's clips, silences and bell in frames, from prepared measurements.
     public func plan(_ script: Script, clips prepared: PreparedClips) throws(SessionError) -> Timeline {
         try checkSettings()
-        return try SessionPlanner.plan(script, clips: prepared, identity: clips, settings: plan, warn: observer.warning)
+        return try SessionPlanner.plan(
+            script,
+            clips: prepared,
+            identity: clips(for: script),
+            settings: plan,
+            warn: observer.warning
+        )
     }
 
     /// Stage 3: writes `timeline` to the outputs.

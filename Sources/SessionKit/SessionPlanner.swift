@@ -5,6 +5,10 @@ internal import SessionTimeline
 /// Turns a script into a timeline from prepared clips: makes the random choices and places
 /// everything in frames. Opens no clip: every length comes from ``PreparedClips``.
 enum SessionPlanner {
+    /// The output rate of a session that speaks nothing and was given no rate: the rate the
+    /// default library's sounds are made at.
+    static let soundOnlySampleRate = SynthesizedSound.sampleRate
+
     /// Plans `script` with `settings`, taking clip lengths from `clips`.
     ///
     /// Every text the script can need must be ready: all that are not are reported together,
@@ -17,25 +21,18 @@ enum SessionPlanner {
         settings: PlanSettings,
         warn: (String) -> Void
     ) throws(SessionError) -> Timeline {
-        // A batch prepares many scripts' clips at once: only this script's count here.
-        let keys = Set(script.allTexts.map { identity.entry(for: $0).key })
-        let problems = clips.problemLines(among: keys, suffix: settings.allowMissing ? "; its slot stays silent" : "")
-        if !problems.isEmpty {
-            guard settings.allowMissing else {
-                let code: SessionError.Code =
-                    clips.problems(among: keys).contains { $0.state == .missing } ? .missingClips : .unusableClips
-                throw SessionError(code, lines: problems)
-            }
-            for problem in problems { warn(problem) }
+        guard script.kind == .guided else {
+            return try planScore(script, clips: clips, identity: identity, settings: settings, warn: warn)
         }
+        try check(script.allTexts, clips: clips, identity: identity, settings: settings, warn: warn)
 
         let seed = settings.seed ?? SeededGenerator.randomSeed()
         let interjections = script.resolveInterjections(seed: seed)
-        let sourced: [SourcedClip?] = (script.segments.map(\.text) + interjections.map(\.text)).map { text in
-            let entry = identity.entry(for: text)
-            guard case .ready(let source)? = clips.states[entry.key] else { return nil }
-            return SourcedClip(key: entry.key, source: source)
-        }
+        let sourced = sourcedClips(
+            script.segments.map(\.text) + interjections.map(\.text),
+            clips: clips,
+            identity: identity
+        )
         guard
             let sampleRate = settings.sampleRate ?? sourced[0]?.source.sampleRate
                 ?? sourced.lazy.compactMap({ $0 }).first?.source.sampleRate
@@ -58,6 +55,108 @@ enum SessionPlanner {
                 interjectionClips: Array(sourced[script.segments.count...]),
                 layers: try sounds.layers(for: sound, sampleRate: sampleRate)
             )
+        }
+    }
+
+    /// Plans a timer, breathing, workout or stretching session from its score. Its cue sounds are
+    /// looked up first, so that a cue whose sound is missing is spoken instead where it can be.
+    private static func planScore(
+        _ script: Script,
+        clips: PreparedClips,
+        identity: ClipIdentity,
+        settings: PlanSettings,
+        warn: (String) -> Void
+    ) throws(SessionError) -> Timeline {
+        let seed = settings.seed ?? SeededGenerator.randomSeed()
+        let sound = settings.sound.overriding(script.sound)
+        return try withoutActuallyEscaping(warn) { (warn) throws(SessionError) in
+            var sounds = SessionSounds(libraryFolder: settings.soundLibrary, strict: settings.strict, warn: warn)
+            guard let score = try sounds.score(of: script, sound: sound, seed: seed) else {
+                preconditionFailure("only guided scripts have no score")
+            }
+            try check(score.texts, clips: clips, identity: identity, settings: settings, warn: warn)
+            let spoken = sourcedClips(score.spoken.map(\.text), clips: clips, identity: identity)
+            let sampleRate =
+                settings.sampleRate ?? spoken.lazy.compactMap({ $0 }).first?.source.sampleRate ?? soundOnlySampleRate
+            // The kind places its own gongs; the end sound ends the narration lane as a bell does.
+            var layered = sound
+            layered.startGong = nil
+            layered.intervalGong = nil
+            layered.intervalMinutes = nil
+            layered.bell = score.endSound
+            let layers = try sounds.layers(for: layered, sampleRate: sampleRate, builtinBell: false)
+            var choices: [String: SoundChoice] = [:]
+            for cue in score.sounds where choices[cue.name] == nil {
+                choices[cue.name] = try sounds.choose(
+                    cue.name,
+                    as: .cue,
+                    measuresLoudness: layers.loudnessTarget != nil
+                )
+            }
+            return Timeline.plan(
+                score: score,
+                script: script,
+                seed: seed,
+                sampleRate: sampleRate,
+                channelCount: settings.channelCount,
+                spokenClips: spoken,
+                sounds: choices,
+                layers: layers
+            )
+        }
+    }
+
+    /// Fails, or with ``PlanSettings/allowMissing`` warns, when a clip `texts` need is not ready.
+    private static func check(
+        _ texts: [String],
+        clips: PreparedClips,
+        identity: ClipIdentity,
+        settings: PlanSettings,
+        warn: (String) -> Void
+    ) throws(SessionError) {
+        // A batch prepares many scripts' clips at once: only this script's count here.
+        let keys = Set(texts.map { identity.entry(for: $0).key })
+        let problems = clips.problemLines(among: keys, suffix: settings.allowMissing ? "; its slot stays silent" : "")
+        guard !problems.isEmpty else { return }
+        guard settings.allowMissing else {
+            let code: SessionError.Code =
+                clips.problems(among: keys).contains { $0.state == .missing } ? .missingClips : .unusableClips
+            throw SessionError(code, lines: problems)
+        }
+        for problem in problems { warn(problem) }
+    }
+
+    /// The ready clip of each text, `nil` for one that is not ready.
+    private static func sourcedClips(
+        _ texts: [String],
+        clips: PreparedClips,
+        identity: ClipIdentity
+    ) -> [SourcedClip?] {
+        texts.map { text in
+            let entry = identity.entry(for: text)
+            guard case .ready(let source)? = clips.states[entry.key] else { return nil }
+            return SourcedClip(key: entry.key, source: source)
+        }
+    }
+}
+
+extension SessionSounds {
+    /// `script`'s score with `sound`, a cue whose sound the library lacks spoken where it can be;
+    /// `nil` for a guided script.
+    mutating func score(of script: Script, sound: SoundSettings, seed: UInt64) throws(SessionError) -> SessionScore? {
+        guard script.kind != .guided else { return nil }
+        // Whether each name is found is asked before the score is made: `score` takes a plain closure.
+        var found: [String: Bool] = [:]
+        for name in Self.cueNames(of: script) { found[name] = try has(name) }
+        return script.score(sound: sound, hasSound: { found[$0] ?? false }, seed: seed)
+    }
+
+    /// Every sound name a kind may speak instead of playing: its breathing cues and round sounds.
+    private static func cueNames(of script: Script) -> [String] {
+        switch script.kind {
+        case .breathing(let breathing): Array(Set(breathing.cues.values)).sorted()
+        case .workout(let workout): (1...workout.rounds).map(WorkoutSession.Sound.round)
+        default: []
         }
     }
 }

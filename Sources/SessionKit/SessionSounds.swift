@@ -24,7 +24,13 @@ struct SessionSounds {
     }
 
     /// What is played besides the clips, in frames at `sampleRate`, with every sound measured.
-    mutating func layers(for sound: SoundSettings, sampleRate: SampleRate) throws(SessionError) -> SessionLayers {
+    /// `builtinBell` says whether an unset bell is the built-in one (guided scripts) or none
+    /// (other kinds, whose end sound is chosen by their score).
+    mutating func layers(
+        for sound: SoundSettings,
+        sampleRate: SampleRate,
+        builtinBell: Bool = true
+    ) throws(SessionError) -> SessionLayers {
         let measuresLoudness = sound.loudnessTarget != nil
         func frames(_ seconds: Double) -> Frames {
             guard let frames = sampleRate.frames(atSeconds: seconds) else {
@@ -44,7 +50,7 @@ struct SessionSounds {
         )
         if let bell = sound.bell {
             layers.bell = try choose(bell, as: .bell, measuresLoudness: measuresLoudness)
-        } else {
+        } else if builtinBell {
             layers.bell = .chosen(try Self.builtinBell(sampleRate: sampleRate, measuresLoudness: measuresLoudness))
         }
         if let gong = sound.startGong {
@@ -67,7 +73,7 @@ struct SessionSounds {
 
     /// The roles a sound plays, which name it in messages and in the timeline's skipped list.
     enum Role {
-        case bell, startGong, intervalGong, ambience
+        case bell, startGong, intervalGong, ambience, cue
 
         /// How a message names it: `Start gong`.
         var title: String {
@@ -76,18 +82,33 @@ struct SessionSounds {
             case .startGong: "Start gong"
             case .intervalGong: "Interval gong"
             case .ambience: "Ambience"
+            case .cue: "Cue sound"
             }
         }
 
         /// Its lane and kind in the timeline's `skippedSounds`.
         var lane: String { self == .bell ? "narration" : self == .ambience ? "ambience" : "cues" }
-        var kind: String { self == .bell ? "bell" : self == .ambience ? "ambience" : "gong" }
+        var kind: String {
+            switch self {
+            case .bell: "bell"
+            case .ambience: "ambience"
+            case .cue: "cue"
+            case .startGong, .intervalGong: "gong"
+            }
+        }
         /// Its gain when neither the settings nor the library give one.
         var defaultGain: Double { self == .ambience ? SoundDefaults.ambienceGain : 1 }
     }
 
+    /// Whether `name` (a library name or a path) is a sound that can be found.
+    mutating func has(_ name: String) throws(SessionError) -> Bool {
+        if name.contains("/") { return FileManager.default.fileExists(atPath: name) }
+        if case .found = try openLibrary().resolve(name) { return true }
+        return false
+    }
+
     /// Looks `name` up and measures what is found.
-    private mutating func choose(
+    mutating func choose(
         _ name: String,
         as role: Role,
         gain: Double? = nil,

@@ -3,11 +3,22 @@
 /// The narration lane is planned first and fixes the output's length; overlays are placed over it
 /// and cut at its end, so they never lengthen the file. docs/sound.md states the rules.
 enum OverlayPlanner {
-    /// Adds `layers`' overlays to `timeline` (sorted by start; the bed first among equals) and the
-    /// sounds that were not found to `skipped`. `intervalStarts` are the interval gongs' frames.
+    /// A sound a session's kind plays at a frame, with what it is.
+    struct Cue {
+        var sound: ChosenSound
+        var kind: TimelineOverlay.Kind
+        var start: Frames
+        var cue: TimelineCue
+    }
+
+    /// Adds `layers`' overlays and `cues` to `timeline` (sorted by start; the bed first among
+    /// equals) and the sounds that were not found to `skipped`. `intervalStarts` are the interval
+    /// gongs' frames; the bed runs from `bedStart` to the end.
     static func place(
         _ layers: SessionLayers,
         intervalStarts: [Frames],
+        cues: [Cue] = [],
+        bedStart: Frames = .zero,
         in timeline: inout Timeline,
         skipped: inout [SkippedSound]
     ) {
@@ -17,39 +28,43 @@ enum OverlayPlanner {
         func gain(of sound: ChosenSound) -> Double {
             sound.gain * Loudness.normalizingGain(measured: sound.source.loudness, target: layers.loudnessTarget)
         }
+        /// `sound` from `start`, cut at the end; nothing if it would start there or later.
+        func play(_ sound: ChosenSound, kind: TimelineOverlay.Kind, at start: Frames, cue: TimelineCue? = nil) {
+            guard start < end else { return }
+            let length = sampleRate.frames(converting: sound.source.frameCount, from: sound.source.sampleRate)
+            overlays.append(
+                TimelineOverlay(
+                    index: 0,
+                    lane: .cues,
+                    kind: kind,
+                    name: sound.name,
+                    startFrame: start,
+                    frameCount: min(length, end - start),
+                    gain: gain(of: sound),
+                    source: sound.source,
+                    cue: cue
+                )
+            )
+        }
         func cue(_ choice: SoundChoice?, kind: TimelineOverlay.Kind, at starts: [Frames]) {
             switch choice {
-            case .chosen(let sound)?:
-                let length = sampleRate.frames(converting: sound.source.frameCount, from: sound.source.sampleRate)
-                for start in starts where start < end {
-                    overlays.append(
-                        TimelineOverlay(
-                            index: 0,
-                            lane: .cues,
-                            kind: kind,
-                            name: sound.name,
-                            startFrame: start,
-                            frameCount: min(length, end - start),
-                            gain: gain(of: sound),
-                            source: sound.source
-                        )
-                    )
-                }
+            case .chosen(let sound)?: for start in starts { play(sound, kind: kind, at: start) }
             case .skipped(let sound)?: skipped.append(sound)
             case nil: break
             }
         }
 
         switch layers.ambience {
-        case .chosen(let sound)? where end > .zero:
+        case .chosen(let sound)? where end > bedStart:
             let period = sampleRate.frames(converting: sound.source.frameCount, from: sound.source.sampleRate)
+            let span = end - bedStart
             // Fades that would overlap are shortened in proportion, so they meet without a plateau.
             var fadeIn = layers.ambienceFadeIn
             var fadeOut = layers.ambienceFadeOut
-            if fadeIn + fadeOut > end {
+            if fadeIn + fadeOut > span {
                 let total = fadeIn + fadeOut
-                fadeIn = Frames(fadeIn.count * end.count / total.count)
-                fadeOut = end - fadeIn
+                fadeIn = Frames(fadeIn.count * span.count / total.count)
+                fadeOut = span - fadeIn
             }
             overlays.append(
                 TimelineOverlay(
@@ -57,8 +72,8 @@ enum OverlayPlanner {
                     lane: .ambience,
                     kind: .ambience,
                     name: sound.name,
-                    startFrame: .zero,
-                    frameCount: end,
+                    startFrame: bedStart,
+                    frameCount: span,
                     gain: gain(of: sound),
                     source: sound.source,
                     bed: TimelineOverlay.Bed(
@@ -78,6 +93,7 @@ enum OverlayPlanner {
         }
         cue(layers.startGong, kind: .gong, at: [.zero])
         cue(layers.intervalGong, kind: .gong, at: intervalStarts)
+        for cue in cues { play(cue.sound, kind: cue.kind, at: cue.start, cue: cue.cue) }
 
         overlays.sort { ($0.startFrame, $0.lane == .ambience ? 0 : 1) < ($1.startFrame, $1.lane == .ambience ? 0 : 1) }
         for index in overlays.indices { overlays[index].index = index }

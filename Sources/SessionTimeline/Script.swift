@@ -21,8 +21,14 @@ public struct Script: Sendable, Equatable, Encodable {
     public var segments: [Segment]
     /// Windows in which one of several short texts is spoken at a random second.
     public var interjections: [Interjection]
-    /// The script's `sound` block: bed, gongs, lead-in, loudness; `nil` when it has none.
+    /// The script's `sound` block: bed, gongs, lead-in, loudness; `nil` when it has none. For
+    /// timer sessions it also holds the timer's own gong and bed fields.
     public var sound: SoundSettings?
+    /// The session's shape: ``SessionKind/guided`` for a script with segments.
+    public var kind: SessionKind
+    /// The voice the session's texts are spoken in (`espeak:de`), over the command's; `nil` for
+    /// the command's.
+    public var voice: String?
 
     /// A spoken part of a script.
     public struct Segment: Sendable, Equatable, Encodable {
@@ -68,7 +74,9 @@ public struct Script: Sendable, Equatable, Encodable {
         durationSeconds: Double,
         segments: [Segment],
         interjections: [Interjection] = [],
-        sound: SoundSettings? = nil
+        sound: SoundSettings? = nil,
+        kind: SessionKind = .guided,
+        voice: String? = nil
     ) {
         self.id = id
         self.category = category
@@ -79,17 +87,26 @@ public struct Script: Sendable, Equatable, Encodable {
         self.segments = segments
         self.interjections = interjections
         self.sound = sound
+        self.kind = kind
+        self.voice = voice
+    }
+
+    /// A guided script's JSON keys; other kinds are not written back as JSON.
+    private enum CodingKeys: String, CodingKey {
+        case id, category, title, subtitle, orderIndex, durationSeconds, segments, interjections, sound
     }
 
     /// Decodes and validates a script from the backend's JSON.
     ///
-    /// Numbers may be written as integers or decimals. Unknown keys are ignored.
+    /// Numbers may be written as integers or decimals. Unknown keys are ignored, except in sessions
+    /// of other kinds when `strict` (`--strict`), where a key the kind does not know is a problem.
     /// - Throws: ``ScriptError`` with code ``ScriptError/Code/brokenRule`` listing every problem
     ///   found, each with its JSON path and rule, or ``ScriptError/Code/notJSON`` with the line and
     ///   column where the text stops being JSON.
-    public init(json data: Data) throws(ScriptError) {
+    public init(json data: Data, strict: Bool = false) throws(ScriptError) {
         let value = try JSONValue.parse(data)
         var validator = ScriptValidator()
+        validator.strict = strict
         guard let script = validator.script(from: value), validator.problems.isEmpty else {
             throw ScriptError(.brokenRule, problems: validator.problems)
         }

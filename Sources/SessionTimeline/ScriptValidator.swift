@@ -44,14 +44,23 @@ public enum ScriptRules {
 struct ScriptValidator {
     private(set) var problems: [ScriptProblem] = []
     private var omittedProblems = 0
+    /// Whether keys a session's kind does not know are problems (`--strict`) or ignored.
+    var strict = false
 
     /// The script in `value`, or `nil` when a required part could not be read at all.
     /// Problems, including those found on the way, are in ``problems``.
     mutating func script(from value: JSONValue) -> Script? {
         defer { summarizeOmittedProblems() }
+        // An array of objects is a stretching region file (the backend's `StretchRegion` list).
+        if case .array(let regions) = value, case .object? = regions.first {
+            return stretchRegions(regions)
+        }
         guard case .object(let root) = value else {
             report("(top level)", "expected a JSON object, found \(value.kindName)")
             return nil
+        }
+        if let kind = root["kind"], kind != .string("guided") {
+            return session(kind: kind, root)
         }
         let id = string(root, "id", at: "")
         if let id, let problem = ScriptRules.identifierProblem(id) {
@@ -186,7 +195,7 @@ struct ScriptValidator {
     }
 
     /// The optional `sound` block: `nil` inside when absent, `nil` outside when it is broken.
-    private mutating func soundSettings(_ root: [String: JSONValue]) -> SoundSettings?? {
+    mutating func soundSettings(_ root: [String: JSONValue]) -> SoundSettings?? {
         guard let value = field(root, "sound", at: "", required: false) else { return .some(nil) }
         guard case .object(let fields) = value else {
             report("sound", "expected an object, found \(value.kindName)")
@@ -228,7 +237,7 @@ struct ScriptValidator {
 
     // MARK: Fields
 
-    private mutating func field(
+    mutating func field(
         _ object: [String: JSONValue],
         _ key: String,
         at path: String,
@@ -241,7 +250,7 @@ struct ScriptValidator {
         return value
     }
 
-    private mutating func string(_ object: [String: JSONValue], _ key: String, at path: String) -> String? {
+    mutating func string(_ object: [String: JSONValue], _ key: String, at path: String) -> String? {
         guard let value = field(object, key, at: path, required: true) else { return nil }
         guard case .string(let string) = value else {
             report(join(path, key), "expected a string, found \(value.kindName)")
@@ -250,7 +259,7 @@ struct ScriptValidator {
         return string
     }
 
-    private mutating func label(
+    mutating func label(
         _ object: [String: JSONValue],
         _ key: String,
         at path: String,
@@ -275,13 +284,13 @@ struct ScriptValidator {
         return string
     }
 
-    private mutating func text(_ object: [String: JSONValue], _ key: String, at path: String) -> String? {
+    mutating func text(_ object: [String: JSONValue], _ key: String, at path: String) -> String? {
         guard let value = field(object, key, at: path, required: true) else { return nil }
         return text(value, at: join(path, key))
     }
 
     /// A text to be spoken: 1…5000 UTF-16 code units with something besides white space.
-    private mutating func text(_ value: JSONValue, at path: String) -> String? {
+    mutating func text(_ value: JSONValue, at path: String) -> String? {
         guard case .string(let text) = value else {
             report(path, "expected a string, found \(value.kindName)")
             return nil
@@ -299,7 +308,7 @@ struct ScriptValidator {
         return nil
     }
 
-    private mutating func number(_ object: [String: JSONValue], _ key: String, at path: String) -> Double? {
+    mutating func number(_ object: [String: JSONValue], _ key: String, at path: String) -> Double? {
         guard let value = field(object, key, at: path, required: true) else { return nil }
         guard case .number(let number) = value else {
             report(join(path, key), "expected a number, found \(value.kindName)")
@@ -312,7 +321,7 @@ struct ScriptValidator {
         return number
     }
 
-    private mutating func wholeNumber(_ object: [String: JSONValue], _ key: String, at path: String) -> Int? {
+    mutating func wholeNumber(_ object: [String: JSONValue], _ key: String, at path: String) -> Int? {
         guard object[key] != nil, let number = number(object, key, at: path) else { return nil }
         guard number.rounded() == number, let whole = Int(exactly: number), abs(whole) <= 1_000_000_000 else {
             report(join(path, key), "\(formatted(number)) is not a whole number between -1000000000 and 1000000000")
@@ -322,7 +331,7 @@ struct ScriptValidator {
     }
 
     /// A time within the session: `0 ≤ value ≤ durationSeconds` (the upper bound only when the duration is valid).
-    private mutating func startSeconds(
+    mutating func startSeconds(
         _ object: [String: JSONValue],
         _ key: String,
         at path: String,
@@ -347,7 +356,7 @@ struct ScriptValidator {
         return seconds
     }
 
-    private mutating func array(
+    mutating func array(
         _ object: [String: JSONValue],
         _ key: String,
         at path: String,
@@ -363,7 +372,7 @@ struct ScriptValidator {
 
     // MARK: Reporting
 
-    private mutating func report(_ location: String, _ rule: String) {
+    mutating func report(_ location: String, _ rule: String) {
         if problems.count < ScriptRules.maximumReportedProblems {
             problems.append(ScriptProblem(location: location, rule: rule))
         } else {
@@ -377,7 +386,7 @@ struct ScriptValidator {
         }
     }
 
-    private func join(_ path: String, _ key: String) -> String {
+    func join(_ path: String, _ key: String) -> String {
         path.isEmpty ? key : "\(path).\(key)"
     }
 }

@@ -30,6 +30,11 @@ public struct Timeline: Sendable, Equatable, Codable {
     public var skippedSounds: [SkippedSound]
     /// The loudness target and ceiling, and the output's measurement once rendered; `nil` when loudness is off.
     public var loudness: TimelineLoudness?
+    /// The session's kind when it is not a guided script (`timer`, `breathing`, …); `nil` for guided.
+    public var sessionKind: String?
+    /// The session's own parts (warm-up, work, rest, breathing blocks, …), tiling the output, for
+    /// kinds that define them; `nil` when ``phases`` come from the narration's segments.
+    public var definedPhases: [TimelinePhase]?
 
     /// The output's length: the end of the last item.
     public var totalFrames: Frames { items.last.map { $0.startFrame + $0.frameCount } ?? .zero }
@@ -47,7 +52,9 @@ public struct Timeline: Sendable, Equatable, Codable {
         leadInFrames: Frames = .zero,
         overlays: [TimelineOverlay] = [],
         skippedSounds: [SkippedSound] = [],
-        loudness: TimelineLoudness? = nil
+        loudness: TimelineLoudness? = nil,
+        sessionKind: String? = nil,
+        definedPhases: [TimelinePhase]? = nil
     ) {
         self.scriptId = scriptId
         self.title = title
@@ -59,13 +66,17 @@ public struct Timeline: Sendable, Equatable, Codable {
         self.overlays = overlays
         self.skippedSounds = skippedSounds
         self.loudness = loudness
+        self.sessionKind = sessionKind
+        self.definedPhases = definedPhases
     }
 
-    /// The narration's phases, tiling the output: runs of segments with one phase name, in time
-    /// order. The first starts at frame 0 (lead-in included), each later one where its first
+    /// The session's phases, tiling the output: ``definedPhases`` when the kind defines them, else
+    /// runs of segments with one phase name, in time order. The first starts at frame 0 (lead-in included), each later one where its first
     /// segment starts, and each ends where the next starts; the last ends at ``totalFrames``.
     /// Interjections and the bell belong to whichever phase they fall in.
-    public var phases: [TimelinePhase] {
+    public var phases: [TimelinePhase] { definedPhases ?? narrationPhases }
+
+    private var narrationPhases: [TimelinePhase] {
         var phases: [TimelinePhase] = []
         for item in items where item.kind == .segment {
             guard let name = item.clip?.phase, phases.last?.name != name else { continue }
@@ -83,6 +94,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case schemaVersion, scriptId, title, seed, sampleRate, totalFrames, durationSeconds, items
         case leadInFrames, leadInSeconds, overlays, phases, skippedSounds, loudness
+        case sessionKind = "kind"
         /// The JSON name of ``Timeline/channelCount``.
         case channelCount = "channels"
     }
@@ -98,6 +110,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.schemaVersion, forKey: .schemaVersion)
+        try container.encodeIfPresent(sessionKind, forKey: .sessionKind)
         try container.encode(scriptId, forKey: .scriptId)
         try container.encode(title, forKey: .title)
         try container.encode(seed, forKey: .seed)
@@ -172,6 +185,24 @@ public struct Timeline: Sendable, Equatable, Codable {
         } else {
             loudness = nil
         }
+        sessionKind = try container.decodeIfPresent(String.self, forKey: .sessionKind)
+        definedPhases = nil
+        if container.contains(.phases) {
+            var phasesContainer = try container.nestedUnkeyedContainer(forKey: .phases)
+            var written: [TimelinePhase] = []
+            while !phasesContainer.isAtEnd {
+                let phase = try phasesContainer.nestedContainer(keyedBy: PhaseKeys.self)
+                written.append(
+                    TimelinePhase(
+                        name: try phase.decode(String.self, forKey: .name),
+                        startFrame: try phase.decode(Frames.self, forKey: .startFrame),
+                        endFrame: try phase.decode(Frames.self, forKey: .endFrame)
+                    )
+                )
+            }
+            // Phases the narration does not imply were the kind's own.
+            if written != narrationPhases { definedPhases = written }
+        }
     }
 }
 
@@ -203,8 +234,11 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
     public var source: AudioSourceInfo?
     /// The linear gain the source is played at: 1 unless loudness normalization changed it.
     public var gain: Double
-    /// The name the bell was chosen by (a library name or a path); `nil` for other items.
+    /// The name the bell was chosen by (a library name or a path), or a cue's name in sessions of
+    /// other kinds (`round-3`, `einatmen`, a stretch's id); `nil` for a guided script's other items.
     public var name: String?
+    /// What a cue of a timer, breathing, workout or stretching session is; `nil` otherwise.
+    public var cue: TimelineCue?
 
     public init(
         index: Int,
@@ -214,7 +248,8 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
         clip: PlacedClip? = nil,
         source: AudioSourceInfo? = nil,
         gain: Double = 1,
-        name: String? = nil
+        name: String? = nil,
+        cue: TimelineCue? = nil
     ) {
         self.index = index
         self.kind = kind
@@ -224,6 +259,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
         self.source = source
         self.gain = gain
         self.name = name
+        self.cue = cue
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -248,6 +284,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
             try container.encode(clip.key, forKey: .key)
         }
         try container.encodeIfPresent(name, forKey: .name)
+        try cue?.encode(to: encoder)
         if let source {
             try container.encode(gain, forKey: .gain)
             try source.encode(to: encoder)
@@ -273,6 +310,9 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
         source = try AudioSourceInfo(decodingIfPresentFrom: decoder)
         gain = try container.decodeIfPresent(Double.self, forKey: .gain) ?? 1
         name = try container.decodeIfPresent(String.self, forKey: .name)
+        cue = try TimelineCue(decodingIfPresentFrom: decoder)
+        // An item's `plannedStartFrame` is its clip's; its cue has none of its own.
+        cue?.plannedStartFrame = nil
     }
 }
 

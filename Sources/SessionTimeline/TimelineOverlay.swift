@@ -17,6 +17,8 @@ public struct TimelineOverlay: Sendable, Equatable {
         case gong
         /// A bell that overlaps narration.
         case bell
+        /// A session's cue sound: a breath, a countdown beep, a change, an announcement.
+        case cue
     }
 
     /// The overlay's position in ``Timeline/overlays``.
@@ -37,6 +39,8 @@ public struct TimelineOverlay: Sendable, Equatable {
     public var source: AudioSourceInfo
     /// The bed's loop, fades and ducking; `nil` for a sound played once.
     public var bed: Bed?
+    /// What a cue of a timer, breathing, workout or stretching session is; `nil` otherwise.
+    public var cue: TimelineCue?
 
     /// How a bed is looped, faded and ducked.
     public struct Bed: Sendable, Equatable {
@@ -82,7 +86,8 @@ public struct TimelineOverlay: Sendable, Equatable {
         frameCount: Frames,
         gain: Double,
         source: AudioSourceInfo,
-        bed: Bed? = nil
+        bed: Bed? = nil,
+        cue: TimelineCue? = nil
     ) {
         self.index = index
         self.lane = lane
@@ -93,6 +98,7 @@ public struct TimelineOverlay: Sendable, Equatable {
         self.gain = gain
         self.source = source
         self.bed = bed
+        self.cue = cue
     }
 
     /// The frame after its last.
@@ -182,6 +188,7 @@ extension TimelineOverlay: Decodable {
             try container.encode(bed.duckDecibels, forKey: .duckDecibels)
             try container.encode(bed.duckRampFrames, forKey: .duckRampFrames)
         }
+        try cue?.encode(to: encoder)
         try source.encode(to: encoder)
     }
 
@@ -209,7 +216,8 @@ extension TimelineOverlay: Decodable {
                     fadeOutFrames: try container.decode(Frames.self, forKey: .fadeOutFrames),
                     duckDecibels: try container.decode(Double.self, forKey: .duckDecibels),
                     duckRampFrames: try container.decode(Frames.self, forKey: .duckRampFrames)
-                ) : nil
+                ) : nil,
+            cue: try TimelineCue(decodingIfPresentFrom: decoder)
         )
     }
 }

@@ -95,92 +95,52 @@ extension Timeline {
             }
             return layers.leadIn + frames
         }
-        func length(of source: AudioSourceInfo) -> Frames {
-            sampleRate.frames(converting: source.frameCount, from: source.sampleRate)
-        }
         let target = layers.loudnessTarget
 
-        var clips: [PlacedClip] = []
-        var sources: [AudioSourceInfo] = []
-        var kinds: [TimelineItem.Kind] = []
+        var clips: [LaneClip] = []
         for (segment, clip) in zip(script.segments, segmentClips) {
             guard let clip else { continue }
             clips.append(
-                PlacedClip(
-                    text: segment.text,
-                    phase: segment.phase,
-                    segmentId: segment.id,
-                    plannedStartFrame: frames(atSeconds: segment.startSeconds),
-                    lateByFrames: .zero,
-                    key: clip.key
+                LaneClip(
+                    clip: PlacedClip(
+                        text: segment.text,
+                        phase: segment.phase,
+                        segmentId: segment.id,
+                        plannedStartFrame: frames(atSeconds: segment.startSeconds),
+                        lateByFrames: .zero,
+                        key: clip.key
+                    ),
+                    source: clip.source,
+                    kind: .segment
                 )
             )
-            sources.append(clip.source)
-            kinds.append(.segment)
         }
         for (interjection, clip) in zip(interjections, interjectionClips) {
             guard let clip else { continue }
             clips.append(
-                PlacedClip(
-                    text: interjection.text,
-                    phase: "interjection",
-                    segmentId: nil,
-                    plannedStartFrame: frames(atSeconds: interjection.plannedSeconds),
-                    lateByFrames: .zero,
-                    key: clip.key
+                LaneClip(
+                    clip: PlacedClip(
+                        text: interjection.text,
+                        phase: "interjection",
+                        segmentId: nil,
+                        plannedStartFrame: frames(atSeconds: interjection.plannedSeconds),
+                        lateByFrames: .zero,
+                        key: clip.key
+                    ),
+                    source: clip.source,
+                    kind: .interjection
                 )
             )
-            sources.append(clip.source)
-            kinds.append(.interjection)
         }
-        let cues = zip(clips, sources).map {
-            TimelinePlanner.Cue(plannedStart: $0.plannedStartFrame, frameCount: length(of: $1))
-        }
-
         var skipped: [SkippedSound] = []
-        var bell: ChosenSound?
-        switch layers.bell {
-        case .chosen(let sound)?: bell = sound
-        case .skipped(let sound)?: skipped.append(sound)
-        case nil: break
-        }
-
-        let sessionEnd = frames(atSeconds: script.durationSeconds)
-        var items: [TimelineItem] = []
-        for stretch in TimelinePlanner.place(cues, sessionEnd: sessionEnd) {
-            let index = items.count
-            switch stretch {
-            case .clip(let cue, let start, let lateBy):
-                var clip = clips[cue]
-                clip.lateByFrames = lateBy
-                items.append(
-                    TimelineItem(
-                        index: index,
-                        kind: kinds[cue],
-                        startFrame: start,
-                        frameCount: cues[cue].frameCount,
-                        clip: clip,
-                        source: sources[cue],
-                        gain: Loudness.normalizingGain(measured: sources[cue].loudness, target: target)
-                    )
-                )
-            case .silence(let start, let frameCount):
-                items.append(TimelineItem(index: index, kind: .silence, startFrame: start, frameCount: frameCount))
-            case .bell(let start):
-                guard let bell else { continue }
-                items.append(
-                    TimelineItem(
-                        index: index,
-                        kind: .bell,
-                        startFrame: start,
-                        frameCount: length(of: bell.source),
-                        source: bell.source,
-                        gain: bell.gain * Loudness.normalizingGain(measured: bell.source.loudness, target: target),
-                        name: bell.name
-                    )
-                )
-            }
-        }
+        let items = TimelinePlanner.items(
+            clips,
+            sessionEnd: frames(atSeconds: script.durationSeconds),
+            bell: layers.bell,
+            skipped: &skipped,
+            sampleRate: sampleRate,
+            target: target
+        )
         var timeline = Timeline(
             scriptId: script.id,
             title: script.title,
@@ -203,5 +163,84 @@ extension Timeline {
         OverlayPlanner.place(layers, intervalStarts: intervalStarts, in: &timeline, skipped: &skipped)
         timeline.skippedSounds = skipped
         return timeline
+    }
+}
+
+/// A spoken clip on its way into the narration lane: what its item records, and where the
+/// placing rule is asked to put it (its planned start, or an announcement's moved start).
+struct LaneClip {
+    var clip: PlacedClip
+    var source: AudioSourceInfo
+    var kind: TimelineItem.Kind
+    var name: String? = nil
+    var cue: TimelineCue? = nil
+    /// Where it is placed from; `nil` is its planned start.
+    var placeAt: Frames? = nil
+}
+
+extension TimelinePlanner {
+    /// The narration lane of `clips`: placed by ``place(_:sessionEnd:)``, silence between, the
+    /// bell (if chosen) last. A clip's `lateByFrames` is how far after its planned start it
+    /// starts; a skipped bell is added to `skipped`.
+    static func items(
+        _ clips: [LaneClip],
+        sessionEnd: Frames,
+        bell: SoundChoice?,
+        bellCue: TimelineCue? = nil,
+        skipped: inout [SkippedSound],
+        sampleRate: SampleRate,
+        target: Double?
+    ) -> [TimelineItem] {
+        func length(of source: AudioSourceInfo) -> Frames {
+            sampleRate.frames(converting: source.frameCount, from: source.sampleRate)
+        }
+        var chosenBell: ChosenSound?
+        switch bell {
+        case .chosen(let sound)?: chosenBell = sound
+        case .skipped(let sound)?: skipped.append(sound)
+        case nil: break
+        }
+        let cues = clips.map {
+            Cue(plannedStart: $0.placeAt ?? $0.clip.plannedStartFrame, frameCount: length(of: $0.source))
+        }
+        var items: [TimelineItem] = []
+        for stretch in place(cues, sessionEnd: sessionEnd) {
+            let index = items.count
+            switch stretch {
+            case .clip(let cue, let start, _):
+                var clip = clips[cue].clip
+                clip.lateByFrames = max(start - clip.plannedStartFrame, .zero)
+                items.append(
+                    TimelineItem(
+                        index: index,
+                        kind: clips[cue].kind,
+                        startFrame: start,
+                        frameCount: cues[cue].frameCount,
+                        clip: clip,
+                        source: clips[cue].source,
+                        gain: Loudness.normalizingGain(measured: clips[cue].source.loudness, target: target),
+                        name: clips[cue].name,
+                        cue: clips[cue].cue
+                    )
+                )
+            case .silence(let start, let frameCount):
+                items.append(TimelineItem(index: index, kind: .silence, startFrame: start, frameCount: frameCount))
+            case .bell(let start):
+                guard let bell = chosenBell else { continue }
+                items.append(
+                    TimelineItem(
+                        index: index,
+                        kind: .bell,
+                        startFrame: start,
+                        frameCount: length(of: bell.source),
+                        source: bell.source,
+                        gain: bell.gain * Loudness.normalizingGain(measured: bell.source.loudness, target: target),
+                        name: bell.name,
+                        cue: bellCue
+                    )
+                )
+            }
+        }
+        return items
     }
 }

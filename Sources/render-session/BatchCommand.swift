@@ -85,7 +85,7 @@ struct BatchCommand: AsyncParsableCommand {
         try await runCommand {
             let clock = ContinuousClock()
             let started = clock.now
-            let library = try ScriptLibrary(paths: paths)
+            let library = try ScriptLibrary(paths: paths, strict: plan.sound.strict)
             var failedNames: [String] = []
             for problem in library.problems {
                 for line in problem.error.lines { Console.error(line) }

@@ -75,7 +75,7 @@ struct ListCommand: AsyncParsableCommand {
                 for script in category.scripts {
                     let duration = Console.duration(script.durationSeconds)
                     text +=
-                        "  \(String(script.orderIndex).leftPadded(to: 3))  \(script.id)  \(script.title) — \(script.subtitle)  \(duration)\n"
+                        "  \(String(script.orderIndex).leftPadded(to: 3))  \(script.id)  \(script.title) — \(script.subtitle)  \(duration)  \(script.kind)\n"
                 }
             }
             Console.writeStandardOutput(Data(text.utf8))

@@ -68,7 +68,7 @@ struct PrepareCommand: AsyncParsableCommand {
             for problem in library.problems {
                 for line in problem.error.lines { Console.error(line) }
             }
-            let prepared = try await pipeline.prepare(texts: library.entries.flatMap(\.script.allTexts))
+            let prepared = try await pipeline.prepare(scripts: library.entries.map(\.script))
             let scripts = library.entries.count == 1 ? "1 script" : "\(library.entries.count) scripts"
             Console.status("Prepared \(scripts), \(prepared.summary)")
             for line in prepared.problemLines() { Console.error(line) }

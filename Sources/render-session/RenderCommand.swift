@@ -130,7 +130,7 @@ extension PipelineOptions {
     @discardableResult
     func run(scriptAt path: String) async throws -> Timeline {
         let pipeline = try pipeline()
-        let script = try ScriptFile.load(path)
+        let script = try ScriptFile.load(path, strict: plan.sound.strict)
         do {
             return try await pipeline.run(script)
         } catch {

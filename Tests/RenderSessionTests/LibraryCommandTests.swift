@@ -48,7 +48,8 @@ struct LibraryCommandTests {
         #expect(json[0]["scriptCount"] as? Int == 14)
         let scripts = try #require(json[0]["scripts"] as? [[String: Any]])
         #expect(scripts.map { $0["orderIndex"] as? Int } == (1...14).map { $0 })
-        #expect(Set(scripts[0].keys) == ["id", "title", "subtitle", "orderIndex", "durationSeconds"])
+        #expect(Set(scripts[0].keys) == ["id", "title", "subtitle", "orderIndex", "durationSeconds", "kind"])
+        #expect(scripts[0]["kind"] as? String == "guided")
         #expect(scripts[0]["title"] as? String == "The Space Between")
     }
 
@@ -59,9 +60,28 @@ struct LibraryCommandTests {
         #expect(
             result.standardOutput == """
                 Reactivity (reactivity): 1 script
-                    1  ten-minute-session  The Space Between — Finding the pause between what happens and what you do  10:00.0
+                    1  ten-minute-session  The Space Between — Finding the pause between what happens and what you do  10:00.0  guided
                 Tests (tests): 1 script
-                    0  edge-cases  Edge cases — Late clips, ties, other sample rates and channel counts, content past the end  0:20.0
+                    0  edge-cases  Edge cases — Late clips, ties, other sample rates and channel counts, content past the end  0:20.0  guided
+
+                """
+        )
+    }
+
+    @Test("list shows each session's kind")
+    func listKinds() throws {
+        let result = try renderSession(["list", "Fixtures/sessions"])
+        #expect(result.status == 0)
+        #expect(
+            result.standardOutput == """
+                Breathing (breathing): 1 script
+                    0  atem-4-7-8-box  4-7-8, then box breathing — Atem: four 4-7-8 breaths, then three box breaths  2:07.0  breathing
+                Stretch (stretch): 1 script
+                    0  back-and-hips  Back and hips — Three stretches, thirty seconds each  1:30.0  stretch
+                Timer (timer): 1 script
+                    0  still-moment-timer  Ten-minute timer — Still Moment: a countdown, gongs every five minutes, rain  10:15.0  timer
+                Workout (workout): 1 script
+                    0  intervals-4x40  Four rounds, 40 on, 20 off — Workouts: warm-up, countdowns and a spoken round count  3:50.0  workout
 
                 """
         )

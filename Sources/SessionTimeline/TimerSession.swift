@@ -1,0 +1,43 @@
+/// A timer session (seed 002, Still Moment): a silent countdown, the start gong when it ends,
+/// interval gongs, a bed from the start gong until the end gong has rung out, and the end gong.
+///
+/// Its gongs and bed are the script's ``SoundSettings`` (`startGong`, `intervalGong`,
+/// `intervalMinutes`, `ambience`, `ambienceGain`, and `endGong` as the bell).
+public struct TimerSession: Sendable, Equatable {
+    /// The start gong when none is chosen.
+    public static let defaultStartGong = "gong"
+    /// The end gong when none is chosen (seed 002's `completion.mp3`).
+    public static let defaultEndGong = "completion"
+    /// Seed 002's countdown.
+    public static let defaultCountdownSeconds = 15.0
+
+    /// The silent countdown before the start gong.
+    public var countdownSeconds: Double
+    /// The meditation's length, from the start gong to the end gong.
+    public var durationSeconds: Double
+
+    public init(countdownSeconds: Double = Self.defaultCountdownSeconds, durationSeconds: Double) {
+        self.countdownSeconds = countdownSeconds
+        self.durationSeconds = durationSeconds
+    }
+
+    /// The session's planned length: countdown and meditation, before the end gong rings out.
+    public var totalSeconds: Double { countdownSeconds + durationSeconds }
+
+    /// Start gong at the countdown's end (c); interval gongs at c + k·N·60 while before c + d; the
+    /// bed from c; the end gong at c + d.
+    func score(sound: SoundSettings) -> SessionScore {
+        let start = countdownSeconds
+        var score = SessionScore(
+            endSeconds: totalSeconds,
+            endSound: sound.bell ?? Self.defaultEndGong,
+            bedStartSeconds: start
+        )
+        var gongs = sound
+        gongs.startGong = sound.startGong ?? Self.defaultStartGong
+        score.gongs(gongs, start: start, end: totalSeconds)
+        if start > 0 { score.phases.append(ScorePhase(name: "countdown", startSeconds: 0)) }
+        score.phases.append(ScorePhase(name: "meditation", startSeconds: start))
+        return score
+    }
+}

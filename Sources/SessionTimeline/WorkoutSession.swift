@@ -1,0 +1,143 @@
+import Foundation
+
+/// An interval workout (seed 003, Workouts tab): a warm-up, rounds of work and rest, an optional
+/// cool-down, with seed 003's cue sounds and each round announced.
+public struct WorkoutSession: Sendable, Equatable {
+    /// Seed 003's cue sounds.
+    public enum Sound {
+        /// At the warm-up's start (the session's start gong unless another is chosen).
+        public static let start = "auftakt"
+        /// At 3, 2 and 1 seconds before every work phase.
+        public static let countdown = "kurz"
+        /// At every change between work and rest (and warm-up and cool-down).
+        public static let change = "lang"
+        /// Before the last round.
+        public static let lastRound = "last-round"
+        /// At the end (the session's end sound unless another is chosen).
+        public static let end = "ausklang"
+        /// A round's own announcement, when the library has it: `round-5`.
+        public static func round(_ number: Int) -> String { "round-\(number)" }
+    }
+
+    /// The announcement when none is given.
+    public static let defaultAnnouncement = "Round {n} of {total}"
+    /// The seconds of countdown beeps before each work phase.
+    public static let countdownSeconds = 3
+
+    public var rounds: Int
+    public var workSeconds: Double
+    public var restSeconds: Double
+    public var warmUpSeconds: Double
+    public var coolDownSeconds: Double
+    /// What is spoken for a round without its own sound; `{n}` and `{total}` are replaced.
+    public var announcement: String
+
+    public init(
+        rounds: Int,
+        workSeconds: Double,
+        restSeconds: Double,
+        warmUpSeconds: Double = 0,
+        coolDownSeconds: Double = 0,
+        announcement: String = Self.defaultAnnouncement
+    ) {
+        self.rounds = rounds
+        self.workSeconds = workSeconds
+        self.restSeconds = restSeconds
+        self.warmUpSeconds = warmUpSeconds
+        self.coolDownSeconds = coolDownSeconds
+        self.announcement = announcement
+    }
+
+    /// Where round `n`'s work starts: W + (n − 1)(work + rest).
+    public func workStart(round n: Int) -> Double {
+        warmUpSeconds + Double(n - 1) * (workSeconds + restSeconds)
+    }
+
+    /// Where round `n`'s work ends.
+    public func workEnd(round n: Int) -> Double { workStart(round: n) + workSeconds }
+
+    /// The session's planned length: through the last work and the cool-down.
+    public var totalSeconds: Double { workEnd(round: rounds) + coolDownSeconds }
+
+    /// How many cues the session plays, at most: per round three beeps, two changes and an announcement.
+    public var cueCount: Int { rounds * 6 + 3 }
+
+    /// The announcement of round `n`.
+    public func announcement(round n: Int) -> String {
+        announcement.replacingOccurrences(of: "{n}", with: "\(n)")
+            .replacingOccurrences(of: "{total}", with: "\(rounds)")
+    }
+
+    /// See docs/sessions.md: `auftakt` at 0; `kurz` at workStart(n) − 3, −2, −1 (those ≥ 0);
+    /// `lang` at every change; `last-round` and round n's announcement from the start of the gap
+    /// before round n's work, ending by its start; the end sound at the end.
+    func score(sound: SoundSettings, hasSound: (String) -> Bool) -> SessionScore {
+        var score = SessionScore(endSeconds: totalSeconds, endSound: sound.bell ?? Sound.end)
+        var gongs = sound
+        gongs.startGong = sound.startGong ?? Sound.start
+        score.gongs(gongs, start: 0, end: totalSeconds)
+        if warmUpSeconds > 0 { score.phases.append(ScorePhase(name: "warm-up", startSeconds: 0)) }
+        for n in 1...rounds {
+            let start = workStart(round: n)
+            let end = workEnd(round: n)
+            score.phases.append(ScorePhase(name: "work", startSeconds: start))
+            if n < rounds, restSeconds > 0 { score.phases.append(ScorePhase(name: "rest", startSeconds: end)) }
+            let gapStart = n == 1 ? 0 : workEnd(round: n - 1)
+            if n == rounds, rounds > 1 {
+                score.sounds.append(
+                    SoundCue(
+                        name: Sound.lastRound,
+                        atSeconds: gapStart,
+                        cue: TimelineCue(role: "last-round", round: n, of: rounds),
+                        deadline: start
+                    )
+                )
+            }
+            let announcement = TimelineCue(role: "announcement", round: n, of: rounds)
+            if hasSound(Sound.round(n)) {
+                score.sounds.append(
+                    SoundCue(name: Sound.round(n), atSeconds: gapStart, cue: announcement, deadline: start)
+                )
+            } else {
+                score.spoken.append(
+                    SpokenCue(
+                        name: Sound.round(n),
+                        text: self.announcement(round: n),
+                        atSeconds: gapStart,
+                        phase: n == 1 ? (warmUpSeconds > 0 ? "warm-up" : "work") : (restSeconds > 0 ? "rest" : "work"),
+                        cue: announcement,
+                        deadline: start
+                    )
+                )
+            }
+            for before in (1...Self.countdownSeconds).reversed() where start - Double(before) >= 0 {
+                score.sounds.append(
+                    SoundCue(
+                        name: Sound.countdown,
+                        atSeconds: start - Double(before),
+                        cue: TimelineCue(role: "countdown", round: n, of: rounds)
+                    )
+                )
+            }
+            if start > 0 {
+                score.sounds.append(
+                    SoundCue(
+                        name: Sound.change,
+                        atSeconds: start,
+                        cue: TimelineCue(role: "change", round: n, of: rounds)
+                    )
+                )
+            }
+            // With no rest, the next round's start is the one change.
+            if (n < rounds && restSeconds > 0) || (n == rounds && coolDownSeconds > 0) {
+                score.sounds.append(
+                    SoundCue(name: Sound.change, atSeconds: end, cue: TimelineCue(role: "change", round: n, of: rounds))
+                )
+            }
+        }
+        if coolDownSeconds > 0 {
+            score.phases.append(ScorePhase(name: "cool-down", startSeconds: workEnd(round: rounds)))
+        }
+        return score
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import SessionTimeline
+import TestSupport
+import Testing
+
+/// The other kinds end to end: the fixtures batch-render, and a rendered cue sits at its frame.
+@Suite("Session kinds on the command line", .serialized)
+struct SessionKindsCommandTests {
+    @Test("batch renders a folder mixing all four kinds; every output is as long as its timeline")
+    func batchAllKinds() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(
+            ["batch", "Fixtures/sessions", "-o", folder.path("out"), "--seed", "7", "--cache", folder.path("cache")],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("4 rendered, 0 up to date, 0 failed"), "\(result.standardError)")
+        var kinds: [String] = []
+        for id in ["atem-4-7-8-box", "back-and-hips", "intervals-4x40", "still-moment-timer"] {
+            let timeline = try JSONDecoder().decode(
+                Timeline.self,
+                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/\(id).timeline.json")))
+            )
+            kinds.append(timeline.sessionKind ?? "guided")
+            let samples = try LayeredCommandTests.decodedSamples(folder.path("out/\(id).wav"))
+            #expect(Int64(samples.count) == timeline.totalFrames.count * Int64(timeline.channelCount.count))
+        }
+        #expect(kinds == ["breathing", "stretch", "workout", "timer"])
+    }
+
+    @Test("A timer is silent through its countdown and its start gong sounds at the countdown's end")
+    func timerGongAtItsFrame() throws {
+        let folder = try TemporaryFolder()
+        let session = folder.path("timer.json")
+        try Data(
+            #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 2, "durationSeconds": 3}"#.utf8
+        ).write(to: URL(fileURLWithPath: session))
+        let result = try renderSession(
+            [
+                "render", session, "-o", folder.path("t.wav"), "--timeline", folder.path("t.json"),
+                "--sample-rate", "8000", "--loudness", "off",
+            ],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("t.json")))
+        )
+        let gong = try #require(timeline.overlays.first { $0.cue?.role == "start" })
+        #expect(gong.startFrame == 16_000 && gong.name == "gong")
+        #expect(timeline.items.last?.kind == .bell && timeline.items.last?.startFrame == 40_000)
+        let samples = try LayeredCommandTests.decodedSamples(folder.path("t.wav"))
+        #expect(Int64(samples.count) == timeline.totalFrames.count)
+        #expect(samples[0..<16_000].allSatisfy { $0 == 0 }, "the countdown is silent")
+        #expect(samples[16_000..<16_400].contains { abs($0) > 0.01 }, "the gong sounds from its frame")
+    }
+}

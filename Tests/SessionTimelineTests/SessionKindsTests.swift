@@ -1,0 +1,320 @@
+import Foundation
+import SessionTimeline
+import Testing
+
+/// Each kind's timing rules (docs/sessions.md), with the cue frames worked out by hand at
+/// 1000 Hz, where a second is 1000 frames.
+@Suite("Session kinds")
+struct SessionKindsTests {
+    static func session(_ json: String, strict: Bool = false) throws -> Script {
+        try Script(json: Data(json.utf8), strict: strict)
+    }
+
+    /// Plans `script` with every sound in `present` 1 s long (the library's), the rest missing,
+    /// and every spoken text `spoken` frames long.
+    static func plan(
+        _ script: Script,
+        present: Set<String>,
+        spoken: Int64 = 2_000,
+        soundFrames: Int64 = 1_000,
+        sound extra: SoundSettings = SoundSettings(),
+        seed: UInt64 = 1
+    ) -> Timeline {
+        let sound = extra.overriding(script.sound)
+        let score = script.score(sound: sound, hasSound: present.contains, seed: seed)!
+        var sounds: [String: SoundChoice] = [:]
+        for name in score.sounds.map(\.name) + [score.endSound].compactMap({ $0 }) {
+            sounds[name] =
+                present.contains(name)
+                ? LayersTests.sound(name, frames: soundFrames)
+                : .skipped(SkippedSound(lane: "cues", kind: "cue", name: name, lookedFor: ["/sounds/\(name).wav"]))
+        }
+        let clips = score.spoken.map { ScriptPlanningTests.clip($0.text, frames: spoken) }
+        return Timeline.plan(
+            score: score,
+            script: script,
+            seed: seed,
+            sampleRate: 1_000,
+            channelCount: 1,
+            spokenClips: clips,
+            sounds: sounds,
+            layers: SessionLayers(
+                bell: score.endSound.flatMap { sounds[$0] },
+                ambience: sound.ambience.map { LayersTests.sound($0, frames: 10_000) }
+            )
+        )
+    }
+
+    static func overlays(_ timeline: Timeline, _ name: String) -> [Int64] {
+        timeline.overlays.filter { $0.name == name }.map(\.startFrame.count)
+    }
+
+    @Test(
+        "Timer: start gong at the countdown's end, interval gongs before the end only, the bed from the start gong, the end gong last"
+    )
+    func timer() throws {
+        let script = try Self.session(
+            #"{"kind": "timer", "id": "t", "title": "T", "durationSeconds": 600, "countdownSeconds": 15, "startGong": "gong", "intervalGong": "gong", "intervalMinutes": 5, "ambience": "forest", "ambienceGain": 0.15, "endGong": "completion"}"#
+        )
+        #expect(script.kind.name == "timer" && script.durationSeconds == 615 && script.allTexts.isEmpty)
+        let timeline = Self.plan(script, present: ["gong", "completion", "forest"])
+        // Gongs at 15 s and 15 + 300 s; 15 + 600 s is the end, so none there.
+        #expect(Self.overlays(timeline, "gong") == [15_000, 315_000])
+        #expect(timeline.items.map(\.kind) == [.silence, .bell])
+        #expect(timeline.items[1].startFrame == 615_000 && timeline.items[1].name == "completion")
+        #expect(timeline.totalFrames == 616_000)
+        let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
+        #expect(bed.startFrame == 15_000 && bed.endFrame == 616_000)
+        #expect(timeline.phases.map(\.name) == ["countdown", "meditation"])
+        #expect(timeline.phases.map(\.startFrame.count) == [0, 15_000])
+        #expect(timeline.phases.last?.endFrame == 616_000)
+    }
+
+    @Test(
+        "Breathing: a cue at every non-zero phase of every cycle, the triple gong between blocks, a missing cue spoken instead"
+    )
+    func breathing() throws {
+        let script = try Self.session(
+            #"{"kind": "breathing", "id": "b", "title": "B", "settleSeconds": 3, "blocks": [{"pattern": {"inhale": 4, "holdIn": 7, "exhale": 8, "holdOut": 0}, "cycles": 2}, {"name": "box", "pattern": {"inhale": 4, "holdIn": 4, "exhale": 4, "holdOut": 4}, "cycles": 1}]}"#
+        )
+        let timeline = Self.plan(
+            script,
+            present: ["gong", "gong-dreimal", "completion", "einatmen", "halten-ein", "ausatmen"],
+            spoken: 1_000
+        )
+        // Block 1 from 3 s, a 19 s cycle; block 2 from 3 + 38 = 41 s, a 16 s cycle.
+        #expect(Self.overlays(timeline, "einatmen") == [3_000, 22_000, 41_000])
+        #expect(Self.overlays(timeline, "halten-ein") == [7_000, 26_000, 45_000])
+        #expect(Self.overlays(timeline, "ausatmen") == [14_000, 33_000, 49_000])
+        #expect(Self.overlays(timeline, "gong-dreimal") == [41_000])
+        #expect(Self.overlays(timeline, "gong") == [0])
+        // halten-aus is not in the library: block 2's hold is spoken, at 53 s.
+        let spoken = timeline.items.filter { $0.kind == .segment }
+        #expect(spoken.map(\.startFrame.count) == [53_000])
+        #expect(spoken.first?.clip?.text == "Hold" && spoken.first?.name == "halten-aus")
+        #expect(spoken.first?.cue == TimelineCue(role: "breath", block: 2, cycle: 1, breathPhase: "holdOut"))
+        let cycles = timeline.overlays.filter { $0.name == "ausatmen" }.map { $0.cue?.cycle }
+        #expect(cycles == [1, 2, 1])
+        #expect(timeline.items.last?.kind == .bell && timeline.items.last?.startFrame == 57_000)
+        #expect(timeline.phases.map(\.name) == ["settle", "block-1", "box"])
+        #expect(timeline.phases.map(\.startFrame.count) == [0, 3_000, 41_000])
+        #expect(timeline.skippedSounds.isEmpty)
+    }
+
+    @Test(
+        "Workout: auftakt, 3-2-1 before each work, lang at each change, last-round and announcements in the gap before each round"
+    )
+    func workout() throws {
+        let script = try Self.session(
+            #"{"kind": "workout", "id": "w", "title": "W", "rounds": 3, "workSeconds": 40, "restSeconds": 20, "warmUpSeconds": 10, "announce": "Round {n}", "announceText": "Runde {n} von {total}", "voice": "espeak:de"}"#
+        )
+        #expect(script.voice == "espeak:de" && script.durationSeconds == 170)
+        let timeline = Self.plan(
+            script,
+            present: ["auftakt", "kurz", "lang", "last-round", "ausklang", "round-2"],
+            spoken: 2_000
+        )
+        // Work starts at 10, 70, 130 s and ends at 50, 110, 170 s.
+        #expect(Self.overlays(timeline, "auftakt") == [0])
+        #expect(
+            Self.overlays(timeline, "kurz") == [7_000, 8_000, 9_000, 67_000, 68_000, 69_000, 127_000, 128_000, 129_000]
+        )
+        #expect(Self.overlays(timeline, "lang") == [10_000, 50_000, 70_000, 110_000, 130_000])
+        #expect(Self.overlays(timeline, "last-round") == [110_000])
+        // Round 2 has its own sound; rounds 1 and 3 are spoken, round 3 after last-round ends.
+        #expect(Self.overlays(timeline, "round-2") == [50_000])
+        let spoken = timeline.items.filter { $0.kind == .segment }
+        #expect(spoken.map(\.clip?.text) == ["Runde 1 von 3", "Runde 3 von 3"])
+        #expect(spoken.map(\.startFrame.count) == [0, 111_000])
+        #expect(spoken.map(\.clip?.lateByFrames) == [0, 1_000])
+        #expect(spoken[1].cue == TimelineCue(role: "announcement", round: 3, of: 3))
+        #expect(timeline.items.last?.name == "ausklang" && timeline.items.last?.startFrame == 170_000)
+        #expect(timeline.phases.map(\.name) == ["warm-up", "work", "rest", "work", "rest", "work"])
+        #expect(timeline.phases.map(\.startFrame.count) == [0, 10_000, 50_000, 70_000, 110_000, 130_000])
+    }
+
+    @Test("Workout: an announcement longer than its rest starts earlier and says so")
+    func earlyAnnouncement() throws {
+        let script = try Self.session(
+            #"{"kind": "workout", "id": "w", "title": "W", "rounds": 2, "workSeconds": 10, "restSeconds": 1}"#
+        )
+        let timeline = Self.plan(script, present: [], spoken: 2_000)
+        let spoken = timeline.items.filter { $0.kind == .segment }
+        // Round 2's gap is 10…11 s: its 2 s announcement ends at 11 s, so it starts at 9 s.
+        #expect(spoken.map(\.startFrame.count) == [0, 9_000])
+        #expect(spoken[1].clip?.plannedStartFrame == 10_000)
+        #expect(spoken[1].cue?.earlyByFrames == 1_000 && spoken[1].clip?.lateByFrames == 0)
+        // The end sound first (the narration lane's), then the cues in the order the score plays them.
+        #expect(timeline.skippedSounds.map(\.name) == ["ausklang", "auftakt", "lang", "last-round", "kurz"])
+    }
+
+    @Test(
+        "Stretch: description at each start, the half cue pushed later by a long description, the closing line at the end"
+    )
+    func stretch() throws {
+        let script = try Self.session(
+            #"{"kind": "stretch", "id": "s", "title": "S", "stretches": [{"id": "a", "name": "A", "description": "Long one.", "bilateral": false, "durationSeconds": 30}, {"id": "b", "name": "B", "description": "Short one.", "bilateral": true, "durationSeconds": 30}]}"#
+        )
+        let score = try #require(script.score(sound: SoundSettings(), hasSound: { _ in true }, seed: 1))
+        var clips = score.spoken.map { ScriptPlanningTests.clip($0.text, frames: 5_000) }
+        clips[0] = ScriptPlanningTests.clip("Long one.", frames: 20_000)
+        let timeline = Timeline.plan(
+            score: score,
+            script: script,
+            seed: 1,
+            sampleRate: 1_000,
+            channelCount: 1,
+            spokenClips: clips,
+            sounds: [:],
+            layers: SessionLayers()
+        )
+        let spoken = timeline.items.filter { $0.kind == .segment }
+        #expect(
+            spoken.map(\.clip?.text) == [
+                "Long one.", "You're halfway through this stretch.", "Short one.", "Now switch to the other side.",
+                "Great work! Your stretching session is complete.",
+            ]
+        )
+        #expect(spoken.map(\.startFrame.count) == [0, 20_000, 30_000, 45_000, 60_000])
+        #expect(spoken.map(\.clip?.lateByFrames) == [0, 5_000, 0, 0, 0])
+        #expect(spoken.map(\.name) == ["a", "halfway", "b", "switch-sides", "session-complete"])
+        #expect(timeline.totalFrames == 65_000)
+        #expect(timeline.phases.map(\.name) == ["a", "b", "complete"])
+    }
+
+    @Test("Stretch regions: a seeded draw of one stretch per region, the same for the same seed")
+    func regions() throws {
+        let json =
+            #"[{"id": "back", "region": "back", "displayName": "Back", "stretches": [{"id": "b1", "name": "B1", "description": "b one", "bilateral": false}, {"id": "b2", "name": "B2", "description": "b two", "bilateral": false}, {"id": "b3", "name": "B3", "description": "b three", "bilateral": true}]}, {"id": "hips", "region": "hips", "displayName": "Hips", "stretches": [{"id": "h1", "name": "H1", "description": "h one", "bilateral": true}]}]"#
+        let script = try Self.session(json)
+        guard case .stretch(let session) = script.kind else {
+            Issue.record("not a stretch session")
+            return
+        }
+        let draws = Set((0..<40).map { session.stretches(seed: UInt64($0)).map(\.id) })
+        #expect(draws == [["b1", "h1"], ["b2", "h1"], ["b3", "h1"]])
+        #expect(session.stretches(seed: 7) == session.stretches(seed: 7))
+        #expect(session.stretches(seed: 7).map(\.durationSeconds) == [60, 60])
+        let hips = try session.selecting(regions: ["hips"], perRegion: 1)
+        #expect(hips.stretches(seed: 7).map(\.id) == ["h1"])
+        #expect(try session.selecting(regions: nil, perRegion: 2).stretches(seed: 3).count == 3)
+        #expect(throws: ScriptError.self) { try session.selecting(regions: ["neck"], perRegion: 1) }
+    }
+
+    @Test("The announcement chain: forward, then earlier to meet deadlines, never overlapping")
+    func chain() {
+        typealias Entry = AnnouncementChain.Entry
+        let table: [([Entry], [Int64])] = [
+            // Room for both where planned.
+            (
+                [
+                    Entry(plannedStart: 0, frameCount: 10, deadline: 50),
+                    Entry(plannedStart: 20, frameCount: 10, deadline: 50),
+                ], [0, 20]
+            ),
+            // The second overlaps the first: it waits for it.
+            (
+                [
+                    Entry(plannedStart: 0, frameCount: 10, deadline: 50),
+                    Entry(plannedStart: 5, frameCount: 10, deadline: 50),
+                ], [0, 10]
+            ),
+            // The second would miss its deadline: both move earlier.
+            (
+                [
+                    Entry(plannedStart: 30, frameCount: 10, deadline: 100),
+                    Entry(plannedStart: 35, frameCount: 10, deadline: 45),
+                ], [25, 35]
+            ),
+            // No room before 0: the first stays at 0, the second starts late.
+            (
+                [
+                    Entry(plannedStart: 0, frameCount: 10, deadline: 5),
+                    Entry(plannedStart: 2, frameCount: 10, deadline: 8),
+                ], [0, 10]
+            ),
+        ]
+        for (entries, starts) in table {
+            #expect(AnnouncementChain.place(entries).map(\.count) == starts)
+        }
+    }
+
+    @Test("Validation: every problem at once, with its JSON path")
+    func validation() {
+        let cases: [(String, [String])] = [
+            (
+                #"{"kind": "workout", "id": "w", "title": "W", "rounds": 0, "workSeconds": -5, "restSeconds": -1}"#,
+                [
+                    "rounds: 0 is not a whole number from 1 to 10000",
+                    "workSeconds: -5 must be greater than 0",
+                    "restSeconds: -1 is negative",
+                ]
+            ),
+            (
+                #"{"kind": "breathing", "id": "b", "title": "B", "pattern": {"inhale": 0, "holdIn": 0, "exhale": 0}, "cycles": 3}"#,
+                ["pattern: every phase is 0 s; a breath needs at least one phase longer than 0"]
+            ),
+            (
+                #"{"kind": "breathing", "id": "b", "title": "B", "pattern": {"inhale": 1, "exhale": 1}, "cycles": 6000}"#,
+                ["cycles: 12000 cues after expansion are more than the limit of 10000"]
+            ),
+            (
+                #"{"kind": "timer", "id": "t", "title": "T", "durationSeconds": 0, "intervalMinutes": 0, "endGong": ""}"#,
+                [
+                    "durationSeconds: 0 must be greater than 0",
+                    "endGong: must not be empty",
+                    "intervalMinutes: 0 must be greater than 0 and at most 1440",
+                ]
+            ),
+            (
+                #"{"kind": "stretch", "id": "s", "title": "S", "stretches": [{"id": "a", "description": "", "bilateral": 1}]}"#,
+                [
+                    "stretches[0].description: is empty; a text needs 1 to 5000 characters",
+                    "stretches[0].bilateral: expected true or false, found a number",
+                ]
+            ),
+            (
+                #"{"kind": "yoga", "id": "y", "title": "Y"}"#,
+                [#"kind: "yoga" is not a kind of session; the kinds are guided, timer, breathing, workout, stretch"#]
+            ),
+        ]
+        for (json, expected) in cases {
+            #expect(throws: ScriptError(.brokenRule, problems: expected.map(Self.problem))) {
+                try Self.session(json)
+            }
+        }
+    }
+
+    @Test("Keys a kind does not know are problems only with strict")
+    func strictKeys() throws {
+        let json =
+            #"{"kind": "breathing", "id": "b", "title": "B", "pattern": {"inhale": 4, "exhale": 4}, "cycles": 2, "cues": {"inhale": "in", "inhail": "x"}, "cycels": 3}"#
+        _ = try Self.session(json)
+        #expect(
+            throws: ScriptError(
+                .brokenRule,
+                problems: [
+                    Self.problem("cues.inhail: is not a phase; the phases are inhale, holdIn, exhale, holdOut"),
+                    Self.problem("cycels: is not a field of a breathing session"),
+                ]
+            )
+        ) { try Self.session(json, strict: true) }
+    }
+
+    @Test("A timeline of another kind reads back as it was written")
+    func roundTrip() throws {
+        let script = try Self.session(
+            #"{"kind": "workout", "id": "w", "title": "W", "rounds": 2, "workSeconds": 10, "restSeconds": 1}"#
+        )
+        let timeline = Self.plan(script, present: ["kurz", "lang", "last-round"], spoken: 2_000)
+        let data = try JSONEncoder().encode(timeline)
+        #expect(try JSONDecoder().decode(Timeline.self, from: data) == timeline)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["kind"] as? String == "workout")
+    }
+
+    static func problem(_ line: String) -> ScriptProblem {
+        let parts = line.split(separator: ": ", maxSplits: 1).map(String.init)
+        return ScriptProblem(location: parts[0], rule: parts[1])
+    }
+}
