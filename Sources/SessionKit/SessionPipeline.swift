@@ -112,7 +112,9 @@ public struct SessionPipeline: Sendable {
         let sound = plan.sound.overriding(script.sound)
         var sounds = SessionSounds(libraryFolder: plan.soundLibrary, strict: plan.strict, warn: { _ in })
         let seed = plan.seed ?? 0
-        if case .stretch = script.kind { return script.texts(hasSound: { _ in false }, sound: sound) }
+        if case .stretch = script.kind {
+            return try plan.selectingStretches(of: script).texts(hasSound: { _ in false }, sound: sound)
+        }
         return try sounds.score(of: script, sound: sound, seed: seed)?.texts ?? []
     }
 

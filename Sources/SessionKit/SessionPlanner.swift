@@ -67,6 +67,7 @@ enum SessionPlanner {
         settings: PlanSettings,
         warn: (String) -> Void
     ) throws(SessionError) -> Timeline {
+        let script = try settings.selectingStretches(of: script)
         let seed = settings.seed ?? SeededGenerator.randomSeed()
         let sound = settings.sound.overriding(script.sound)
         return try withoutActuallyEscaping(warn) { (warn) throws(SessionError) in

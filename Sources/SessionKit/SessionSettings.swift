@@ -57,6 +57,10 @@ public struct PlanSettings: Sendable, Equatable {
     public var allowMissing: Bool
     /// Whether a sound that is not found fails the plan instead of being left out with a warning.
     public var strict: Bool
+    /// The regions a stretching region file draws from, by id or region; `nil` is every region.
+    public var stretchRegions: [String]?
+    /// How many stretches a region file draws from each region; `nil` is one.
+    public var stretchesPerRegion: Int?
 
     public init(
         seed: UInt64? = nil,
@@ -65,7 +69,9 @@ public struct PlanSettings: Sendable, Equatable {
         sound: SoundSettings = SoundSettings(),
         soundLibrary: String? = nil,
         allowMissing: Bool = false,
-        strict: Bool = false
+        strict: Bool = false,
+        stretchRegions: [String]? = nil,
+        stretchesPerRegion: Int? = nil
     ) {
         self.seed = seed
         self.sampleRate = sampleRate
@@ -74,6 +80,24 @@ public struct PlanSettings: Sendable, Equatable {
         self.soundLibrary = soundLibrary
         self.allowMissing = allowMissing
         self.strict = strict
+        self.stretchRegions = stretchRegions
+        self.stretchesPerRegion = stretchesPerRegion
+    }
+
+    /// `script` with a stretching region file's draw narrowed to ``stretchRegions`` and
+    /// ``stretchesPerRegion``; any other script as it is.
+    /// - Throws: ``SessionError`` naming each region the file does not have.
+    func selectingStretches(of script: Script) throws(SessionError) -> Script {
+        guard case .stretch(let stretch) = script.kind, stretchRegions != nil || stretchesPerRegion != nil else {
+            return script
+        }
+        var selected = script
+        do {
+            selected.kind = .stretch(try stretch.selecting(regions: stretchRegions, perRegion: stretchesPerRegion))
+        } catch {
+            throw SessionError(.invalidSetting, lines: error.problems.map { "\(script.id): \($0)" })
+        }
+        return selected
     }
 }
 

@@ -147,6 +147,23 @@ struct PlanOptions: ParsableArguments {
     )
     var allowMissing = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The regions a stretching region file draws from, by id, comma-separated. (default: every region)",
+            valueName: "ids"
+        ),
+        transform: { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+    )
+    var regions: [String]?
+
+    @Option(
+        name: .customLong("per-region"),
+        parsing: .unconditional,
+        help: ArgumentHelp("How many stretches a region file draws from each region. (default: 1)", valueName: "n"),
+        transform: { try Parse.number($0, as: Int.self, in: 1...1_000, what: "a count of stretches") }
+    )
+    var perRegion: Int?
+
     @OptionGroup(title: "Sound options")
     var sound: SoundOptions
 
@@ -158,7 +175,9 @@ struct PlanOptions: ParsableArguments {
             sound: sound.settings,
             soundLibrary: sound.library,
             allowMissing: allowMissing,
-            strict: sound.strict
+            strict: sound.strict,
+            stretchRegions: regions,
+            stretchesPerRegion: perRegion
         )
     }
 }
