@@ -6,7 +6,8 @@ internal import SessionTimeline
 ///
 /// key = lowercase hex SHA-256 of the UTF-8 bytes of `text + voice + speed`, the speed written
 /// as Swift writes a `Double` (`1.0`, `1.25`). The same key the app's cache uses, so a clip
-/// made anywhere serves everywhere. docs/cache.md describes the layout.
+/// made anywhere serves everywhere. A folder in the stretching app's layout is keyed by the text
+/// alone (``CacheKeyScheme/text``). docs/cache.md describes the layout.
 public struct ClipCache: Sendable {
     /// The cache folder.
     public let directory: String
@@ -26,7 +27,17 @@ public struct ClipCache: Sendable {
 
     /// The cache key of `text` spoken by `voice` at `speed`.
     public static func key(text: String, voice: String, speed: Double) -> String {
-        let digest = SHA256.hash(data: Data((text + voice + "\(speed)").utf8))
+        hexDigest(of: text + voice + "\(speed)")
+    }
+
+    /// The cache key of `text` alone, as the stretching app names its clips (``CacheKeyScheme/text``).
+    public static func key(text: String) -> String {
+        hexDigest(of: text)
+    }
+
+    /// Lowercase hex SHA-256 of the UTF-8 bytes of `string`.
+    private static func hexDigest(of string: String) -> String {
+        let digest = SHA256.hash(data: Data(string.utf8))
         let hexDigits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)
@@ -52,9 +63,14 @@ public struct ClipCache: Sendable {
         public let path: String
     }
 
-    /// The entry for `text` spoken by `voice` at `speed`.
-    public func entry(text: String, voice: String, speed: Double) -> Entry {
-        let key = Self.key(text: text, voice: voice, speed: speed)
+    /// The entry for `text` spoken by `voice` at `speed`, keyed by `scheme`.
+    public func entry(
+        text: String,
+        voice: String,
+        speed: Double,
+        scheme: CacheKeyScheme = .textVoiceSpeed
+    ) -> Entry {
+        let key = scheme.key(text: text, voice: voice, speed: speed)
         return Entry(text: text, key: key, path: path(forKey: key))
     }
 }

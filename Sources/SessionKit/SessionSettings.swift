@@ -3,7 +3,8 @@ internal import SessionAudio
 public import SessionTimeline
 
 /// Which clip a text is: the cache it lives in and the voice and speed it is spoken in.
-/// Together with the text these make the cache key, so changing any of them means other clips.
+/// Together with the text these make the cache key, so changing any of them means other clips;
+/// under ``CacheKeyScheme/text`` only the text does.
 public struct ClipIdentity: Sendable, Equatable {
     /// The range of speaking speeds accepted (the OpenAI speech API's range).
     public static let speedRange: ClosedRange<Double> = 0.25...4.0
@@ -16,23 +17,27 @@ public struct ClipIdentity: Sendable, Equatable {
     public var voice: String
     /// The speaking speed, 1.0 being normal.
     public var speed: Double
+    /// How the key is made: from text, voice and speed (the default), or the text alone.
+    public var keyScheme: CacheKeyScheme
 
     public init(
         cacheFolder: String = ClipCache.defaultDirectory(),
         voice: String = Self.defaultVoice,
-        speed: Double = 1.0
+        speed: Double = 1.0,
+        keyScheme: CacheKeyScheme = .textVoiceSpeed
     ) {
         self.cacheFolder = cacheFolder
         self.voice = voice
         self.speed = speed
+        self.keyScheme = keyScheme
     }
 
     /// The cache these clips live in.
     public var cache: ClipCache { ClipCache(directory: cacheFolder) }
 
-    /// The cache entry of `text` spoken with this voice and speed.
+    /// The cache entry of `text` spoken with this voice and speed, keyed by ``keyScheme``.
     public func entry(for text: String) -> ClipCache.Entry {
-        cache.entry(text: text, voice: voice, speed: speed)
+        cache.entry(text: text, voice: voice, speed: speed, scheme: keyScheme)
     }
 }
 
