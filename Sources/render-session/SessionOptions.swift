@@ -3,7 +3,7 @@ import Foundation
 public import SessionKit
 public import SessionTimeline
 
-/// Where clips are cached and which voice and speed they are spoken in: part of every clip's key.
+/// Where clips are cached, how they are keyed, and which voice and speed they are spoken in.
 struct ClipOptions: ParsableArguments {
     @Option(
         name: .long,
@@ -15,8 +15,17 @@ struct ClipOptions: ParsableArguments {
     var cache: String?
 
     @Option(
+        name: .customLong("cache-key"),
         help: ArgumentHelp(
-            "The voice id; part of every clip's cache key. (default: espeak:en-us, or en-US-Chirp3-HD-Algenib with --provider proxy, alloy with --provider openai)",
+            "How clips are keyed: voice (SHA-256 of text, voice and speed) or text (the stretching app's layout: SHA-256 of the text alone, one voice per cache folder; voice and speed are not in the key, so clips made in another voice or speed are reused).",
+            valueName: "voice|text"
+        )
+    )
+    var cacheKey: CacheKeyScheme = .textVoiceSpeed
+
+    @Option(
+        help: ArgumentHelp(
+            "The voice id; part of every clip's cache key unless --cache-key text. (default: espeak:en-us, or en-US-Chirp3-HD-Algenib with --provider proxy, alloy with --provider openai)",
             valueName: "id"
         )
     )
@@ -24,7 +33,10 @@ struct ClipOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("The speaking speed, 0.25 to 4; part of every clip's cache key.", valueName: "x"),
+        help: ArgumentHelp(
+            "The speaking speed, 0.25 to 4; part of every clip's cache key unless --cache-key text.",
+            valueName: "x"
+        ),
         transform: { try Parse.number($0, as: Double.self, what: "a speed") }
     )
     var speed: Double = 1.0
@@ -33,7 +45,8 @@ struct ClipOptions: ParsableArguments {
         ClipIdentity(
             cacheFolder: cache ?? ClipCache.defaultDirectory(),
             voice: voice ?? provider.defaultVoice,
-            speed: speed
+            speed: speed,
+            keyScheme: cacheKey
         )
     }
 }
@@ -284,3 +297,4 @@ enum Parse {
 
 extension SampleFormat: ExpressibleByArgument {}
 extension ProviderKind: ExpressibleByArgument {}
+extension CacheKeyScheme: ExpressibleByArgument {}
