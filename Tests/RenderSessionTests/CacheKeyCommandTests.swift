@@ -119,6 +119,29 @@ struct CacheKeyCommandTests {
         #expect(try folder.contents().isEmpty)
     }
 
+    @Test("A stretching session prepared with --cache-key text is stored as the app names it, and found offline")
+    func stretchingSession() throws {
+        let folder = try TemporaryFolder()
+        let environment = LayeredCommandTests.environment(folder)
+        let session = "Fixtures/sessions/stretch.json"
+        let common = ["--cache", folder.path("cache"), "--cache-key", "text"]
+        let prepared = try renderSession(["prepare", session] + common, environment: environment)
+        #expect(prepared.status == 0, "\(prepared.standardError)")
+        let printed = try renderSession(
+            ["timeline", session, "--offline", "--seed", "7"] + common,
+            environment: environment
+        )
+        #expect(printed.status == 0, "\(printed.standardError)")
+        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(printed.standardOutput.utf8))
+        let clips = timeline.items.compactMap(\.clip)
+        #expect(clips.contains { $0.text == "Now switch to the other side." })
+        for clip in clips {
+            #expect(clip.key == (try StretchingCache.sha256sum(clip.text)), "\(clip.text)")
+        }
+        let stored = try FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))
+        #expect(Set(clips.map { "\($0.key).mp3" }).isSubset(of: stored), "every clip the timeline names is a file")
+    }
+
     @Test("An unknown scheme is a usage error naming the two")
     func unknownScheme() throws {
         let result = try renderSession([
