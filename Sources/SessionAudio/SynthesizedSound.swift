@@ -1,7 +1,8 @@
 public import SessionTimeline
 
-/// The project's own sounds: two gongs, a closing gong and two beds, synthesized in pure Swift,
-/// identical to the last bit on every run and every machine.
+/// The project's own sounds: two gongs, a closing gong, two beds, and the cues of timer,
+/// breathing and workout sessions, synthesized in pure Swift, identical to the last bit on every
+/// run and every machine.
 ///
 /// All are mono at 44,100 Hz, with their loudest sample at −3 dBFS, no DC, and both ends at
 /// exactly zero. Randomness comes from ``SeededGenerator`` with a fixed seed per sound; sines,
@@ -19,15 +20,37 @@ public import SessionTimeline
 /// - `drone`: a low warm drone on C2 (65.4 Hz): twelve harmonics, each three very narrow bands of
 ///   noise, so the tone is steady but alive, and no part of it repeats exactly. 24 s, meant to loop.
 ///
+/// The cues carry the names a meditation timer's breathing and workout screens ask for (seed 003):
+///
+/// - `einatmen`: breathe in, a soft tone gliding up a fifth, D4 to A4, and swelling. 0.8 s.
+/// - `halten-ein`: hold after breathing in, a short soft note on A4, where the breath ended. 0.4 s.
+/// - `ausatmen`: breathe out, the glide down, A4 to D4, fading. 1 s.
+/// - `halten-aus`: hold after breathing out, the soft note on D4. 0.4 s.
+/// - `auftakt`: get ready, three struck notes rising, C5 E5 G5. 1 s.
+/// - `kurz`: a countdown's short beep, A5. 0.15 s.
+/// - `lang`: the long beep between work and rest, a fifth higher, E6. 0.6 s.
+/// - `last-round`: two short beeps and a long one on C6. 1 s.
+/// - `ausklang`: the end, struck notes falling G5 E5 C5 C4 and ringing on as a chord. 3 s.
+///
 /// The gongs start with a 3 ms attack and end with a release to zero; the beds fade in and out
 /// over ``bedFadeSeconds``. A bed's two ends are uncorrelated noise-like sound, so an equal-power
-/// crossfade between its end and its start (``LoopStream``) keeps its level.
+/// crossfade between its end and its start (``LoopStream``) keeps its level. The cues fade in and
+/// out over a few milliseconds (``CueTones``).
 public enum SynthesizedSound: String, CaseIterable, Sendable {
     case gong
     case tripleGong = "triple-gong"
     case completion
     case rain
     case drone
+    case inhale = "einatmen"
+    case holdIn = "halten-ein"
+    case exhale = "ausatmen"
+    case holdOut = "halten-aus"
+    case countIn = "auftakt"
+    case shortBeep = "kurz"
+    case longBeep = "lang"
+    case lastRound = "last-round"
+    case closing = "ausklang"
 
     /// The rate every sound is made at.
     public static let sampleRate: SampleRate = 44_100
@@ -36,23 +59,34 @@ public enum SynthesizedSound: String, CaseIterable, Sendable {
     /// How long a bed fades in at its start and out at its end, in seconds.
     public static let bedFadeSeconds = 0.5
 
-    /// The sound's length in whole seconds.
-    public var durationSeconds: Int {
+    /// The sound's length in milliseconds, a multiple of 10 so that it is a whole number of frames.
+    public var durationMilliseconds: Int {
         switch self {
-        case .gong: 7
-        case .tripleGong: 12
-        case .completion: 14
-        case .rain, .drone: 24
+        case .gong: 7_000
+        case .tripleGong: 12_000
+        case .completion: 14_000
+        case .rain, .drone: 24_000
+        case .inhale: 800
+        case .holdIn, .holdOut: 400
+        case .exhale: 1_000
+        case .countIn: 1_000
+        case .shortBeep: 150
+        case .longBeep: 600
+        case .lastRound: 1_000
+        case .closing: 3_000
         }
     }
 
-    /// The sound's length: ``durationSeconds`` × 44,100 frames.
+    /// The sound's length: ``durationMilliseconds`` × 44.1 frames.
     public var frameCount: Frames {
-        Frames(Int64(durationSeconds * Self.sampleRate.hertz))
+        Frames(Int64(durationMilliseconds * Self.sampleRate.hertz / 1_000))
     }
 
     /// Whether the sound is a bed, made to be looped under a session.
     public var isBed: Bool { self == .rain || self == .drone }
+
+    /// Whether the sound is a cue: a short signal of a timer, breathing or workout session.
+    public var isCue: Bool { !isBed && ![.gong, .tripleGong, .completion].contains(self) }
 
     /// The sound as mono float samples at ``sampleRate``: ``frameCount`` of them.
     public func samples() -> [Float] {
@@ -82,6 +116,49 @@ public enum SynthesizedSound: String, CaseIterable, Sendable {
         case .drone:
             mix = Drone.samples(count: count)
             Envelope.fadeBothEnds(&mix, seconds: Self.bedFadeSeconds)
+        case .inhale:
+            mix = CueTones.glide(
+                count: count,
+                from: 293.665,
+                semitones: 7,
+                levels: (0.75, 1),
+                attackSeconds: 0.12,
+                releaseSeconds: 0.2
+            )
+        case .exhale:
+            mix = CueTones.glide(
+                count: count,
+                from: 440,
+                semitones: -7,
+                levels: (1, 0.6),
+                attackSeconds: 0.06,
+                releaseSeconds: 0.35
+            )
+        case .holdIn:
+            mix = CueTones.softNote(count: count, frequency: 440, decaySeconds: 0.15)
+        case .holdOut:
+            mix = CueTones.softNote(count: count, frequency: 293.665, decaySeconds: 0.15)
+        case .countIn:
+            mix = [Double](repeating: 0, count: count)
+            for (index, frequency) in [523.251, 659.255, 783.991].enumerated() {
+                CueTones.addChime(into: &mix, at: index * 9_702, frequency: frequency, decaySeconds: 0.3)
+            }
+            Envelope.release(&mix, seconds: 0.2)
+        case .shortBeep, .longBeep:
+            mix = [Double](repeating: 0, count: count)
+            CueTones.addBeep(into: &mix, at: 0, length: count, frequency: self == .shortBeep ? 880 : 1_318.51)
+        case .lastRound:
+            mix = [Double](repeating: 0, count: count)
+            // Short, short, long: 0.12 s beeps at 0 and 0.2 s, the last from 0.4 s to the end.
+            CueTones.addBeep(into: &mix, at: 0, length: 5_292, frequency: 1_046.502)
+            CueTones.addBeep(into: &mix, at: 8_820, length: 5_292, frequency: 1_046.502)
+            CueTones.addBeep(into: &mix, at: 17_640, length: count - 17_640, frequency: 1_046.502)
+        case .closing:
+            mix = [Double](repeating: 0, count: count)
+            for (index, frequency) in [783.991, 659.255, 523.251, 261.626].enumerated() {
+                CueTones.addChime(into: &mix, at: index * 8_820, frequency: frequency, decaySeconds: 1)
+            }
+            Envelope.release(&mix, seconds: 1)
         }
         return Envelope.normalized(mix, peakDecibels: Self.peakDecibels)
     }

@@ -283,15 +283,17 @@ public struct SoundLibrary: Sendable {
 
     // MARK: - The default library
 
-    /// `$XDG_CACHE_HOME/render-session/sounds/v1`, else `~/.cache/render-session/sounds/v1`: beside
-    /// the clip cache. `v1` changes whenever the synthesized sounds do.
+    /// `$XDG_CACHE_HOME/render-session/sounds/v2`, else `~/.cache/render-session/sounds/v2`: beside
+    /// the clip cache. `v2` changes whenever the synthesized sounds do, so that a library made by
+    /// an older version (`v1` had no cues) is never taken for this one.
     public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let cache = (ClipCache.defaultDirectory(environment: environment) as NSString).deletingLastPathComponent
-        return cache + "/sounds/v1"
+        return cache + "/sounds/v2"
     }
 
-    /// The default library's entries: the five synthesized sounds, and the names a meditation
-    /// timer uses for two of them (`gong-dreimal`, `gong-ende`).
+    /// The default library's entries: the gongs and beds, the names a meditation timer uses for
+    /// two of them (`gong-dreimal`, `gong-ende`), then the cues under the names its breathing and
+    /// workout screens ask for (seed 003).
     public static let builtinEntries: [SoundEntry] = [
         SoundEntry(id: "gong", name: "Gong", file: "gong", loop: false),
         SoundEntry(id: "triple-gong", name: "Triple gong", file: "triple-gong", loop: false),
@@ -300,6 +302,15 @@ public struct SoundLibrary: Sendable {
         SoundEntry(id: "drone", name: "Drone", file: "drone", gain: 0.15, loop: true),
         SoundEntry(id: "gong-dreimal", name: "Triple gong", file: "triple-gong", loop: false),
         SoundEntry(id: "gong-ende", name: "Completion gong", file: "completion", loop: false),
+        SoundEntry(id: "einatmen", name: "Breathe in", file: "einatmen", loop: false),
+        SoundEntry(id: "halten-ein", name: "Hold after breathing in", file: "halten-ein", loop: false),
+        SoundEntry(id: "ausatmen", name: "Breathe out", file: "ausatmen", loop: false),
+        SoundEntry(id: "halten-aus", name: "Hold after breathing out", file: "halten-aus", loop: false),
+        SoundEntry(id: "auftakt", name: "Get ready", file: "auftakt", loop: false),
+        SoundEntry(id: "kurz", name: "Short beep", file: "kurz", loop: false),
+        SoundEntry(id: "lang", name: "Long beep", file: "lang", loop: false),
+        SoundEntry(id: "last-round", name: "Last round", file: "last-round", loop: false),
+        SoundEntry(id: "ausklang", name: "Closing chime", file: "ausklang", loop: false),
     ]
 
     /// The library in `folder`, or the default one (made on first use) when `folder` is `nil`.
@@ -313,7 +324,7 @@ public struct SoundLibrary: Sendable {
 
     /// The default library in ``defaultFolder(environment:)``, made on first use.
     ///
-    /// The first use synthesizes the five sounds (see `SynthesizedSound`) and writes each as a
+    /// The first use synthesizes every `SynthesizedSound` and writes each as a
     /// 24-bit FLAC file, `{id}.flac`, then `sounds.json`, each atomically, under a lock on the
     /// folder so that two processes starting at once make it once. Later uses find `sounds.json`
     /// and every file in place and only read `sounds.json`. A missing file (one deleted by hand) is

@@ -11,7 +11,7 @@ struct SoundsCommandTests {
         async let first = Task.detached { try renderSession(["sounds"], environment: environment) }.value
         async let second = Task.detached { try renderSession(["sounds"], environment: environment) }.value
         let results = try await [first, second]
-        let library = folder.path("cache/render-session/sounds/v1")
+        let library = folder.path("cache/render-session/sounds/v2")
         let expected = """
             gong\tGong\t-\tno\t\(library)/gong.flac
             triple-gong\tTriple gong\t-\tno\t\(library)/triple-gong.flac
@@ -20,6 +20,15 @@ struct SoundsCommandTests {
             drone\tDrone\t0.15\tyes\t\(library)/drone.flac
             gong-dreimal\tTriple gong\t-\tno\t\(library)/triple-gong.flac
             gong-ende\tCompletion gong\t-\tno\t\(library)/completion.flac
+            einatmen\tBreathe in\t-\tno\t\(library)/einatmen.flac
+            halten-ein\tHold after breathing in\t-\tno\t\(library)/halten-ein.flac
+            ausatmen\tBreathe out\t-\tno\t\(library)/ausatmen.flac
+            halten-aus\tHold after breathing out\t-\tno\t\(library)/halten-aus.flac
+            auftakt\tGet ready\t-\tno\t\(library)/auftakt.flac
+            kurz\tShort beep\t-\tno\t\(library)/kurz.flac
+            lang\tLong beep\t-\tno\t\(library)/lang.flac
+            last-round\tLast round\t-\tno\t\(library)/last-round.flac
+            ausklang\tClosing chime\t-\tno\t\(library)/ausklang.flac
 
             """
         for result in results {

@@ -29,7 +29,8 @@ struct SynthesizedSoundTests {
         "Every sound has its exact length",
         arguments: [
             (SynthesizedSound.gong, 308_700), (.tripleGong, 529_200), (.completion, 617_400), (.rain, 1_058_400),
-            (.drone, 1_058_400),
+            (.drone, 1_058_400), (.inhale, 35_280), (.holdIn, 17_640), (.exhale, 44_100), (.holdOut, 17_640),
+            (.countIn, 44_100), (.shortBeep, 6_615), (.longBeep, 26_460), (.lastRound, 44_100), (.closing, 132_300),
         ]
     )
     func frameCount(sound: SynthesizedSound, frames: Int) throws {
@@ -47,12 +48,15 @@ struct SynthesizedSoundTests {
 
     /// The fingerprints pin the exact samples: the same on every machine, since the synthesis
     /// uses no C library function. A deliberate change to a sound changes its fingerprint here
-    /// and the default library's folder version (`sounds/v1`).
+    /// and the default library's folder version (`sounds/v2`).
     @Test(
         "Every sound's samples are the ones recorded",
         arguments: [
             (SynthesizedSound.gong, UInt64(0xFF80_56C8_4B56_9B59)), (.tripleGong, 0x529D_0407_0EC8_4D73),
             (.completion, 0x6F27_28C5_8619_0679), (.rain, 0x4E02_F478_E142_4007), (.drone, 0x8D5F_E087_D937_B92C),
+            (.inhale, 0x8AD5_9F6E_19BF_DAF6), (.holdIn, 0x9C60_1182_FC89_2A19), (.exhale, 0x8294_0C90_DEF8_DCB0),
+            (.holdOut, 0x9E4D_62DE_4ECB_5153), (.countIn, 0x3670_0F38_53A7_D898), (.shortBeep, 0x1F3B_C819_DB7A_3FEA),
+            (.longBeep, 0x212A_8629_F17C_1A0D), (.lastRound, 0x1A98_6475_CCC0_CFA0), (.closing, 0x2CAB_645D_B82B_E769),
         ]
     )
     func pinned(sound: SynthesizedSound, expected: UInt64) throws {
@@ -72,7 +76,16 @@ struct SynthesizedSoundTests {
         #expect(samples.first == 0 && samples.last == 0)
     }
 
-    @Test("Gongs start at once; beds fade in over half a second", arguments: SynthesizedSound.allCases)
+    @Test("No two sounds have the same samples")
+    func distinct() throws {
+        let fingerprints = Set(SynthesizedSound.allCases.map { fingerprint(synthesizedSounds[$0] ?? []) })
+        #expect(fingerprints.count == SynthesizedSound.allCases.count)
+    }
+
+    @Test(
+        "Gongs start at once; beds fade in over half a second",
+        arguments: SynthesizedSound.allCases.filter { !$0.isCue }
+    )
     func attack(sound: SynthesizedSound) throws {
         let samples = try #require(synthesizedSounds[sound])
         // The largest step between neighbouring samples in the first 5 ms, against the peak.
@@ -89,6 +102,48 @@ struct SynthesizedSoundTests {
         }
         let steps = zip(samples, samples.dropFirst()).prefix(200).map { abs($1 - $0) }
         #expect((steps.max() ?? 0) < 0.1, "\(sound) does not click at its start")
+    }
+
+    /// A click is a jump out of or into silence; a cue that is late or slow to sound would blur a
+    /// countdown's beat.
+    @Test(
+        "Cues fade in and out within milliseconds, and sound within 0.1 s",
+        arguments: SynthesizedSound.allCases.filter(\.isCue)
+    )
+    func cueEdges(sound: SynthesizedSound) throws {
+        let samples = try #require(synthesizedSounds[sound])
+        #expect(samples.prefix(11).allSatisfy { abs($0) < 0.01 }, "\(sound) does not click at its start")
+        #expect(samples.suffix(11).allSatisfy { abs($0) < 0.01 }, "\(sound) does not click at its end")
+        #expect((samples.prefix(4_410).map { abs($0) }.max() ?? 0) > 0.1, "\(sound) sounds at once")
+    }
+
+    /// The pitch is measured by counting upward zero crossings, which the cues' weak upper
+    /// harmonics do not add to: breathing in rises, out falls, and each beep has its own pitch.
+    @Test(
+        "Each cue has its pitch",
+        arguments: [
+            (SynthesizedSound.inhale, 0..<6_615, 293.7), (.inhale, 28_665..<35_280, 440),
+            (.exhale, 0..<6_615, 440), (.exhale, 37_485..<44_100, 293.7), (.holdIn, 0..<17_640, 440),
+            (.holdOut, 0..<17_640, 293.7), (.shortBeep, 0..<6_615, 880), (.longBeep, 0..<26_460, 1_318.5),
+            (.lastRound, 0..<5_292, 1_046.5), (.lastRound, 17_640..<44_100, 1_046.5),
+        ]
+    )
+    func pitch(sound: SynthesizedSound, range: Range<Int>, hertz: Double) throws {
+        let samples = try #require(synthesizedSounds[sound])[range]
+        let crossings = zip(samples, samples.dropFirst()).count(where: { $0 < 0 && $1 >= 0 })
+        let measured = Double(crossings) * 44_100 / Double(range.count)
+        #expect(abs(measured / hertz - 1) < 0.05, "\(sound) at \(range): \(measured) Hz")
+    }
+
+    @Test("last-round is two short beeps and a long one, with silence between")
+    func lastRoundRhythm() throws {
+        let samples = try #require(synthesizedSounds[.lastRound])
+        for gap in [5_292..<8_820, 14_112..<17_640] {
+            #expect(samples[gap].allSatisfy { $0 == 0 }, "silent at \(gap)")
+        }
+        for beep in [0..<5_292, 8_820..<14_112, 17_640..<44_100] {
+            #expect((samples[beep].map { abs($0) }.max() ?? 0) > 0.5, "a beep at \(beep)")
+        }
     }
 
     @Test("PortableMath agrees with the C library to 1e-14")
