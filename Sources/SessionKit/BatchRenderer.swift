@@ -167,7 +167,9 @@ public enum BatchRenderer {
         pipeline.output.replaceExisting = true
         let observer = pipeline.observer
         pipeline.observer = PipelineObserver(warning: { observer.warning("\(session.name): \($0)") })
-        let hash = inputsHash(session, pipeline: pipeline)
+        // The texts are asked once: for a kind other than guided, asking reads the sound library.
+        let texts = (try? pipeline.texts(of: session.script)) ?? session.script.allTexts
+        let hash = inputsHash(session, texts: texts, pipeline: pipeline)
         let outputs = [session.outputPath, session.timelinePath]
         if !options.force, manifest.hash(for: session.name) == hash, outputs.allSatisfy(FileManager.default.fileExists)
         {
@@ -176,7 +178,6 @@ public enum BatchRenderer {
         // Clips that could not be made were reported once, for the whole batch.
         let failed = Set(clips.problems.compactMap { if case .failed = $0.state { $0.entry.key } else { nil } })
         let identity = pipeline.clips(for: session.script)
-        let texts = (try? pipeline.texts(of: session.script)) ?? session.script.allTexts
         let needed = texts.filter { failed.contains(identity.entry(for: $0).key) }
         if !needed.isEmpty && !pipeline.plan.allowMissing { return .lacksClips(needed.count) }
         do {
@@ -190,7 +191,8 @@ public enum BatchRenderer {
     }
 
     /// The SHA-256 of everything that determines a session's output bytes.
-    static func inputsHash(_ session: BatchSession, pipeline: SessionPipeline) -> String {
+    /// `texts` are the session's (``SessionPipeline/texts(of:)``): each one's clip is part of it.
+    static func inputsHash(_ session: BatchSession, texts: [String], pipeline: SessionPipeline) -> String {
         var hasher = SHA256()
         func add(_ line: String) { hasher.update(data: Data((line + "\n").utf8)) }
         let (clips, plan) = (pipeline.clips(for: session.script), pipeline.plan)
@@ -211,7 +213,7 @@ public enum BatchRenderer {
             for file in files { add("library \(file) \(stamp(folder + "/" + file))") }
             for name in names where name.contains("/") { add("sound file \(name) \(fileDigest(name))") }
         }
-        for text in (try? pipeline.texts(of: session.script)) ?? session.script.allTexts {
+        for text in texts {
             let entry = clips.entry(for: text)
             add("clip \(entry.key) \(stamp(entry.path))")
         }

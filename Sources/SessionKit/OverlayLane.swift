@@ -128,7 +128,7 @@ struct OverlayLane {
     private func open(_ overlay: TimelineOverlay) throws(SessionError) -> Playing {
         let source = overlay.source
         guard let path = source.path else { preconditionFailure("overlays are files") }
-        let natural = timeline.sampleRate.frames(converting: source.frameCount, from: source.sampleRate)
+        let natural = source.frameCount(at: timeline.sampleRate)
         do {
             if let bed = overlay.bed {
                 let stream = try LoopStream(

@@ -109,13 +109,8 @@ public struct SessionPipeline: Sendable {
     /// library which cue sounds it has, since a missing one is spoken instead.
     public func texts(of script: Script) throws(SessionError) -> [String] {
         guard script.kind != .guided else { return script.allTexts }
-        let sound = plan.sound.overriding(script.sound)
         var sounds = SessionSounds(libraryFolder: plan.soundLibrary, strict: plan.strict, warn: { _ in })
-        let seed = plan.seed ?? 0
-        if case .stretch = script.kind {
-            return try plan.selectingStretches(of: script).texts(hasSound: { _ in false }, sound: sound)
-        }
-        return try sounds.score(of: script, sound: sound, seed: seed)?.texts ?? []
+        return try sounds.texts(of: plan.selectingStretches(of: script), sound: plan.sound.overriding(script.sound))
     }
 
     /// Stage 1 for whole scripts: prepares every text `scripts` can need, each script's in its

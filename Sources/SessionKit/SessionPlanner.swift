@@ -146,10 +146,20 @@ extension SessionSounds {
     /// `nil` for a guided script.
     mutating func score(of script: Script, sound: SoundSettings, seed: UInt64) throws(SessionError) -> SessionScore? {
         guard script.kind != .guided else { return nil }
-        // Whether each name is found is asked before the score is made: `score` takes a plain closure.
+        return script.score(sound: sound, hasSound: try soundsFound(for: script), seed: seed)
+    }
+
+    /// Every text `script` can need with `sound`, a cue whose sound the library lacks spoken.
+    mutating func texts(of script: Script, sound: SoundSettings) throws(SessionError) -> [String] {
+        script.texts(hasSound: try soundsFound(for: script), sound: sound)
+    }
+
+    /// Whether the library has each sound `script` may speak instead, asked up front: the
+    /// score takes a plain closure, and looking up may open (or make) the library and fail.
+    private mutating func soundsFound(for script: Script) throws(SessionError) -> (String) -> Bool {
         var found: [String: Bool] = [:]
         for name in Self.cueNames(of: script) { found[name] = try has(name) }
-        return script.score(sound: sound, hasSound: { found[$0] ?? false }, seed: seed)
+        return { found[$0] ?? false }
     }
 
     /// Every sound name a kind may speak instead of playing: its breathing cues and round sounds.

@@ -31,7 +31,7 @@ enum OverlayPlanner {
         /// `sound` from `start`, cut at the end; nothing if it would start there or later.
         func play(_ sound: ChosenSound, kind: TimelineOverlay.Kind, at start: Frames, cue: TimelineCue? = nil) {
             guard start < end else { return }
-            let length = sampleRate.frames(converting: sound.source.frameCount, from: sound.source.sampleRate)
+            let length = sound.source.frameCount(at: sampleRate)
             overlays.append(
                 TimelineOverlay(
                     index: 0,
@@ -56,7 +56,7 @@ enum OverlayPlanner {
 
         switch layers.ambience {
         case .chosen(let sound)? where end > bedStart:
-            let period = sampleRate.frames(converting: sound.source.frameCount, from: sound.source.sampleRate)
+            let period = sound.source.frameCount(at: sampleRate)
             let span = end - bedStart
             // Fades that would overlap are shortened in proportion, so they meet without a plateau.
             var fadeIn = layers.ambienceFadeIn

@@ -19,15 +19,7 @@ extension Timeline {
         layers: SessionLayers
     ) -> Timeline {
         precondition(spokenClips.count == score.spoken.count)
-        func frames(atSeconds seconds: Double) -> Frames {
-            guard let frames = sampleRate.frames(atSeconds: seconds) else {
-                preconditionFailure("a validated session's time \(seconds) s must convert to frames")
-            }
-            return layers.leadIn + frames
-        }
-        func length(of source: AudioSourceInfo) -> Frames {
-            sampleRate.frames(converting: source.frameCount, from: source.sampleRate)
-        }
+        func frames(atSeconds seconds: Double) -> Frames { layers.frame(atSeconds: seconds, sampleRate: sampleRate) }
         func chosen(_ name: String) -> ChosenSound? {
             if case .chosen(let sound)? = sounds[name] { return sound }
             return nil
@@ -42,7 +34,7 @@ extension Timeline {
             guard let deadline = cue.deadline, let sound = chosen(cue.name) else { continue }
             let entry = AnnouncementChain.Entry(
                 plannedStart: soundStarts[index],
-                frameCount: length(of: sound.source),
+                frameCount: sound.source.frameCount(at: sampleRate),
                 deadline: frames(atSeconds: deadline)
             )
             chain.append((false, index, entry))
@@ -51,7 +43,7 @@ extension Timeline {
             guard let deadline = cue.deadline, let clip = spokenClips[index] else { continue }
             let entry = AnnouncementChain.Entry(
                 plannedStart: spokenStarts[index],
-                frameCount: length(of: clip.source),
+                frameCount: clip.source.frameCount(at: sampleRate),
                 deadline: frames(atSeconds: deadline)
             )
             chain.append((true, index, entry))

@@ -84,6 +84,29 @@ public struct SessionLayers: Sendable, Equatable {
     }
 }
 
+extension SessionLayers {
+    /// Where the session's second `seconds` is in the output at `sampleRate`: after the lead-in.
+    /// Every planned time goes through here, so seconds become frames in one place.
+    public func frame(atSeconds seconds: Double, sampleRate: SampleRate) -> Frames {
+        guard let frames = sampleRate.frames(atSeconds: seconds) else {
+            preconditionFailure("a validated session's time \(seconds) s must convert to frames")
+        }
+        return leadIn + frames
+    }
+
+    /// Interval gongs' seconds: `start + k × interval` for k = 1, 2, … while before `end`, each a
+    /// product, never a running sum.
+    static func intervals(from start: Double, every interval: Double, before end: Double) -> [Double] {
+        var seconds: [Double] = []
+        var multiple = 1.0
+        while start + multiple * interval < end {
+            seconds.append(start + multiple * interval)
+            multiple += 1
+        }
+        return seconds
+    }
+}
+
 /// Loudness arithmetic in decibels.
 public enum Loudness {
     /// The most a quiet source is raised, dB: more would lift its noise floor into the mix.

@@ -67,11 +67,8 @@ public struct SessionScore: Sendable, Equatable {
         }
         if let gong = sound.effectiveIntervalGong {
             let interval = (sound.intervalMinutes ?? SoundDefaults.intervalMinutes) * 60
-            var multiple = 1.0
-            while start + multiple * interval < end {
-                let seconds = start + multiple * interval
+            for seconds in SessionLayers.intervals(from: start, every: interval, before: end) {
                 sounds.append(SoundCue(name: gong, atSeconds: seconds, cue: TimelineCue(role: "interval")))
-                multiple += 1
             }
         }
     }

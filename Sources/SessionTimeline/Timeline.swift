@@ -375,6 +375,13 @@ public struct AudioSourceInfo: Sendable, Equatable {
 }
 
 extension AudioSourceInfo {
+    /// The source's length at `rate`, as every plan and the renderer count it.
+    public func frameCount(at rate: SampleRate) -> Frames {
+        rate.frames(converting: frameCount, from: sampleRate)
+    }
+}
+
+extension AudioSourceInfo {
     /// The keys a source is written under, beside its item's or overlay's own.
     private enum CodingKeys: String, CodingKey {
         case source, sourceSampleRate, sourceFrames, gapless, loudness

@@ -89,12 +89,7 @@ extension Timeline {
         layers: SessionLayers
     ) -> Timeline {
         precondition(segmentClips.count == script.segments.count && interjectionClips.count == interjections.count)
-        func frames(atSeconds seconds: Double) -> Frames {
-            guard let frames = sampleRate.frames(atSeconds: seconds) else {
-                preconditionFailure("a validated script's time \(seconds) s must convert to frames")
-            }
-            return layers.leadIn + frames
-        }
+        func frames(atSeconds seconds: Double) -> Frames { layers.frame(atSeconds: seconds, sampleRate: sampleRate) }
         let target = layers.loudnessTarget
 
         var clips: [LaneClip] = []
@@ -152,15 +147,10 @@ extension Timeline {
             loudness: target.map { TimelineLoudness(target: $0, truePeakCeiling: layers.truePeakCeiling) }
         )
         // Gongs at N, 2N, … seconds from the script's 0 while before its end (k × N, never a running sum).
-        var intervalStarts: [Frames] = []
-        if let interval = layers.intervalSeconds {
-            var multiple = 1.0
-            while multiple * interval < script.durationSeconds {
-                intervalStarts.append(frames(atSeconds: multiple * interval))
-                multiple += 1
-            }
+        let intervalStarts = layers.intervalSeconds.map {
+            SessionLayers.intervals(from: 0, every: $0, before: script.durationSeconds).map(frames(atSeconds:))
         }
-        OverlayPlanner.place(layers, intervalStarts: intervalStarts, in: &timeline, skipped: &skipped)
+        OverlayPlanner.place(layers, intervalStarts: intervalStarts ?? [], in: &timeline, skipped: &skipped)
         timeline.skippedSounds = skipped
         return timeline
     }
@@ -191,9 +181,6 @@ extension TimelinePlanner {
         sampleRate: SampleRate,
         target: Double?
     ) -> [TimelineItem] {
-        func length(of source: AudioSourceInfo) -> Frames {
-            sampleRate.frames(converting: source.frameCount, from: source.sampleRate)
-        }
         var chosenBell: ChosenSound?
         switch bell {
         case .chosen(let sound)?: chosenBell = sound
@@ -201,7 +188,7 @@ extension TimelinePlanner {
         case nil: break
         }
         let cues = clips.map {
-            Cue(plannedStart: $0.placeAt ?? $0.clip.plannedStartFrame, frameCount: length(of: $0.source))
+            Cue(plannedStart: $0.placeAt ?? $0.clip.plannedStartFrame, frameCount: $0.source.frameCount(at: sampleRate))
         }
         var items: [TimelineItem] = []
         for stretch in place(cues, sessionEnd: sessionEnd) {
@@ -232,7 +219,7 @@ extension TimelinePlanner {
                         index: index,
                         kind: .bell,
                         startFrame: start,
-                        frameCount: length(of: bell.source),
+                        frameCount: bell.source.frameCount(at: sampleRate),
                         source: bell.source,
                         gain: bell.gain * Loudness.normalizingGain(measured: bell.source.loudness, target: target),
                         name: bell.name,
