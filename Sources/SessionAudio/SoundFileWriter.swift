@@ -16,7 +16,7 @@ import Glibc
 /// A WAV can also be streamed to a descriptor that cannot seek (standard output, a pipe, a FIFO,
 /// a character device) with ``init(streamingTo:name:sampleRate:channelCount:format:frameCount:title:)``:
 /// see there for how its header and samples are written.
-public final class SoundFileWriter {
+public final class SoundFileWriter: AudioFileSink {
     private var file: OpaquePointer?
     private let descriptor: Int32
     private var bytesSinceWriteBack = 0
@@ -56,6 +56,28 @@ public final class SoundFileWriter {
             format: format,
             container: WAVContainer(dataByteCount: dataBytes),
             title: title
+        )
+    }
+
+    /// Creates `path` (replacing any file there) as `settings.format` (WAV for now), for `frameCount` frames.
+    public convenience init(
+        path: String,
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        settings: EncoderSettings,
+        metadata: AudioMetadata,
+        frameCount: Frames
+    ) throws(AudioError) {
+        guard settings.format == .wav else {
+            throw AudioError(.unsupportedFormat, path: path, reason: "\(settings.format) output is not built yet")
+        }
+        try self.init(
+            path: path,
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            format: settings.sampleFormat,
+            frameCount: frameCount,
+            title: metadata.title
         )
     }
 
@@ -311,8 +333,9 @@ public final class SoundFileWriter {
     /// For a stream: checks that exactly the promised frames were written and writes the pad
     /// byte an odd-length data chunk needs; the descriptor stays open.
     /// The corresponding libsndfile calls are `sf_write_sync` and `sf_close`.
-    public func close() throws(AudioError) {
-        guard let file else { return }
+    @discardableResult
+    public func close() throws(AudioError) -> AudioEncoding {
+        guard let file else { return encoding }
         if let stream {
             self.file = nil
             let result = sf_close(file)
@@ -338,7 +361,7 @@ public final class SoundFileWriter {
                     reason: "cannot write the pad byte after the samples: \(stream.output.failure ?? "unknown error")"
                 )
             }
-            return
+            return encoding
         }
         sf_write_sync(file)
         let syncError = sf_error(file)
@@ -352,6 +375,18 @@ public final class SoundFileWriter {
                 reason: "libsndfile: \(syncError != 0 ? message : String(cString: sf_error_number(result)))"
             )
         }
+        return encoding
+    }
+
+    /// How the file is encoded, as the timeline records it.
+    public var encoding: AudioEncoding {
+        let codec =
+            switch format {
+            case .pcm16: "pcm_s16le"
+            case .pcm24: "pcm_s24le"
+            case .float32: "pcm_f32le"
+            }
+        return AudioEncoding(container: "wav", codec: codec)
     }
 
     private func failure(_ what: String) -> AudioError {

@@ -35,6 +35,8 @@ public struct Timeline: Sendable, Equatable, Codable {
     /// The session's own parts (warm-up, work, rest, breathing blocks, …), tiling the output, for
     /// kinds that define them; `nil` when ``phases`` come from the narration's segments.
     public var definedPhases: [TimelinePhase]?
+    /// How the audio file was encoded, once one is written; `nil` for a timeline alone.
+    public var encoding: AudioEncoding?
 
     /// The output's length: the end of the last item.
     public var totalFrames: Frames { items.last.map { $0.startFrame + $0.frameCount } ?? .zero }
@@ -76,6 +78,11 @@ public struct Timeline: Sendable, Equatable, Codable {
     /// Interjections and the bell belong to whichever phase they fall in.
     public var phases: [TimelinePhase] { definedPhases ?? narrationPhases }
 
+    /// One chapter per phase, named as the phase: what an audio file's chapters are made from.
+    public var chapters: [AudioChapter] {
+        phases.map { AudioChapter(title: $0.name, startFrame: $0.startFrame, endFrame: $0.endFrame) }
+    }
+
     private var narrationPhases: [TimelinePhase] {
         var phases: [TimelinePhase] = []
         for item in items where item.kind == .segment {
@@ -95,6 +102,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         case schemaVersion, scriptId, title, seed, sampleRate, totalFrames, durationSeconds, items
         case leadInFrames, leadInSeconds, overlays, phases, skippedSounds, loudness
         case sessionKind = "kind"
+        case encoding
         /// The JSON name of ``Timeline/channelCount``.
         case channelCount = "channels"
     }
@@ -147,6 +155,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         } else {
             try container.encodeNil(forKey: .loudness)
         }
+        try container.encodeIfPresent(encoding, forKey: .encoding)
     }
 
     /// A measurement to 0.01 dB, as meters show it: the JSON does not carry noise digits.
@@ -186,6 +195,7 @@ public struct Timeline: Sendable, Equatable, Codable {
             loudness = nil
         }
         sessionKind = try container.decodeIfPresent(String.self, forKey: .sessionKind)
+        encoding = try container.decodeIfPresent(AudioEncoding.self, forKey: .encoding)
         definedPhases = nil
         if container.contains(.phases) {
             var phasesContainer = try container.nestedUnkeyedContainer(forKey: .phases)

@@ -1,0 +1,261 @@
+/// The kinds of file a session's audio can be written as.
+///
+/// Each is chosen by the output's extension or named outright; ``problem(sampleRate:channelCount:)``
+/// says before any work whether a session fits, naming the values the format allows.
+public enum AudioFileFormat: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// RIFF WAVE (RF64 past 4 GiB), 16-bit, 24-bit or float samples.
+    case wav
+    /// FLAC, lossless, 16 or 24 bits.
+    case flac
+    /// MPEG-1/2 Layer III, with a LAME tag that makes it gapless.
+    case mp3
+    /// Opus in Ogg, decoded at 48 kHz.
+    case opus
+    /// Vorbis in Ogg.
+    case vorbis = "ogg"
+
+    /// The format a file name's extension names: `.wav`/`.wave`, `.flac`, `.mp3`, `.opus`, `.ogg`/`.oga`.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "wav", "wave": self = .wav
+        case "flac": self = .flac
+        case "mp3": self = .mp3
+        case "opus": self = .opus
+        case "ogg", "oga": self = .vorbis
+        default: return nil
+        }
+    }
+
+    /// The format a path's extension names, if any.
+    public init?(path: String) {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        self.init(fileExtension: String(name[name.index(after: dot)...]))
+    }
+
+    /// `wav`, `flac`, `mp3`, `opus`, `ogg`: the value `--format` takes.
+    public var description: String { rawValue }
+
+    /// The extension a file in this format is given.
+    public var fileExtension: String { rawValue }
+
+    /// Whether decoding gives back other samples than were encoded.
+    public var isLossy: Bool {
+        switch self {
+        case .wav, .flac: false
+        case .mp3, .opus, .vorbis: true
+        }
+    }
+
+    /// The container's name, as the timeline records it: `wav`, `flac`, `mp3`, `ogg`.
+    public var containerName: String {
+        switch self {
+        case .wav: "wav"
+        case .flac: "flac"
+        case .mp3: "mp3"
+        case .opus, .vorbis: "ogg"
+        }
+    }
+
+    /// The sample rates the format can hold, or `nil` for any ``SampleRate`` supports.
+    public var sampleRates: [Int]? {
+        switch self {
+        case .wav: nil
+        case .flac: nil
+        case .mp3: [8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000]
+        // The rate every Opus decoder outputs: the timeline counts in it, so decoding gives back its frames.
+        case .opus: [48_000]
+        case .vorbis: nil
+        }
+    }
+
+    /// The rate a session is rendered at in this format when no rate is asked for, or `nil` to keep
+    /// the clips' own rate.
+    public var preferredSampleRate: SampleRate? {
+        self == .opus ? 48_000 : nil
+    }
+
+    /// The most channels the format can hold.
+    public var maximumChannelCount: Int {
+        switch self {
+        case .wav: ChannelCount.supported.upperBound
+        case .flac: 8
+        case .mp3, .opus: 2
+        case .vorbis: 8
+        }
+    }
+
+    /// Why a session at `sampleRate` with `channelCount` channels cannot be written in this format,
+    /// naming the values it allows; `nil` when it can.
+    public func problem(sampleRate: Int, channelCount: Int) -> String? {
+        if let rates = sampleRates, !rates.contains(sampleRate) {
+            let list = rates.map(String.init).joined(separator: ", ")
+            return "\(self) cannot hold \(sampleRate) Hz; it takes \(rates.count == 1 ? "" : "one of ")\(list) Hz"
+        }
+        if self == .flac, sampleRate > 655_350 {
+            return "flac cannot hold \(sampleRate) Hz; it takes at most 655350 Hz"
+        }
+        if self == .vorbis, !(8_000...192_000).contains(sampleRate) {
+            return "ogg (Vorbis) cannot hold \(sampleRate) Hz; it takes 8000 to 192000 Hz"
+        }
+        if channelCount > maximumChannelCount {
+            return "\(self) cannot hold \(channelCount) channels; it takes 1 to \(maximumChannelCount)"
+        }
+        return nil
+    }
+}
+
+/// How a session's audio is encoded: the format and the codec's settings.
+///
+/// `bitrate` asks for a constant bit rate, `quality` for a variable one; with neither, each lossy
+/// format uses the variable quality documented in docs/formats.md as right for speech.
+public struct EncoderSettings: Sendable, Equatable {
+    /// The file format.
+    public var format: AudioFileFormat
+    /// How samples are stored, for WAV (16, 24 or float) and FLAC (16 or 24).
+    public var sampleFormat: SampleFormat
+    /// A constant bit rate in kb/s (MP3, Opus; Vorbis: the nominal rate).
+    public var bitrate: Int?
+    /// A variable-rate quality: MP3 `-V` 0 (best) … 9, Vorbis `-q` −1 … 10, Opus the target kb/s,
+    /// FLAC the compression level 0 … 8.
+    public var quality: Double?
+    /// Whether an MP3 encodes only the spans that make sound and writes ready-made silent frames
+    /// for the rest. It decodes the same either way; off only to compare.
+    public var skipsSilence: Bool
+
+    public init(
+        format: AudioFileFormat = .wav,
+        sampleFormat: SampleFormat = .pcm16,
+        bitrate: Int? = nil,
+        quality: Double? = nil,
+        skipsSilence: Bool = true
+    ) {
+        self.format = format
+        self.sampleFormat = sampleFormat
+        self.bitrate = bitrate
+        self.quality = quality
+        self.skipsSilence = skipsSilence
+    }
+
+    /// The bit rates `--bitrate` takes for the format, in kb/s.
+    public var bitrateRange: ClosedRange<Int>? {
+        switch format {
+        case .wav, .flac: nil
+        case .mp3: 8...320
+        case .opus: 6...256
+        case .vorbis: 32...500
+        }
+    }
+
+    /// The qualities `--quality` takes for the format.
+    public var qualityRange: ClosedRange<Double> {
+        switch format {
+        case .wav: 0...0
+        case .flac: 0...8
+        case .mp3: 0...9
+        case .opus: 6...256
+        case .vorbis: -1...10
+        }
+    }
+
+    /// Why these settings cannot be used, naming the values allowed; `nil` when they can.
+    public var problem: String? {
+        if bitrate != nil, quality != nil {
+            return "give --bitrate (constant) or --quality (variable), not both"
+        }
+        if let bitrate {
+            guard let range = bitrateRange else { return "\(format) has no bit rate to set" }
+            if !range.contains(bitrate) {
+                return "\(format) takes a bit rate of \(range.lowerBound) to \(range.upperBound) kb/s, not \(bitrate)"
+            }
+        }
+        if let quality {
+            if format == .wav { return "wav has no quality to set" }
+            let range = qualityRange
+            if !range.contains(quality) {
+                return
+                    "\(format) takes a quality of \(Self.number(range.lowerBound)) to \(Self.number(range.upperBound)), not \(Self.number(quality))"
+            }
+        }
+        if format == .flac, sampleFormat == .float32 {
+            return "flac holds 16- or 24-bit samples (s16, s24), not f32"
+        }
+        if format.isLossy, sampleFormat != .pcm16 {
+            return "\(format) takes no sample format; s24 and f32 are for wav and flac"
+        }
+        return nil
+    }
+
+    /// `7`, `-1`, `2.5`: a number as a person writes it.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+/// What a file says about itself besides its audio: tags and chapters.
+public struct AudioMetadata: Sendable, Equatable {
+    /// The title tag.
+    public var title: String?
+    /// The album tag.
+    public var album: String?
+    /// The artist tag.
+    public var artist: String?
+    /// Chapters in time order, tiling the file.
+    public var chapters: [AudioChapter]
+
+    public init(title: String? = nil, album: String? = nil, artist: String? = nil, chapters: [AudioChapter] = []) {
+        self.title = title
+        self.album = album
+        self.artist = artist
+        self.chapters = chapters
+    }
+}
+
+/// A named stretch of a file, in frames at the file's own rate.
+public struct AudioChapter: Sendable, Equatable {
+    /// What a player shows.
+    public var title: String
+    /// The chapter's first frame.
+    public var startFrame: Frames
+    /// The frame after its last.
+    public var endFrame: Frames
+
+    public init(title: String, startFrame: Frames, endFrame: Frames) {
+        self.title = title
+        self.startFrame = startFrame
+        self.endFrame = endFrame
+    }
+}
+
+/// How a written file was encoded, as the timeline records it for the app that plays it.
+public struct AudioEncoding: Sendable, Equatable, Codable {
+    /// `wav`, `flac`, `mp3` or `ogg`.
+    public var container: String
+    /// `pcm_s16le`, `pcm_s24le`, `pcm_f32le`, `flac`, `mp3`, `opus` or `vorbis`.
+    public var codec: String
+    /// The constant bit rate in kb/s, when one was asked for.
+    public var bitrate: Int?
+    /// The variable-rate quality, when no bit rate was asked for (lossy formats and FLAC).
+    public var quality: Double?
+    /// Frames at the file's rate that the encoder put before the first frame of the session and
+    /// that a gapless decoder drops: the LAME tag's delay plus the decoder's 529, Opus's pre-skip.
+    public var encoderDelay: Frames
+    /// Frames after the session's last that a gapless decoder drops.
+    public var padding: Frames
+
+    public init(
+        container: String,
+        codec: String,
+        bitrate: Int? = nil,
+        quality: Double? = nil,
+        encoderDelay: Frames = .zero,
+        padding: Frames = .zero
+    ) {
+        self.container = container
+        self.codec = codec
+        self.bitrate = bitrate
+        self.quality = quality
+        self.encoderDelay = encoderDelay
+        self.padding = padding
+    }
+}
