@@ -1,17 +1,42 @@
 internal import CLame
 
-/// Encodes 16-bit PCM to a constant-bit-rate MP3 with libmp3lame, LAME/Xing tag included, so
-/// that gapless decoders (libmpg123) give back exactly the frames that went in.
+/// Encodes PCM to MP3 with libmp3lame, at a constant bit rate or a variable quality.
 ///
-/// Owns its `lame_global_flags` and frees it in `deinit`.
+/// With the tag on, the first frame is the LAME/Xing tag that records the frame count, encoder
+/// delay and padding, so that gapless decoders (libmpg123, ffmpeg) give back exactly the frames
+/// that went in. Encoded bytes collect in ``output`` until taken. Owns its `lame_global_flags`
+/// and frees it in `deinit`.
 final class MP3Encoder {
+    /// How bits are spent.
+    enum RateControl: Equatable {
+        /// A constant bit rate in kb/s.
+        case constant(kilobits: Int)
+        /// LAME's variable rate at quality `-V` 0 (best) … 9.
+        case variable(quality: Double)
+    }
+
     private let flags: OpaquePointer
     private let channelCount: Int
-    private var output: [UInt8] = []
+    /// Encoded bytes not yet taken.
+    private(set) var output: [UInt8] = []
     private var scratch: [UInt8] = []
 
+    /// Samples per channel in one MP3 frame: 1152 (MPEG-1) or 576 (MPEG-2 and 2.5).
+    let frameSize: Int
+    /// The zeros LAME puts before the first input frame (576); decoders drop these and 529 more.
+    let encoderDelay: Int
+
     /// The corresponding LAME calls are `lame_init`, the `lame_set_…` setters and `lame_init_params`.
-    init(sampleRate: Int, channelCount: Int, bitRate: Int) throws(AudioError) {
+    ///
+    /// `algorithmQuality` is LAME's `-q` (0 slowest … 9 fastest); `nil` keeps LAME's default, as the
+    /// `lame` command does.
+    init(
+        sampleRate: Int,
+        channelCount: Int,
+        rateControl: RateControl,
+        algorithmQuality: Int? = nil,
+        writesTag: Bool = true
+    ) throws(AudioError) {
         guard let flags = lame_init() else {
             throw AudioError(.cannotEncode, path: nil, reason: "LAME cannot allocate an encoder")
         }
@@ -21,33 +46,65 @@ final class MP3Encoder {
         lame_set_out_samplerate(flags, Int32(sampleRate))
         lame_set_num_channels(flags, Int32(channelCount))
         lame_set_mode(flags, channelCount == 1 ? MONO : JOINT_STEREO)
-        lame_set_VBR(flags, vbr_off)
-        lame_set_brate(flags, Int32(bitRate))
-        lame_set_quality(flags, 2)
-        lame_set_bWriteVbrTag(flags, 1)
+        switch rateControl {
+        case .constant(let kilobits):
+            lame_set_VBR(flags, vbr_off)
+            lame_set_brate(flags, Int32(kilobits))
+        case .variable(let quality):
+            lame_set_VBR(flags, vbr_default)
+            lame_set_VBR_quality(flags, Float(quality))
+        }
+        if let algorithmQuality { lame_set_quality(flags, Int32(algorithmQuality)) }
+        lame_set_bWriteVbrTag(flags, writesTag ? 1 : 0)
         lame_set_findReplayGain(flags, 0)
         let result = lame_init_params(flags)
         guard result >= 0 else {
+            lame_close(flags)
             throw AudioError(
                 .cannotEncode,
                 path: nil,
-                reason: "LAME refuses \(sampleRate) Hz, \(channelCount) ch at \(bitRate) kb/s (code \(result))"
+                reason: "LAME refuses \(sampleRate) Hz, \(channelCount) ch, \(rateControl) (code \(result))"
             )
         }
+        frameSize = Int(lame_get_framesize(flags))
+        encoderDelay = Int(lame_get_encoder_delay(flags))
+    }
+
+    /// Encodes at a constant `bitRate` with LAME's `-q 2`, as the embedded voice's clips are stored.
+    convenience init(sampleRate: Int, channelCount: Int, bitRate: Int) throws(AudioError) {
+        try self.init(
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            rateControl: .constant(kilobits: bitRate),
+            algorithmQuality: 2
+        )
     }
 
     deinit {
         lame_close(flags)
     }
 
-    /// Encodes interleaved `samples` (frames × channels values).
+    /// Makes room for what LAME may write for `frames` frames: its documented worst case,
+    /// 1.25 × frames + 7200 bytes.
+    private func reserve(for frames: Int) -> Int {
+        let capacity = frames * 5 / 4 + 7_200
+        if scratch.count < capacity { scratch = [UInt8](repeating: 0, count: capacity) }
+        return capacity
+    }
+
+    private func keep(_ written: Int32, _ what: String) throws(AudioError) {
+        guard written >= 0 else {
+            throw AudioError(.cannotEncode, path: nil, reason: "LAME failed to \(what) (code \(written))")
+        }
+        output.append(contentsOf: scratch[0..<Int(written)])
+    }
+
+    /// Encodes interleaved 16-bit `samples` (frames × channels values).
     /// The corresponding LAME call is `lame_encode_buffer_interleaved` (or `lame_encode_buffer` for mono).
     func encode(_ samples: [Int16]) throws(AudioError) {
         let frames = samples.count / channelCount
         guard frames > 0 else { return }
-        // LAME's documented worst case: 1.25 × frames + 7200 bytes.
-        let capacity = frames * 5 / 4 + 7_200
-        if scratch.count < capacity { scratch = [UInt8](repeating: 0, count: capacity) }
+        let capacity = reserve(for: frames)
         var mutableSamples = samples
         let written = mutableSamples.withUnsafeMutableBufferPointer { pcm in
             scratch.withUnsafeMutableBufferPointer { mp3 in
@@ -69,34 +126,77 @@ final class MP3Encoder {
                     )
             }
         }
-        guard written >= 0 else {
-            throw AudioError(.cannotEncode, path: nil, reason: "LAME failed to encode (code \(written))")
+        try keep(written, "encode")
+    }
+
+    /// Encodes `frames` frames of interleaved floats (full scale ±1) from `samples`.
+    /// The corresponding LAME calls are `lame_encode_buffer_ieee_float` (mono) and
+    /// `lame_encode_buffer_interleaved_ieee_float`.
+    func encode(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws(AudioError) {
+        guard frames > 0 else { return }
+        precondition(samples.count >= frames * channelCount, "encode(_:frames:) was given too few samples")
+        let capacity = reserve(for: frames)
+        let written = scratch.withUnsafeMutableBufferPointer { mp3 in
+            channelCount == 1
+                ? lame_encode_buffer_ieee_float(
+                    flags,
+                    samples.baseAddress,
+                    samples.baseAddress,
+                    Int32(frames),
+                    mp3.baseAddress,
+                    Int32(capacity)
+                )
+                : lame_encode_buffer_interleaved_ieee_float(
+                    flags,
+                    samples.baseAddress,
+                    Int32(frames),
+                    mp3.baseAddress,
+                    Int32(capacity)
+                )
         }
-        output.append(contentsOf: scratch[0..<Int(written)])
+        try keep(written, "encode")
+    }
+
+    /// Encodes what LAME still holds, padded with zeros to whole frames.
+    /// The corresponding LAME call is `lame_encode_flush`.
+    func flush() throws(AudioError) {
+        let capacity = reserve(for: 0)
+        let flushed = scratch.withUnsafeMutableBufferPointer {
+            lame_encode_flush(flags, $0.baseAddress, Int32(capacity))
+        }
+        try keep(flushed, "flush")
+    }
+
+    /// Takes the bytes encoded so far, leaving none.
+    func takeOutput() -> [UInt8] {
+        defer { output.removeAll(keepingCapacity: true) }
+        return output
+    }
+
+    /// The LAME/Xing tag frame describing what this encoder encoded (written only with the tag on).
+    /// The corresponding LAME call is `lame_get_lametag_frame`.
+    func tagFrame() throws(AudioError) -> [UInt8] {
+        var tag = [UInt8](repeating: 0, count: 2_880)
+        let size = tag.withUnsafeMutableBufferPointer { lame_get_lametag_frame(flags, $0.baseAddress, $0.count) }
+        guard size > 0, size <= tag.count else {
+            throw AudioError(.cannotEncode, path: nil, reason: "LAME wrote no gapless tag frame")
+        }
+        return Array(tag[0..<size])
     }
 
     /// Flushes the encoder and returns the whole MP3, its first frame replaced by the LAME/Xing
     /// tag that records the frame count, encoder delay and padding.
-    /// The corresponding LAME calls are `lame_encode_flush` and `lame_get_lametag_frame`.
     func finish() throws(AudioError) -> [UInt8] {
-        if scratch.count < 7_200 { scratch = [UInt8](repeating: 0, count: 7_200) }
-        let flushed = scratch.withUnsafeMutableBufferPointer {
-            lame_encode_flush(flags, $0.baseAddress, Int32($0.count))
+        try flush()
+        let tag = try tagFrame()
+        guard tag.count <= output.count else {
+            throw AudioError(.cannotEncode, path: nil, reason: "LAME's gapless tag frame is longer than its output")
         }
-        guard flushed >= 0 else {
-            throw AudioError(.cannotEncode, path: nil, reason: "LAME failed to flush (code \(flushed))")
-        }
-        output.append(contentsOf: scratch[0..<Int(flushed)])
-        var tag = [UInt8](repeating: 0, count: 2_880)
-        let tagSize = tag.withUnsafeMutableBufferPointer { lame_get_lametag_frame(flags, $0.baseAddress, $0.count) }
-        guard tagSize > 0, tagSize <= tag.count, tagSize <= output.count else {
-            throw AudioError(.cannotEncode, path: nil, reason: "LAME wrote no gapless tag frame")
-        }
-        output.replaceSubrange(0..<tagSize, with: tag[0..<tagSize])
-        return output
+        output.replaceSubrange(0..<tag.count, with: tag)
+        return takeOutput()
     }
 
-    /// Encodes all of `samples` (interleaved 16-bit) in one call.
+    /// Encodes all of `samples` (interleaved 16-bit) in one call, at a constant bit rate.
     static func encode(
         _ samples: [Int16],
         sampleRate: Int,

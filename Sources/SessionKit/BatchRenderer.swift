@@ -96,7 +96,9 @@ public enum BatchRenderer {
                         base: options.baseSeed,
                         label: variant.map { "\(entry.script.id)#v\($0)" } ?? entry.script.id
                     ),
-                    outputPath: folder.appendingPathComponent("\(name).wav"),
+                    outputPath: folder.appendingPathComponent(
+                        "\(name).\(options.pipeline.output.resolvedFormat.fileExtension)"
+                    ),
                     timelinePath: folder.appendingPathComponent("\(name).timeline.json")
                 )
             }
@@ -183,7 +185,13 @@ public enum BatchRenderer {
         do {
             let timeline = try pipeline.plan(session.script, clips: clips)
             try pipeline.render(timeline)
-            manifest.record(session.name, hash: hash, seed: session.seed)
+            manifest.record(
+                session.name,
+                hash: hash,
+                seed: session.seed,
+                file: (session.outputPath as NSString).lastPathComponent,
+                format: pipeline.output.resolvedFormat
+            )
             return .rendered
         } catch {
             return .failed(error.lines)
@@ -200,8 +208,13 @@ public enum BatchRenderer {
         add("script \(fileDigest(session.scriptPath))")
         add("voice \(clips.voice) speed \(clips.speed) seed \(session.seed)")
         add(
-            "rate \(plan.sampleRate.map { String($0.hertz) } ?? "first-clip") channels \(plan.channelCount.count) format \(pipeline.output.sampleFormat.rawValue) allow-missing \(plan.allowMissing)"
+            "rate \(plan.sampleRate.map { String($0.hertz) } ?? "first-clip") channels \(plan.channelCount.count) allow-missing \(plan.allowMissing)"
         )
+        let (encoder, output) = (pipeline.output.encoder, pipeline.output)
+        add(
+            "format \(encoder.format) samples \(encoder.sampleFormat.rawValue) bitrate \(encoder.bitrate.map(String.init) ?? "-") quality \(encoder.quality.map { String($0) } ?? "-") skips-silence \(encoder.skipsSilence)"
+        )
+        add("album \(output.album ?? "-") artist \(output.artist ?? "-")")
         let sound = plan.sound.overriding(session.script.sound)
         add("sound \(String(decoding: CanonicalJSON.encode(sound), as: UTF8.self)) strict \(plan.strict)")
         let names = [sound.ambience, sound.startGong, sound.effectiveIntervalGong, sound.bell].compactMap { $0 }
@@ -239,6 +252,9 @@ final class Manifest: Sendable {
     struct Record: Codable, Equatable {
         let inputsHash: String
         let seed: UInt64
+        /// The audio file's name and format (`mp3`); absent in manifests written before formats.
+        var file: String?
+        var format: String?
     }
 
     private struct File: Codable {
@@ -267,9 +283,9 @@ final class Manifest: Sendable {
     }
 
     /// Records an output and rewrites the manifest atomically.
-    func record(_ name: String, hash: String, seed: UInt64) {
+    func record(_ name: String, hash: String, seed: UInt64, file audioFile: String, format: AudioFileFormat) {
         file.withLock { file in
-            file.outputs[name] = Record(inputsHash: hash, seed: seed)
+            file.outputs[name] = Record(inputsHash: hash, seed: seed, file: audioFile, format: format.rawValue)
             // A manifest that cannot be written only costs re-rendering next time.
             try? AtomicFile.write(CanonicalJSON.encode(file), to: path)
         }

@@ -68,16 +68,24 @@ public struct SessionPipeline: Sendable {
         for problem in plan.sound.problems {
             problems.append(SettingProblem(.sound(problem.field), problem.rule))
         }
-        if case .path(let path) = output.audio {
+        if case .path(let path) = output.audio, output.format == nil {
             let suffix = URL(fileURLWithPath: path).pathExtension
-            if !suffix.isEmpty && !OutputSettings.audioExtensions.contains(suffix.lowercased()) {
+            if !suffix.isEmpty && AudioFileFormat(fileExtension: suffix) == nil {
                 problems.append(
                     SettingProblem(
                         .audioOutput,
-                        "cannot write .\(suffix) files; the audio formats written are WAV (.wav)"
+                        "cannot write .\(suffix) files; the formats written are .wav, .flac, .mp3, .opus and .ogg (or name one with --format)"
                     )
                 )
             }
+        }
+        let encoder = output.encoder
+        if let problem = encoder.problem {
+            problems.append(SettingProblem(.encoding, problem))
+        } else if let rate = sampleRate,
+            let problem = encoder.format.problem(sampleRate: rate.hertz, channelCount: plan.channelCount.count)
+        {
+            problems.append(SettingProblem(.encoding, problem))
         }
         if let audio = output.audio, let timeline = output.timeline, OutputTarget.sameFile(audio, timeline) {
             problems.append(SettingProblem(.timelineOutput, "the timeline and the audio cannot both go to \(timeline)"))
@@ -166,13 +174,21 @@ public struct SessionPipeline: Sendable {
     /// Stage 2: places the script's clips, silences and bell in frames, from prepared measurements.
     public func plan(_ script: Script, clips prepared: PreparedClips) throws(SessionError) -> Timeline {
         try checkSettings()
+        var settings = plan
+        settings.sampleRate = sampleRate
         return try SessionPlanner.plan(
             script,
             clips: prepared,
             identity: clips(for: script),
-            settings: plan,
+            settings: settings,
             warn: observer.warning
         )
+    }
+
+    /// The rate sessions are rendered at: the one asked for, else the one the output format needs
+    /// (48 kHz for Opus), else `nil` (the first clip's).
+    public var sampleRate: SampleRate? {
+        plan.sampleRate ?? output.resolvedFormat.preferredSampleRate
     }
 
     /// Stage 3: writes `timeline` to the outputs.
@@ -188,9 +204,18 @@ public struct SessionPipeline: Sendable {
         to targets: (audio: OutputTarget?, timeline: OutputTarget?)
     ) throws(SessionError) -> Timeline {
         let total = timeline.totalFrames
+        if targets.audio != nil,
+            let problem = output.encoder.format.problem(
+                sampleRate: timeline.sampleRate.hertz,
+                channelCount: timeline.channelCount.count
+            )
+        {
+            throw SessionError(.invalidSetting, "Cannot write \(output.audio?.description ?? "the audio"): \(problem)")
+        }
         return try SessionRenderer.render(
             timeline,
-            sampleFormat: output.sampleFormat,
+            encoder: output.encoder,
+            metadata: output.metadata(for: timeline),
             audio: targets.audio,
             timelineJSON: targets.timeline
         ) { written in observer.rendering(written, total, timeline.sampleRate) }

@@ -17,15 +17,18 @@ enum SessionRenderer {
     /// How many frames move through memory at a time.
     static let blockFrames = 16_384
 
-    /// Renders `timeline` as `sampleFormat` to `audio` (if any) and its JSON to `timelineJSON` (if any).
+    /// Renders `timeline` encoded as `encoder` says, tagged with `metadata`, to `audio` (if any) and
+    /// its JSON to `timelineJSON` (if any).
     ///
     /// - Parameter progress: called after each block with the frames written so far.
-    /// - Returns: the timeline with the output's measured loudness, when loudness is on and audio was written.
+    /// - Returns: the timeline with how the audio was encoded and, when loudness is on, its
+    ///   measured loudness.
     /// - Throws: ``SessionError`` naming the clip, file and cause; no partial file is left.
     @discardableResult
     static func render(
         _ timeline: Timeline,
-        sampleFormat: SampleFormat,
+        encoder: EncoderSettings,
+        metadata: AudioMetadata,
         audio: OutputTarget?,
         timelineJSON: OutputTarget?,
         progress: (Frames) -> Void
@@ -34,13 +37,15 @@ enum SessionRenderer {
         var timeline = timeline
         do {
             if let audio {
-                let (file, measurement) = try writeAudio(
+                let (file, measurement, encoding) = try writeAudio(
                     timeline,
-                    sampleFormat: sampleFormat,
+                    encoder: encoder,
+                    metadata: metadata,
                     to: audio,
                     progress: progress
                 )
                 if let file { pending.append(file) }
+                timeline.encoding = encoding
                 if let measurement {
                     // Digital silence measures −∞: JSON has no such number, so it is recorded as unknown.
                     timeline.loudness?.integrated = measurement.integrated.flatMap { $0.isFinite ? $0 : nil }
@@ -89,10 +94,11 @@ enum SessionRenderer {
 
     private static func writeAudio(
         _ timeline: Timeline,
-        sampleFormat: SampleFormat,
+        encoder: EncoderSettings,
+        metadata: AudioMetadata,
         to target: OutputTarget,
         progress: (Frames) -> Void
-    ) throws(SessionError) -> (AtomicFile?, (integrated: Double?, truePeak: Double)?) {
+    ) throws(SessionError) -> (AtomicFile?, (integrated: Double?, truePeak: Double)?, AudioEncoding) {
         let name = target.destination.description
         var temporary: AtomicFile?
         var descriptor: Int32?
@@ -107,21 +113,29 @@ enum SessionRenderer {
             }
         }
         defer { if let descriptor, descriptor != STDOUT_FILENO { Glibc.close(descriptor) } }
+        // Only a WAV's header can be right before its samples are: other formats going to a
+        // stream are written to a spool file first (their headers and tags are finished at the
+        // end), then copied.
+        let spool =
+            descriptor != nil && encoder.format != .wav
+            ? AtomicFile(destination: NSTemporaryDirectory() + "/render-session-spool.\(encoder.format.fileExtension)")
+            : nil
         func fail(_ error: SessionError) -> SessionError {
             temporary?.discard()
+            spool?.discard()
             return error
         }
 
-        let writer: SoundFileWriter
+        let writer: any AudioFileSink
         do {
-            if let temporary {
-                writer = try SoundFileWriter(
-                    path: temporary.temporaryPath,
+            if let file = temporary ?? spool {
+                writer = try AudioFileWriter.create(
+                    path: file.temporaryPath,
                     sampleRate: timeline.sampleRate,
                     channelCount: timeline.channelCount,
-                    format: sampleFormat,
-                    frameCount: timeline.totalFrames,
-                    title: timeline.title
+                    settings: encoder,
+                    metadata: metadata,
+                    frameCount: timeline.totalFrames
                 )
             } else {
                 writer = try SoundFileWriter(
@@ -129,9 +143,9 @@ enum SessionRenderer {
                     name: name,
                     sampleRate: timeline.sampleRate,
                     channelCount: timeline.channelCount,
-                    format: sampleFormat,
+                    format: encoder.sampleFormat,
                     frameCount: timeline.totalFrames,
-                    title: timeline.title
+                    title: metadata.title
                 )
             }
         } catch {
@@ -147,12 +161,28 @@ enum SessionRenderer {
         } catch {
             throw fail(error)
         }
+        let encoding: AudioEncoding
         do {
-            try writer.close()
+            encoding = try writer.close()
+            if let spool, let descriptor {
+                try copy(spool.temporaryPath, to: descriptor, name: name)
+                spool.discard()
+            }
         } catch {
             throw fail(SessionError(.cannotWrite, error.description))
         }
-        return (temporary, measurement)
+        return (temporary, measurement, encoding)
+    }
+
+    /// Copies the file at `path` to `descriptor`, a megabyte at a time.
+    private static func copy(_ path: String, to descriptor: Int32, name: String) throws(AudioError) {
+        guard let input = FileHandle(forReadingAtPath: path) else {
+            throw AudioError(.cannotWrite, path: name, reason: "cannot read back the spooled file \(path)")
+        }
+        defer { try? input.close() }
+        while case let data = input.readData(ofLength: 1 << 20), !data.isEmpty {
+            try DescriptorStream.write([UInt8](data), to: descriptor, name: name)
+        }
     }
 
     /// Whether `timeline` is the narration lane alone at unit gains: then items are copied one by
@@ -164,7 +194,7 @@ enum SessionRenderer {
     /// Writes the mix of `timeline`'s lanes; returns what the output measured, with loudness on.
     private static func writeMix(
         of timeline: Timeline,
-        with writer: SoundFileWriter,
+        with writer: any AudioFileSink,
         progress: (Frames) -> Void
     ) throws(SessionError) -> (integrated: Double?, truePeak: Double)? {
         let mixer = try SessionMixer(timeline)
@@ -189,7 +219,7 @@ enum SessionRenderer {
 
     private static func writeItems(
         of timeline: Timeline,
-        with writer: SoundFileWriter,
+        with writer: any AudioFileSink,
         progress: (Frames) -> Void
     ) throws(SessionError) {
         var buffer: [Float] = []
@@ -241,14 +271,19 @@ public enum TimelineJSON {
 
 /// Writes files of silence, the seed app's `SilenceGenerator`.
 public enum SilenceFile {
-    /// Writes `frameCount` frames of 16-bit mono silence at `sampleRate` to `destination`.
+    /// Writes `frameCount` frames of mono silence at `sampleRate` to `destination`, encoded as
+    /// `encoder` says (16-bit WAV by default).
     /// - Throws: ``SessionError``; nothing is left at a path on failure.
     public static func write(
         frameCount: Frames,
         sampleRate: SampleRate,
         to destination: OutputDestination,
+        encoder: EncoderSettings = EncoderSettings(),
         replaceExisting: Bool = true
     ) throws(SessionError) {
+        if let problem = encoder.problem ?? encoder.format.problem(sampleRate: sampleRate.hertz, channelCount: 1) {
+            throw SessionError(.invalidSetting, "Cannot write \(destination): \(problem)")
+        }
         let target = try OutputTarget.resolve(destination, replaceExisting: replaceExisting)
         let silence = Timeline(
             scriptId: "silence",
@@ -258,6 +293,12 @@ public enum SilenceFile {
             channelCount: .mono,
             items: [TimelineItem(index: 0, kind: .silence, startFrame: .zero, frameCount: frameCount)]
         )
-        try SessionRenderer.render(silence, sampleFormat: .pcm16, audio: target, timelineJSON: nil) { _ in }
+        try SessionRenderer.render(
+            silence,
+            encoder: encoder,
+            metadata: AudioMetadata(),
+            audio: target,
+            timelineJSON: nil
+        ) { _ in }
     }
 }

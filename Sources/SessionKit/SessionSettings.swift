@@ -137,11 +137,19 @@ public enum OutputDestination: Sendable, Equatable, CustomStringConvertible {
 
 /// What a render writes and where.
 public struct OutputSettings: Sendable, Equatable {
-    /// The formats the audio output can be written in, by file name extension.
-    public static let audioExtensions = ["wav", "wave"]
-
-    /// How samples are stored in the audio file.
+    /// How samples are stored in a WAV or FLAC file.
     public var sampleFormat: SampleFormat
+    /// The file format; `nil` takes it from the audio path's extension (WAV for standard output).
+    public var format: AudioFileFormat?
+    /// A constant bit rate in kb/s for a lossy format; see ``EncoderSettings/bitrate``.
+    public var bitrate: Int?
+    /// A variable-rate quality; see ``EncoderSettings/quality``.
+    public var quality: Double?
+    /// Whether an MP3 skips encoding digital silence (see ``EncoderSettings/skipsSilence``).
+    public var skipsSilence: Bool
+    /// The album and artist tags; the title tag is the script's title.
+    public var album: String?
+    public var artist: String?
     /// Where the audio goes; `nil` writes none (the timeline alone).
     public var audio: OutputDestination?
     /// Where the timeline JSON goes; `nil` writes none.
@@ -151,14 +159,49 @@ public struct OutputSettings: Sendable, Equatable {
 
     public init(
         sampleFormat: SampleFormat = .pcm16,
+        format: AudioFileFormat? = nil,
+        bitrate: Int? = nil,
+        quality: Double? = nil,
+        skipsSilence: Bool = true,
+        album: String? = nil,
+        artist: String? = nil,
         audio: OutputDestination? = nil,
         timeline: OutputDestination? = nil,
         replaceExisting: Bool = true
     ) {
         self.sampleFormat = sampleFormat
+        self.format = format
+        self.bitrate = bitrate
+        self.quality = quality
+        self.skipsSilence = skipsSilence
+        self.album = album
+        self.artist = artist
         self.audio = audio
         self.timeline = timeline
         self.replaceExisting = replaceExisting
+    }
+
+    /// The format the audio is written in: ``format``, else the audio path's extension, else WAV.
+    public var resolvedFormat: AudioFileFormat {
+        if let format { return format }
+        if case .path(let path) = audio, let named = AudioFileFormat(path: path) { return named }
+        return .wav
+    }
+
+    /// The encoder's settings.
+    public var encoder: EncoderSettings {
+        EncoderSettings(
+            format: resolvedFormat,
+            sampleFormat: sampleFormat,
+            bitrate: bitrate,
+            quality: quality,
+            skipsSilence: skipsSilence
+        )
+    }
+
+    /// The tags and chapters an audio file of `timeline` carries.
+    public func metadata(for timeline: Timeline) -> AudioMetadata {
+        AudioMetadata(title: timeline.title, album: album, artist: artist, chapters: timeline.chapters)
     }
 }
 
@@ -170,6 +213,8 @@ public struct SettingProblem: Sendable, Equatable, CustomStringConvertible {
     /// The settings a problem can be about.
     public enum Setting: Sendable, Equatable {
         case voice, speed, sampleRate, channelCount, audioOutput, timelineOutput
+        /// The output's format and its encoder's settings (``OutputSettings/encoder``).
+        case encoding
         /// A field of ``PlanSettings/sound``.
         case sound(SoundSettings.Field)
 
@@ -182,6 +227,7 @@ public struct SettingProblem: Sendable, Equatable, CustomStringConvertible {
             case .channelCount: "channelCount"
             case .audioOutput: "audioOutput"
             case .timelineOutput: "timelineOutput"
+            case .encoding: "encoding"
             case .sound(let field): "sound.\(field.rawValue)"
             }
         }

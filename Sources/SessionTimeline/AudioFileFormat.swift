@@ -259,3 +259,20 @@ public struct AudioEncoding: Sendable, Equatable, Codable {
         self.padding = padding
     }
 }
+
+extension AudioChapter {
+    /// Where the chapter starts, in whole milliseconds (rounded to nearest): the unit ID3 chapters count in.
+    public func startMilliseconds(at sampleRate: SampleRate) -> Int64 {
+        Self.milliseconds(startFrame, at: sampleRate)
+    }
+
+    /// Where the chapter ends, in whole milliseconds (rounded to nearest).
+    public func endMilliseconds(at sampleRate: SampleRate) -> Int64 {
+        Self.milliseconds(endFrame, at: sampleRate)
+    }
+
+    private static func milliseconds(_ frames: Frames, at sampleRate: SampleRate) -> Int64 {
+        let hertz = Int64(sampleRate.hertz)
+        return (frames.count * 1_000 + hertz / 2) / hertz
+    }
+}

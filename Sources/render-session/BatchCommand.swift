@@ -55,8 +55,7 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "Render sessions whose output is up to date too.")
     var force = false
 
-    @Option(help: ArgumentHelp("The output sample format: s16, s24 or f32.", valueName: "format"))
-    var format: SampleFormat = .pcm16
+    @OptionGroup var encoding: EncodingOptions
 
     @OptionGroup var clip: ClipOptions
 
@@ -65,7 +64,7 @@ struct BatchCommand: AsyncParsableCommand {
     @OptionGroup var source: ProviderOptions
 
     var options: PipelineOptions {
-        PipelineOptions(clip: clip, plan: plan, source: source, seed: nil, output: OutputSettings(sampleFormat: format))
+        PipelineOptions(clip: clip, plan: plan, source: source, seed: nil, output: encoding.settings(audio: nil))
     }
 
     func validate() throws {

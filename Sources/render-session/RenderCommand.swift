@@ -6,7 +6,7 @@ import SessionTimeline
 struct RenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a script into one WAV file.",
+        abstract: "Render a script into one audio file: WAV, FLAC, MP3, Opus or Ogg Vorbis.",
         discussion: """
             Prints the paths written on standard output (nothing when an output is standard \
             output); progress and a summary go to standard error. A file appears only when \
@@ -27,7 +27,10 @@ struct RenderCommand: AsyncParsableCommand {
 
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("The WAV file to write; - for standard output.", valueName: "out.wav")
+        help: ArgumentHelp(
+            "The audio file to write (.wav, .flac, .mp3, .opus, .ogg); - for standard output.",
+            valueName: "out.wav"
+        )
     )
     var output: String
 
@@ -36,15 +39,13 @@ struct RenderCommand: AsyncParsableCommand {
     )
     var timeline: String?
 
-    @Option(help: ArgumentHelp("The output sample format: s16, s24 or f32.", valueName: "format"))
-    var format: SampleFormat = .pcm16
+    @OptionGroup var encoding: EncodingOptions
 
     @OptionGroup var overwrite: OverwriteOption
 
     var options: PipelineOptions {
         session.options(
-            output: OutputSettings(
-                sampleFormat: format,
+            output: encoding.settings(
                 audio: OutputDestination(argument: output),
                 timeline: timeline.map(OutputDestination.init(argument:)),
                 replaceExisting: !overwrite.noOverwrite

@@ -257,6 +257,7 @@ struct PipelineOptions {
         case .sound(let field): SoundOptions.flag(field)
         case .audioOutput: "--output"
         case .timelineOutput: "--timeline"
+        case .encoding: "--format"
         }
     }
 }

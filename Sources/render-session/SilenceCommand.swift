@@ -5,7 +5,7 @@ import SessionTimeline
 struct SilenceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "silence",
-        abstract: "Write a 16-bit mono WAV file of silence.",
+        abstract: "Write a mono file of silence: WAV (16-bit by default), FLAC, MP3, Opus or Ogg Vorbis.",
         discussion: """
             The file holds exactly round(seconds × rate) frames. An existing file is replaced \
             unless -n is given; - writes to standard output.
@@ -27,7 +27,10 @@ struct SilenceCommand: AsyncParsableCommand {
 
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("The WAV file to write; - for standard output.", valueName: "file.wav")
+        help: ArgumentHelp(
+            "The file to write (.wav, .flac, .mp3, .opus, .ogg); - for standard output.",
+            valueName: "file.wav"
+        )
     )
     var output: String
 
@@ -42,6 +45,8 @@ struct SilenceCommand: AsyncParsableCommand {
     )
     var sampleRate: SampleRate = 8_000
 
+    @OptionGroup var encoding: EncodingOptions
+
     @OptionGroup var overwrite: OverwriteOption
 
     func validate() throws {
@@ -50,7 +55,7 @@ struct SilenceCommand: AsyncParsableCommand {
                 "--seconds: \(seconds) is outside the range above 0 up to \(Int(ScriptRules.maximumDurationSeconds))"
             )
         }
-        if let problem = SessionPipeline(output: OutputSettings(audio: OutputDestination(argument: output))).problems
+        if let problem = SessionPipeline(output: encoding.settings(audio: OutputDestination(argument: output))).problems
             .first
         {
             throw ValidationError("\(PipelineOptions.flag(problem.setting)): \(problem.rule)")
@@ -61,9 +66,16 @@ struct SilenceCommand: AsyncParsableCommand {
         let (seconds, rate, destination, replace) = (
             seconds, sampleRate, OutputDestination(argument: output), !overwrite.noOverwrite
         )
+        let encoder = encoding.settings(audio: destination).encoder
         try await runCommand {
             let frames = rate.frames(atSeconds: seconds)!
-            try SilenceFile.write(frameCount: frames, sampleRate: rate, to: destination, replaceExisting: replace)
+            try SilenceFile.write(
+                frameCount: frames,
+                sampleRate: rate,
+                to: destination,
+                encoder: encoder,
+                replaceExisting: replace
+            )
             Console.status("Wrote \(frames) frames of silence at \(rate) → \(destination)")
             Console.printWritten([destination])
         }

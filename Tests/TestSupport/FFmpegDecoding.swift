@@ -33,6 +33,12 @@ extension FFmpeg {
         /// Start and end in seconds, as ffprobe prints them.
         public let start: Double
         public let end: Double
+
+        public init(title: String, start: Double, end: Double) {
+            self.title = title
+            self.start = start
+            self.end = end
+        }
     }
 
     /// The chapters ffprobe lists in `path`.
