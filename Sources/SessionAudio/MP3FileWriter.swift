@@ -1,3 +1,4 @@
+import Foundation
 public import SessionTimeline
 
 #if canImport(Glibc)
@@ -56,24 +57,24 @@ public final class MP3FileWriter: AudioFileSink {
     private var seekOffsets: [Int] = []
     private var buffered: [UInt8] = []
 
-    /// The span being encoded, if any.
-    private var segment: Segment?
-    /// Zeros after the last sound of the current span, not yet given to its encoder.
+    /// The threads that encode spans.
+    private let workers: MP3SpanWorkers
+    private var workersStopped = false
+    /// The span being given sound, if any, and the input frames given to it.
+    private var openSpan: (span: MP3SpanWorkers.Span, fed: Int64)?
+    /// What is still to be written, in file order: silent frames up to a frame, or a span's frames
+    /// (how many once the span has ended).
+    private var steps: [Step] = []
+    private enum Step {
+        case silence(upTo: Int64)
+        case span(MP3SpanWorkers.Span, frameCount: Int64?)
+    }
+    /// Zeros after the last sound of the open span, not yet given to its encoder.
     private var pendingZeros: Int64 = 0
     private var zeros: [Float] = []
     /// How many spans were encoded and how many frames were written as silence; tests read them.
     private(set) var encodedSpanCount = 0
     private(set) var silentFrameCount: Int64 = 0
-
-    /// One span of sound and the encoder encoding it.
-    private struct Segment {
-        let encoder: MP3Encoder
-        /// The file's MP3 frame the encoder's first frame is.
-        let firstMP3Frame: Int64
-        /// Input frames given to the encoder.
-        var fed: Int64 = 0
-        var splitter = MPEGFrameSplitter()
-    }
 
     /// Zeros after a span's last sound that its encoder encodes: enough for the MDCT window and the
     /// filterbank to have only zeros in them by its last two granules.
@@ -136,6 +137,13 @@ public final class MP3FileWriter: AudioFileSink {
             throw AudioError(.cannotWrite, path: path, reason: String(cString: strerror(errno)))
         }
         output = DescriptorOutput(descriptor: descriptor)
+        let (rate, channels, control) = (sampleRate.hertz, channels, rateControl)
+        workers = MP3SpanWorkers(
+            count: max(1, min(2, ProcessInfo.processInfo.activeProcessorCount)),
+            channels: channels
+        ) { () throws(AudioError) in
+            try MP3Encoder(sampleRate: rate, channelCount: channels, rateControl: control, writesTag: false)
+        }
         buffered.reserveCapacity(Self.bufferSize + 8_192)
         buffered += id3
         // A placeholder for the tag frame, filled in by close().
@@ -143,6 +151,7 @@ public final class MP3FileWriter: AudioFileSink {
     }
 
     deinit {
+        if !workersStopped { workers.stop() }
         if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
@@ -181,6 +190,7 @@ public final class MP3FileWriter: AudioFileSink {
                 try sound(UnsafeBufferPointer(rebasing: buffer[(soundStart * channels)..<(index * channels)]))
             }
         }
+        try drain(waiting: false)
     }
 
     public func writeSilence(frames: Frames) throws(AudioError) {
@@ -198,6 +208,7 @@ public final class MP3FileWriter: AudioFileSink {
                 remaining -= Int64(chunk)
             }
         }
+        try drain(waiting: false)
     }
 
     private func checkRoom(for frames: Int64) throws(AudioError) {
@@ -220,7 +231,7 @@ public final class MP3FileWriter: AudioFileSink {
     /// Takes `frames` frames of digital silence.
     private func silence(_ frames: Int64) throws(AudioError) {
         position += frames
-        guard segment != nil else { return }
+        guard openSpan != nil else { return }
         pendingZeros += frames
         if pendingZeros >= joinGap { try endSegment(feedingZeros: trailingZeros) }
     }
@@ -228,96 +239,85 @@ public final class MP3FileWriter: AudioFileSink {
     /// Takes interleaved frames that make sound (or may: silence inside a span).
     private func sound(_ samples: UnsafeBufferPointer<Float>) throws(AudioError) {
         let frames = Int64(samples.count / channels)
-        if segment == nil {
-            // Start on the frame boundary at or before the sound, after the frames already written.
-            let start = max(position / frameSize * frameSize, nextMP3Frame * frameSize)
+        if openSpan == nil {
+            // Start on the frame boundary at or before the sound, after the frames already planned.
+            let start = max(position / frameSize * frameSize, plannedMP3Frames * frameSize)
             guard start <= position else {
                 throw AudioError(
                     .cannotEncode,
                     path: path,
-                    reason: "sound at frame \(position) falls inside MP3 frames already written (up to \(nextMP3Frame))"
+                    reason:
+                        "sound at frame \(position) falls inside MP3 frames already planned (up to \(plannedMP3Frames))"
                 )
             }
-            try writeSilentFrames(upTo: start / frameSize)
-            let encoder: MP3Encoder
-            do {
-                encoder = try MP3Encoder(
-                    sampleRate: sampleRate,
-                    channelCount: channels,
-                    rateControl: rateControl,
-                    writesTag: false
-                )
-            } catch {
-                throw AudioError(.cannotEncode, path: path, reason: error.reason)
-            }
-            segment = Segment(encoder: encoder, firstMP3Frame: start / frameSize)
+            steps.append(.silence(upTo: start / frameSize))
+            let span = workers.startSpan(at: start / frameSize)
+            steps.append(.span(span, frameCount: nil))
+            openSpan = (span, 0)
             encodedSpanCount += 1
             pendingZeros = position - start
         }
-        try feedZeros(pendingZeros)
+        feedZeros(pendingZeros)
         pendingZeros = 0
-        try feed(samples, frames: frames)
+        if let (span, fed) = openSpan {
+            workers.encode(samples, in: span)
+            openSpan = (span, fed + frames)
+        }
         position += frames
     }
 
-    private func feedZeros(_ count: Int64) throws(AudioError) {
-        var remaining = count
-        if remaining > 0, zeros.isEmpty { zeros = [Float](repeating: 0, count: 16_384 * channels) }
-        while remaining > 0 {
-            let chunk = min(remaining, 16_384)
-            try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
-                try feed(buffer, frames: chunk)
-            }
-            remaining -= chunk
-        }
+    private func feedZeros(_ count: Int64) {
+        guard let (span, fed) = openSpan, count > 0 else { return }
+        workers.encodeZeros(count, in: span)
+        openSpan = (span, fed + count)
     }
 
-    private func feed(_ samples: UnsafeBufferPointer<Float>, frames: Int64) throws(AudioError) {
-        guard var current = segment else { return }
-        do {
-            try current.encoder.encode(samples, frames: Int(frames))
-        } catch {
-            throw AudioError(.cannotEncode, path: path, reason: error.reason)
-        }
-        current.fed += frames
-        segment = current
-        try writeEncodedFrames(limit: nil)
-    }
+    /// The frames the spans planned so far end at: where the next span may start.
+    private var plannedMP3Frames: Int64 = 0
 
-    /// Gives the span's encoder `count` of the pending zeros, flushes it and writes its frames up
-    /// to the one that holds its last input frame plus the delays; the rest encode only zeros.
+    /// Gives the open span's encoder `count` of the pending zeros and has it flushed; of its
+    /// frames, those up to the one that holds its last input frame plus the delays are written,
+    /// the rest encode only zeros.
     private func endSegment(feedingZeros count: Int64) throws(AudioError) {
-        try feedZeros(min(count, pendingZeros))
+        feedZeros(min(count, pendingZeros))
         pendingZeros = 0
-        guard let current = segment else { return }
-        do {
-            try current.encoder.flush()
-        } catch {
-            throw AudioError(.cannotEncode, path: path, reason: error.reason)
+        guard let (span, fed) = openSpan else { return }
+        let frameCount = (fed + encoderDelay + Self.decoderDelay + frameSize - 1) / frameSize
+        workers.finish(span)
+        if case .span(let last, nil)? = steps.last, last === span {
+            steps[steps.count - 1] = .span(span, frameCount: frameCount)
         }
-        let needed = (current.fed + encoderDelay + Self.decoderDelay + frameSize - 1) / frameSize
-        try writeEncodedFrames(limit: current.firstMP3Frame + needed)
-        guard nextMP3Frame == current.firstMP3Frame + needed else {
-            throw AudioError(
-                .cannotEncode,
-                path: path,
-                reason:
-                    "LAME gave \(nextMP3Frame - current.firstMP3Frame) frames for a span of \(current.fed) frames, not \(needed)"
-            )
-        }
-        segment = nil
+        plannedMP3Frames = span.firstMP3Frame + frameCount
+        openSpan = nil
     }
 
-    /// Writes the frames the span's encoder has finished, up to the file's frame `limit` if given.
-    private func writeEncodedFrames(limit: Int64?) throws(AudioError) {
-        guard var current = segment else { return }
-        let bytes = current.encoder.takeOutput()
-        guard !bytes.isEmpty else { return }
-        try current.splitter.append(bytes) { (frame, _) throws(AudioError) in
-            if let limit, nextMP3Frame >= limit { return }
-            try writeFrame(frame)
+    /// Writes what can be written, in order: silent frames, and the frames spans have made; with
+    /// `waiting`, waits for ended spans to finish.
+    private func drain(waiting: Bool) throws(AudioError) {
+        while let step = steps.first {
+            switch step {
+            case .silence(let frame):
+                try writeSilentFrames(upTo: frame)
+            case .span(let span, let frameCount):
+                let end = frameCount.map { span.firstMP3Frame + $0 } ?? Int64.max
+                var finished = false
+                repeat {
+                    let taken = try workers.take(from: span, waiting: waiting && frameCount != nil)
+                    for frame in taken.frames where nextMP3Frame < end { try writeFrame(frame[...]) }
+                    finished = taken.finished
+                } while waiting && frameCount != nil && !finished
+                guard finished, let frameCount else { return }
+                guard nextMP3Frame == end else {
+                    throw AudioError(
+                        .cannotEncode,
+                        path: path,
+                        reason:
+                            "LAME gave \(nextMP3Frame - span.firstMP3Frame) frames for a span that needs \(frameCount)"
+                    )
+                }
+            }
+            steps.removeFirst()
         }
-        segment = current
     }
 
     private func writeSilentFrames(upTo frame: Int64) throws(AudioError) {
@@ -363,8 +363,11 @@ public final class MP3FileWriter: AudioFileSink {
                 reason: "the file ended after \(position) of the \(frameCount) frames it was opened for"
             )
         }
-        if segment != nil { try endSegment(feedingZeros: pendingZeros) }
-        try writeSilentFrames(upTo: totalMP3Frames)
+        if openSpan != nil { try endSegment(feedingZeros: pendingZeros) }
+        steps.append(.silence(upTo: totalMP3Frames))
+        try drain(waiting: true)
+        workers.stop()
+        workersStopped = true
         try flushBuffer()
         let byteCount = tag.frame.count + audioByteCount
         let toc = seekOffsets.map { UInt8(min(255, $0 * 256 / max(byteCount, 1))) }

@@ -1,0 +1,180 @@
+import Foundation
+
+/// Encodes spans of sound on worker threads, each span with its own LAME encoder, while the
+/// thread that renders goes on: spans are independent by construction, so two cores encode two
+/// spans at once and the frames are written in order as they come back.
+///
+/// Memory stays bounded: a worker takes at most ``queueLimit`` blocks of samples before the
+/// renderer waits, and a span's frames wait only while the span before it is being finished
+/// (compressed, a twentieth of the samples).
+final class MP3SpanWorkers: @unchecked Sendable {
+    // @unchecked: `queues`, `running` and every span's `output` are reached only while holding
+    // `condition`; a span's encoder and splitter only on its worker's thread.
+
+    /// One span of sound: its encoder (used on its worker's thread only) and the frames it made.
+    final class Span: @unchecked Sendable {
+        /// The file's MP3 frame the span's first frame is.
+        let firstMP3Frame: Int64
+        fileprivate let worker: Int
+        fileprivate var encoder: MP3Encoder?
+        fileprivate var splitter = MPEGFrameSplitter()
+        /// Frames made and not yet taken, whether the encoder is flushed, and any failure.
+        fileprivate var output: (frames: [[UInt8]], finished: Bool, failure: AudioError?) = ([], false, nil)
+
+        fileprivate init(firstMP3Frame: Int64, worker: Int) {
+            self.firstMP3Frame = firstMP3Frame
+            self.worker = worker
+        }
+    }
+
+    private enum Task {
+        case samples(Span, [Float], frames: Int)
+        case zeros(Span, frames: Int64)
+        case finish(Span)
+        case stop
+    }
+
+    private let condition = NSCondition()
+    private var queues: [[Task]]
+    private var running: Int
+    private let makeEncoder: @Sendable () throws(AudioError) -> MP3Encoder
+    private let channels: Int
+    private var nextWorker = 0
+    /// Blocks of samples a worker holds before the renderer waits for it.
+    static let queueLimit = 8
+
+    init(count: Int, channels: Int, makeEncoder: @escaping @Sendable () throws(AudioError) -> MP3Encoder) {
+        queues = Array(repeating: [], count: count)
+        running = count
+        self.channels = channels
+        self.makeEncoder = makeEncoder
+        for index in 0..<count {
+            let thread = Thread { [self] in work(index) }
+            thread.name = "render-session MP3 encoder \(index + 1)"
+            thread.start()
+        }
+    }
+
+    /// Starts a span on the next worker, in turn.
+    func startSpan(at firstMP3Frame: Int64) -> Span {
+        defer { nextWorker = (nextWorker + 1) % queues.count }
+        return Span(firstMP3Frame: firstMP3Frame, worker: nextWorker)
+    }
+
+    /// Gives `span`'s encoder a copy of interleaved `samples`.
+    func encode(_ samples: UnsafeBufferPointer<Float>, in span: Span) {
+        submit(.samples(span, Array(samples), frames: samples.count / channels), to: span.worker)
+    }
+
+    /// Gives `span`'s encoder `frames` frames of zeros.
+    func encodeZeros(_ frames: Int64, in span: Span) {
+        guard frames > 0 else { return }
+        submit(.zeros(span, frames: frames), to: span.worker)
+    }
+
+    /// Flushes `span`'s encoder once it has encoded what it was given.
+    func finish(_ span: Span) {
+        submit(.finish(span), to: span.worker)
+    }
+
+    /// Takes the frames `span` has made; with `waiting`, waits until there is one or the span is finished.
+    func take(from span: Span, waiting: Bool) throws(AudioError) -> (frames: [[UInt8]], finished: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting, span.output.frames.isEmpty, !span.output.finished { condition.wait() }
+        if let failure = span.output.failure { throw failure }
+        let frames = span.output.frames
+        span.output.frames.removeAll()
+        return (frames, span.output.finished)
+    }
+
+    /// Stops the workers once they have done what they were given, and waits for them.
+    func stop() {
+        for worker in queues.indices { submit(.stop, to: worker) }
+        condition.lock()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    private func submit(_ task: Task, to worker: Int) {
+        condition.lock()
+        while queues[worker].count >= Self.queueLimit { condition.wait() }
+        queues[worker].append(task)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func work(_ worker: Int) {
+        var zeros: [Float] = []
+        while true {
+            condition.lock()
+            while queues[worker].isEmpty { condition.wait() }
+            let task = queues[worker].removeFirst()
+            condition.broadcast()
+            condition.unlock()
+            let span: Span
+            do {
+                switch task {
+                case .stop:
+                    condition.lock()
+                    running -= 1
+                    condition.broadcast()
+                    condition.unlock()
+                    return
+                case .samples(let target, let samples, let frames):
+                    span = target
+                    try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in
+                        try encoder(of: span).encode(buffer, frames: frames)
+                    }
+                case .zeros(let target, var frames):
+                    span = target
+                    let block: Int64 = 16_384
+                    if zeros.isEmpty { zeros = [Float](repeating: 0, count: Int(block) * channels) }
+                    while frames > 0 {
+                        let chunk = Int(min(frames, block))
+                        try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
+                            try encoder(of: span).encode(buffer, frames: chunk)
+                        }
+                        frames -= Int64(chunk)
+                    }
+                case .finish(let target):
+                    span = target
+                    try encoder(of: span).flush()
+                }
+                try collect(span, finished: { if case .finish = task { true } else { false } }())
+            } catch {
+                let failed: Span? =
+                    switch task {
+                    case .samples(let target, _, _), .zeros(let target, _), .finish(let target): target
+                    case .stop: nil
+                    }
+                condition.lock()
+                failed?.output.failure = failed?.output.failure ?? error
+                failed?.output.finished = true
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+
+    private func encoder(of span: Span) throws(AudioError) -> MP3Encoder {
+        if let encoder = span.encoder { return encoder }
+        let encoder = try makeEncoder()
+        span.encoder = encoder
+        return encoder
+    }
+
+    /// Moves the whole frames `span`'s encoder has made to its output.
+    private func collect(_ span: Span, finished: Bool) throws(AudioError) {
+        var frames: [[UInt8]] = []
+        if let bytes = span.encoder?.takeOutput(), !bytes.isEmpty {
+            try span.splitter.append(bytes) { (frame, _) throws(AudioError) in frames.append(Array(frame)) }
+        }
+        guard !frames.isEmpty || finished else { return }
+        condition.lock()
+        span.output.frames += frames
+        if finished { span.output.finished = true }
+        condition.broadcast()
+        condition.unlock()
+    }
+}
