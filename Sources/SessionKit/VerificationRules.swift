@@ -42,10 +42,10 @@ public struct VerificationRules: Sendable, Equatable {
             self.init(lossy: true, before: 1_152, after: 1_152)
         case .opus:
             // Opus at 48 kHz: pre-echo of at most 279 frames (one 20 ms frame covers it); after
-            // an abrupt stop its energy decays for up to 115 ms above −60 dBFS, hence 150 ms.
+            // an abrupt stop its energy decays for up to 118 ms above −60 dBFS, hence 150 ms.
             self.init(lossy: true, before: 960, after: 7_200)
         case .vorbis:
-            // One long Vorbis block: at most 858 frames measured at q0 and q3.
+            // One long Vorbis block: at most 817 frames measured at q0 and q3.
             self.init(lossy: true, before: 2_048, after: 2_048)
         case .wav, .flac, nil:
             self.init(lossy: false, before: 0, after: 0)
