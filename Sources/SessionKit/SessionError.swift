@@ -38,6 +38,10 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         case outputExists
         /// The output cannot be written.
         case cannotWrite
+        /// An audio file to verify cannot be read at all (no such file, a folder, permission denied).
+        case unreadableAudio
+        /// A timeline JSON file cannot be read, or is not a timeline.
+        case unreadableTimeline
         /// The task was cancelled (Ctrl-C, SIGTERM); unfinished files were removed.
         case cancelled
     }

@@ -1,0 +1,182 @@
+import Foundation
+import SessionAudio
+public import SessionTimeline
+
+/// Checks a rendered audio file against the timeline it was rendered from: its length, that its
+/// silences are silent, that every item's sound is where the timeline puts it, and that nothing
+/// clips. docs/verify.md describes each check and its thresholds.
+///
+/// The file is decoded block by block and judged as it goes, so memory depends on the timeline's
+/// item count, not on the file's length.
+public enum SessionVerifier {
+    /// The frames decoded at a time.
+    static let blockFrames = 16_384
+
+    /// Verifies the audio file at `path` against `timeline`, or, without one, checks only that it
+    /// decodes and does not clip.
+    ///
+    /// Problems with the file (it does not decode, its length, its silences, clipping) are lines in
+    /// the report, never errors: a file that cannot be decoded at all is one `undecodable` problem.
+    /// - Throws: ``SessionError/Code-swift.enum/unreadableAudio`` when there is no file to read (no
+    ///   such file, a folder, permission denied); ``SessionError/cancelled`` when the task is cancelled.
+    public static func verify(file path: String, timeline: Timeline?) throws(SessionError) -> VerificationReport {
+        if let reason = unreadableReason(path) {
+            throw SessionError(.unreadableAudio, "Cannot verify \(path): \(reason)")
+        }
+        let decoder: AudioFileDecoder
+        do {
+            decoder = try AudioFileDecoder(path: path)
+        } catch {
+            let format = AudioFileFormat(path: path)
+            return VerificationReport(
+                path: path,
+                format: format,
+                formatName: nil,
+                isLossy: format?.isLossy ?? false,
+                sampleRate: nil,
+                channelCount: nil,
+                decodedFrames: .zero,
+                expectedFrames: timeline?.totalFrames,
+                peakDecibels: nil,
+                checkedTimeline: false,
+                problems: [VerificationProblem(kind: .undecodable, message: "cannot be decoded: \(error.reason)")]
+            )
+        }
+        let format = format(named: decoder.formatName, path: path)
+        let rules = VerificationRules(format: format, sampleRate: decoder.sampleRate)
+        var problems: [VerificationProblem] = []
+        // Positions mean nothing at another rate: then only decoding and clipping are checked.
+        var placed = timeline
+        if let timeline {
+            if timeline.sampleRate != decoder.sampleRate {
+                placed = nil
+                problems.append(
+                    VerificationProblem(
+                        kind: .format,
+                        message:
+                            "is at \(decoder.sampleRate), the timeline at \(timeline.sampleRate); its length and placement were not checked"
+                    )
+                )
+            }
+            if timeline.channelCount != decoder.channelCount {
+                problems.append(
+                    VerificationProblem(
+                        kind: .format,
+                        message:
+                            "has \(decoder.channelCount.count) channels, the timeline \(timeline.channelCount.count)"
+                    )
+                )
+            }
+        }
+
+        var scan = SignalScan(timeline: placed, rules: rules, sampleRate: decoder.sampleRate)
+        var decodingProblem: VerificationProblem?
+        var buffer: [Float] = []
+        let channels = decoder.channelCount.count
+        while true {
+            if Task.isCancelled { throw SessionError.cancelled }
+            let frames: Int
+            do {
+                frames = try decoder.read(into: &buffer, maximumFrames: blockFrames)
+            } catch {
+                let at = Frames(scan.position)
+                decodingProblem = VerificationProblem(
+                    kind: .undecodable,
+                    frame: at,
+                    seconds: decoder.sampleRate.seconds(of: at),
+                    message:
+                        "decoding stopped at \(VerificationText.place(at, rate: decoder.sampleRate)): \(error.reason)"
+                )
+                break
+            }
+            if frames == 0 { break }
+            buffer.withUnsafeBufferPointer { scan.add($0, frames: frames, channelCount: channels) }
+        }
+        scan.finish()
+
+        let decoded = Frames(scan.position)
+        let judge = Judgement(scan: scan, rules: rules, rate: decoder.sampleRate, decodedFrames: decoded)
+        if let placed { problems += judge.lengthProblems(timeline: placed) }
+        if let decodingProblem { problems.append(decodingProblem) }
+        problems += judge.clippingProblems(timeline: placed)
+        if let placed { problems += judge.placementProblems(timeline: placed) }
+        return VerificationReport(
+            path: path,
+            format: format,
+            formatName: decoder.formatName,
+            isLossy: rules.isLossy,
+            sampleRate: decoder.sampleRate,
+            channelCount: decoder.channelCount,
+            decodedFrames: decoded,
+            expectedFrames: timeline?.totalFrames,
+            peakDecibels: scan.peak > 0 ? 20 * log10(Double(scan.peak)) : nil,
+            checkedTimeline: placed != nil,
+            problems: problems
+        )
+    }
+
+    /// Where `render --timeline` puts a file's timeline by convention: `out/x.mp3` → `out/x.timeline.json`.
+    public static func sidecarTimelinePath(for audioPath: String) -> String {
+        let slash = audioPath.lastIndex(of: "/").map { audioPath.index(after: $0) } ?? audioPath.startIndex
+        let name = audioPath[slash...]
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return audioPath + ".timeline.json" }
+        return String(audioPath[..<dot]) + ".timeline.json"
+    }
+
+    /// Reads a timeline JSON file (docs/timeline.md, schema version 1 or 2).
+    /// - Throws: ``SessionError/Code-swift.enum/unreadableTimeline`` naming the file and the cause.
+    public static func readTimeline(at path: String) throws(SessionError) -> Timeline {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw SessionError(
+                .unreadableTimeline,
+                "Cannot read timeline \(path): \(FileProblem.describe(error, path: path))"
+            )
+        }
+        do {
+            return try JSONDecoder().decode(Timeline.self, from: data)
+        } catch {
+            throw SessionError(.unreadableTimeline, "Cannot read timeline \(path): \(describe(error))")
+        }
+    }
+
+    /// Why `path` cannot be read at all, or `nil` if it can be tried.
+    private static func unreadableReason(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return "no such file" }
+        if isDirectory.boolValue { return "it is a directory" }
+        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }
+        return nil
+    }
+
+    /// The format the decoder found, told apart by extension only where the container is shared
+    /// (Ogg holds Opus and Vorbis); `nil` for a container no output format uses.
+    static func format(named formatName: String, path: String) -> AudioFileFormat? {
+        let name = formatName.uppercased()
+        if formatName == "MPEG audio" { return .mp3 }
+        if name.hasPrefix("FLAC") { return .flac }
+        if name.hasPrefix("OGG") { return AudioFileFormat(path: path) == .opus ? .opus : .vorbis }
+        if name.hasPrefix("WAV") || name.hasPrefix("RF64") || name.hasPrefix("W64") { return .wav }
+        return nil
+    }
+
+    /// A JSON decoding error as a phrase: where in the file and what is wrong.
+    private static func describe(_ error: any Error) -> String {
+        func at(_ path: [any CodingKey]) -> String {
+            let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.isEmpty ? "" : text.dropFirst(text.hasPrefix(".") ? 1 : 0) + ": "
+        }
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "\(at(context.codingPath))\(key.stringValue) is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.dataCorrupted(let context):
+            let cause = (context.underlyingError as NSError?)?.localizedDescription ?? context.debugDescription
+            return "\(at(context.codingPath))\(cause)"
+        default:
+            return "\(error)"
+        }
+    }
+}

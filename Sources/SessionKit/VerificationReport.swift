@@ -1,0 +1,166 @@
+public import SessionTimeline
+
+/// What ``SessionVerifier`` found out about a rendered file: the facts it measured and every
+/// problem, one sentence each.
+///
+/// It is `Encodable` so that `render-session verify --json` prints it as it is; the keys are
+/// documented in docs/verify.md.
+public struct VerificationReport: Sendable, Equatable, Encodable {
+    /// The file verified, as given.
+    public var path: String
+    /// The format the file's content and extension say it is; `nil` when it could not be opened
+    /// or is a container none of the output formats uses (AIFF, CAF, …).
+    public var format: AudioFileFormat?
+    /// What the decoder calls the file: `MPEG audio` or libsndfile's name for the container.
+    public var formatName: String?
+    /// Whether the file was judged with the lossy rules (a codec guard, −60 dBFS silence).
+    public var isLossy: Bool
+    /// The decoded sample rate; `nil` when the file could not be opened.
+    public var sampleRate: SampleRate?
+    /// The decoded channel count; `nil` when the file could not be opened.
+    public var channelCount: ChannelCount?
+    /// How many frames were decoded (up to where decoding stopped, if it failed).
+    public var decodedFrames: Frames
+    /// The timeline's length, when there was a timeline to check against.
+    public var expectedFrames: Frames?
+    /// The largest absolute sample decoded, in dBFS; `nil` when nothing was decoded or all was zero.
+    public var peakDecibels: Double?
+    /// Whether the file's length and the timeline's silences and items were checked: `false`
+    /// without a timeline, or when the file's rate differs from the timeline's.
+    public var checkedTimeline: Bool
+    /// Every problem, in the order of the checks (format, length, decoding, clipping, then by frame).
+    public var problems: [VerificationProblem]
+
+    public init(
+        path: String,
+        format: AudioFileFormat?,
+        formatName: String?,
+        isLossy: Bool,
+        sampleRate: SampleRate?,
+        channelCount: ChannelCount?,
+        decodedFrames: Frames,
+        expectedFrames: Frames?,
+        peakDecibels: Double?,
+        checkedTimeline: Bool,
+        problems: [VerificationProblem]
+    ) {
+        self.path = path
+        self.format = format
+        self.formatName = formatName
+        self.isLossy = isLossy
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.decodedFrames = decodedFrames
+        self.expectedFrames = expectedFrames
+        self.peakDecibels = peakDecibels
+        self.checkedTimeline = checkedTimeline
+        self.problems = problems
+    }
+
+    /// Whether no problem was found.
+    public var isClean: Bool { problems.isEmpty }
+
+    /// One line for a person: `verified out/x.mp3: 0 problems, 26,818,560 frames at 44100 Hz`.
+    public var summary: String {
+        let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
+        let rate = sampleRate.map { " at \($0)" } ?? ""
+        return "verified \(path): \(count), \(VerificationText.grouped(decodedFrames.count)) frames\(rate)"
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case file, format, formatName, lossy, sampleRate, channels, decodedFrames, expectedFrames, peakDbfs
+        case timelineChecked, problems, ok
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .file)
+        try container.encode(format?.rawValue, forKey: .format)
+        try container.encode(formatName, forKey: .formatName)
+        try container.encode(isLossy, forKey: .lossy)
+        try container.encode(sampleRate?.hertz, forKey: .sampleRate)
+        try container.encode(channelCount?.count, forKey: .channels)
+        try container.encode(decodedFrames, forKey: .decodedFrames)
+        try container.encode(expectedFrames, forKey: .expectedFrames)
+        try container.encode(peakDecibels.map { ($0 * 100).rounded() / 100 }, forKey: .peakDbfs)
+        try container.encode(checkedTimeline, forKey: .timelineChecked)
+        try container.encode(problems, forKey: .problems)
+        try container.encode(isClean, forKey: .ok)
+    }
+}
+
+/// One thing wrong with a rendered file, with where it is and a sentence that says it.
+public struct VerificationProblem: Sendable, Equatable, Encodable {
+    /// What kind of problem it is; its raw value is the `code` in JSON.
+    public enum Kind: String, Sendable, Equatable, Encodable {
+        /// The file could not be decoded, or decoding stopped part of the way.
+        case undecodable
+        /// The sample rate or channel count differs from the timeline's.
+        case format
+        /// The file decodes to another number of frames than the timeline's `totalFrames`.
+        case length
+        /// Samples at (lossless) or over (lossy) full scale.
+        case clipping
+        /// Sound where the timeline has silence, not next to any item.
+        case notSilent
+        /// An item that should sound is (nearly) silent.
+        case missingSound
+        /// An item's sound starts later than it should, before its start (in the silence before
+        /// it), or runs on past its end into the silence after it.
+        case misplacedSound
+    }
+
+    /// What kind of problem it is.
+    public var kind: Kind
+    /// Where it is: the first frame concerned, at the file's rate; `nil` for the file as a whole.
+    public var frame: Frames?
+    /// ``frame`` in seconds.
+    public var seconds: Double?
+    /// The timeline item concerned (its ``TimelineItem/index``), if any.
+    public var itemIndex: Int?
+    /// The item's name: a segment's id, an interjection's text, the bell's or a cue's name.
+    public var itemName: String?
+    /// The item's clip key, for segments and interjections.
+    public var clipKey: String?
+    /// How far off, in frames, where it can be told: positive for later or more, negative for
+    /// earlier or fewer.
+    public var offsetFrames: Int64?
+    /// One sentence, without the file's name: `item 3 (segment "tie", clip 086967d1…) starts 300 ms late …`.
+    public var message: String
+
+    public init(
+        kind: Kind,
+        frame: Frames? = nil,
+        seconds: Double? = nil,
+        itemIndex: Int? = nil,
+        itemName: String? = nil,
+        clipKey: String? = nil,
+        offsetFrames: Int64? = nil,
+        message: String
+    ) {
+        self.kind = kind
+        self.frame = frame
+        self.seconds = seconds
+        self.itemIndex = itemIndex
+        self.itemName = itemName
+        self.clipKey = clipKey
+        self.offsetFrames = offsetFrames
+        self.message = message
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case code, frame, seconds, item, name, key, offsetFrames, message
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .code)
+        try container.encode(frame, forKey: .frame)
+        try container.encode(seconds, forKey: .seconds)
+        try container.encode(itemIndex, forKey: .item)
+        try container.encode(itemName, forKey: .name)
+        try container.encode(clipKey, forKey: .key)
+        try container.encode(offsetFrames, forKey: .offsetFrames)
+        try container.encode(message, forKey: .message)
+    }
+}

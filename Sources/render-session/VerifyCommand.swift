@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import SessionKit
+import SessionTimeline
+
+/// `render-session verify`: decodes a rendered file and checks it against its timeline.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check a rendered audio file against its timeline.",
+        discussion: """
+            Decodes the file (wav, flac, mp3, opus, ogg) and checks that its length is the \
+            timeline's, that its silences are silent (digital zero when lossless, below -60 dBFS \
+            when lossy), that every clip's sound starts where the timeline puts it, and that \
+            nothing clips (docs/verify.md). Without --timeline, FILE's sidecar \
+            (out/x.mp3 → out/x.timeline.json) is used if it exists; else only decoding and \
+            clipping are checked.
+
+            Prints one line per problem on standard output (FILE: sentence), or with --json one \
+            JSON object; a summary goes to standard error.
+
+            Exit statuses: 0 no problems; 1 problems found; 2 the file or the timeline cannot be \
+            read; 64 a usage error.
+
+            Example:
+              render-session verify out/session.mp3 --timeline out/session.timeline.json
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The audio file to check.", valueName: "file"))
+    var file: String
+
+    @Option(
+        help: ArgumentHelp(
+            "The timeline JSON the file was rendered from; default: the file's sidecar.",
+            valueName: "file.json"
+        )
+    )
+    var timeline: String?
+
+    @Flag(help: "Print the report as JSON instead of one line per problem.")
+    var json = false
+
+    func run() async throws {
+        let (file, timelinePath, json) = (file, timeline, json)
+        try await runCommand {
+            let report: VerificationReport
+            do {
+                report = try SessionVerifier.verify(
+                    file: file,
+                    timeline: try Self.timeline(at: timelinePath, for: file)
+                )
+            } catch let error as SessionError where error.code != .cancelled {
+                // 1 means "problems found", so a file or timeline that cannot be read is 2.
+                for line in error.lines { Console.error(line) }
+                throw ExitCode(2)
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                Console.writeStandardOutput((try encoder.encode(report)) + Data("\n".utf8))
+            } else {
+                let lines = report.problems.map { "\(file): \($0.message)\n" }.joined()
+                Console.writeStandardOutput(Data(lines.utf8))
+            }
+            Console.status(report.summary)
+            if !report.isClean { throw ExitCode.failure }
+        }
+    }
+
+    /// The timeline given, else the file's sidecar if there is one; `nil` (said on standard error)
+    /// when there is neither.
+    static func timeline(at path: String?, for file: String) throws(SessionError) -> Timeline? {
+        if let path { return try SessionVerifier.readTimeline(at: path) }
+        let sidecar = SessionVerifier.sidecarTimelinePath(for: file)
+        guard FileManager.default.fileExists(atPath: sidecar) else {
+            Console.warning("no timeline (\(sidecar) does not exist): length and placement were not checked")
+            return nil
+        }
+        return try SessionVerifier.readTimeline(at: sidecar)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import SessionAudio
+import TestSupport
+import Testing
+
+/// `render-session verify`: what it prints and how it exits.
+@Suite("The verify command", .serialized)
+struct VerifyCommandTests {
+    /// Renders the edge-cases fixture to `x.wav` with its timeline `x.timeline.json` in `folder`.
+    static func render(in folder: TemporaryFolder) throws {
+        let result = try renderSession([
+            "render", "Fixtures/scripts/edge-cases.json", "-o", folder.path("x.wav"), "--timeline",
+            folder.path("x.timeline.json"), "--cache", "Fixtures/cache", "--offline", "--seed", "7",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+    }
+
+    @Test("A clean render exits 0 and prints nothing; a clipped copy prints its line and exits 1; --json has the shape")
+    func cleanAndClipped() throws {
+        let folder = try TemporaryFolder()
+        try Self.render(in: folder)
+        let clean = try renderSession(["verify", folder.path("x.wav"), "--timeline", folder.path("x.timeline.json")])
+        #expect(clean.status == 0)
+        #expect(clean.standardOutput == "")
+        #expect(clean.standardError == "verified \(folder.path("x.wav")): 0 problems, 702,567 frames at 22050 Hz\n")
+
+        // Frames 300,000 to 300,009 at full scale, inside item 4: 16-bit mono samples after the `data` chunk's header.
+        var bytes = [UInt8](try Data(contentsOf: folder.url.appendingPathComponent("x.wav")))
+        let data = try #require(bytes.indices.first { bytes[$0..<($0 + 4)].elementsEqual("data".utf8) }) + 8
+        for frame in 300_000..<300_010 { (bytes[data + 2 * frame], bytes[data + 1 + 2 * frame]) = (0xFF, 0x7F) }
+        try Data(bytes).write(to: folder.url.appendingPathComponent("clipped.wav"))
+        let clipped = try renderSession([
+            "verify", folder.path("clipped.wav"), "--timeline", folder.path("x.timeline.json"),
+        ])
+        #expect(clipped.status == 1)
+        #expect(
+            clipped.standardOutput
+                == "\(folder.path("clipped.wav")): clips: 10 samples at full scale, the first at frame 300,000 (13.605 s), in item 4 (interjection \"Tied.\", clip 80016ee9…); the peak is 0.0 dBFS\n"
+        )
+        #expect(
+            clipped.standardError == "verified \(folder.path("clipped.wav")): 1 problem, 702,567 frames at 22050 Hz\n"
+        )
+
+        let json = try renderSession([
+            "verify", folder.path("clipped.wav"), "--timeline", folder.path("x.timeline.json"), "--json",
+        ])
+        #expect(json.status == 1)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.standardOutputBytes)) as? [String: Any]
+        )
+        #expect(
+            Set(object.keys) == [
+                "file", "format", "formatName", "lossy", "sampleRate", "channels", "decodedFrames", "expectedFrames",
+                "peakDbfs", "timelineChecked", "problems", "ok",
+            ]
+        )
+        #expect(object["ok"] as? Bool == false && object["format"] as? String == "wav")
+        #expect(object["decodedFrames"] as? Int == 702_567 && object["expectedFrames"] as? Int == 702_567)
+        let problems = try #require(object["problems"] as? [[String: Any]])
+        #expect(problems.count == 1)
+        #expect(problems.first?["code"] as? String == "clipping" && problems.first?["frame"] as? Int == 300_000)
+        #expect(problems.first?["item"] as? Int == 4 && (problems.first?["key"] as? String)?.count == 64)
+    }
+
+    @Test("Without a timeline or sidecar, one line says what was not checked and a clean file exits 0")
+    func noTimeline() throws {
+        let folder = try TemporaryFolder()
+        try Self.render(in: folder)
+        try FileManager.default.moveItem(atPath: folder.path("x.wav"), toPath: folder.path("alone.wav"))
+        let alone = try renderSession(["verify", folder.path("alone.wav")])
+        #expect(alone.status == 0)
+        #expect(alone.standardOutput == "")
+        #expect(
+            alone.standardError
+                == "warning: no timeline (\(folder.path("alone.timeline.json")) does not exist): length and placement were not checked\nverified \(folder.path("alone.wav")): 0 problems, 702,567 frames at 22050 Hz\n"
+        )
+
+        let missing = try renderSession([
+            "verify", folder.path("none.wav"), "--timeline", folder.path("x.timeline.json"),
+        ])
+        #expect(missing.status == 2, "a file that cannot be read is not a problem found")
+        #expect(missing.standardError == "error: Cannot verify \(folder.path("none.wav")): no such file\n")
+    }
+}
