@@ -41,6 +41,12 @@ struct RenderCommand: AsyncParsableCommand {
 
     @OptionGroup var encoding: EncodingOptions
 
+    @Flag(
+        help:
+            "Then decode the file written and check it against its timeline, as `verify` does; problems go to standard error and exit with 1."
+    )
+    var verify = false
+
     @OptionGroup var overwrite: OverwriteOption
 
     var options: PipelineOptions {
@@ -55,10 +61,13 @@ struct RenderCommand: AsyncParsableCommand {
 
     func validate() throws {
         try options.validate()
+        if verify, output == "-" {
+            throw ValidationError("--verify: standard output cannot be read back; write a file to verify it")
+        }
     }
 
     func run() async throws {
-        let options = options
+        let (options, verify) = (options, verify)
         let scriptPath = session.scriptPath
         try await runCommand {
             let clock = ContinuousClock()
@@ -69,6 +78,12 @@ struct RenderCommand: AsyncParsableCommand {
                 "Rendered \(timeline.scriptId): \(Console.duration(rate.seconds(of: timeline.totalFrames))), \(timeline.totalFrames) frames at \(rate), seed \(timeline.seed)\(Console.loudness(timeline.loudness)), in \(Console.seconds(clock.now - started)) → \(options.output.audio?.description ?? "")"
             )
             Console.printWritten([options.output.audio, options.output.timeline])
+            if verify, case .path(let path)? = options.output.audio {
+                let report = try SessionVerifier.verify(file: path, timeline: timeline)
+                for problem in report.problems { Console.error("\(path): \(problem.message)") }
+                Console.status(report.summary)
+                if !report.isClean { throw ExitCode.failure }
+            }
         }
     }
 }

@@ -158,7 +158,7 @@ struct CommandTests {
         )
         #expect(render.status == 0)
         #expect(render.standardOutput == folder.path("s.wav") + "\n" + folder.path("s.json") + "\n")
-        // Byte for byte, but for what only a render can know: the output's measured loudness.
+        // Byte for byte, but for what only a render can know: the output's measured loudness and encoding.
         var written = try JSONDecoder().decode(
             Timeline.self,
             from: Data(contentsOf: URL(fileURLWithPath: folder.path("s.json")))
@@ -166,6 +166,8 @@ struct CommandTests {
         #expect(written.loudness?.integrated != nil && written.loudness?.truePeak != nil)
         written.loudness?.integrated = nil
         written.loudness?.truePeak = nil
+        #expect(written.encoding == AudioEncoding(container: "wav", codec: "pcm_s16le"))
+        written.encoding = nil
         #expect(String(decoding: TimelineJSON.encode(written), as: UTF8.self) == result.standardOutput)
         let measured = try AudioFileDecoder.measure(path: folder.path("s.wav"))
         #expect(measured.frameCount == Frames(Int64(cursor)))
