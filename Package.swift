@@ -33,6 +33,17 @@ let package = Package(
             providers: [.apt(["libsoxr-dev"])]
         ),
         .systemLibrary(
+            name: "CFLAC",
+            pkgConfig: "flac",
+            providers: [.apt(["libflac-dev"])]
+        ),
+        // libvorbis with libogg, whose types its interface is written in.
+        .systemLibrary(
+            name: "CVorbis",
+            pkgConfig: "vorbis",
+            providers: [.apt(["libvorbis-dev", "libogg-dev"])]
+        ),
+        .systemLibrary(
             name: "CLame",
             pkgConfig: "lame",
             providers: [.apt(["libmp3lame-dev"])]
@@ -54,7 +65,10 @@ let package = Package(
         // The only module that touches C: decoding, resampling, writing, encoding, synthesis.
         .target(
             name: "SessionAudio",
-            dependencies: ["SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG", "CEbur128"]
+            dependencies: [
+                "SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG", "CEbur128", "CFLAC",
+                "CVorbis",
+            ]
         ),
 
         // The library users call: joins the timeline model and the audio I/O.
@@ -86,8 +100,9 @@ let package = Package(
         .testTarget(name: "SessionTimelineTests", dependencies: ["SessionTimeline"]),
         .testTarget(
             name: "SessionAudioTests",
-            // CEbur128 for libebur128's own true-peak mode, the independent meter the tests compare with.
-            dependencies: ["SessionAudio", "SessionTimeline", "TestSupport", "CEbur128"]
+            // CEbur128 for libebur128's own true-peak mode, the independent meter the tests compare with;
+            // CSndFile to read a WAV's cue points back as libsndfile's reader sees them.
+            dependencies: ["SessionAudio", "SessionTimeline", "TestSupport", "CEbur128", "CSndFile"]
         ),
         .testTarget(
             name: "SessionKitTests",

@@ -5,8 +5,8 @@ public import SessionTimeline
 import Glibc
 #endif
 
-/// Writes a WAV file with libsndfile, which writes every header; frames go in as 32-bit floats
-/// and are rounded to the file's format here.
+/// Writes a WAV, FLAC or Ogg Vorbis file with libsndfile, which writes every header; frames go in
+/// as 32-bit floats and are rounded to the file's format here (Vorbis takes the floats as they are).
 ///
 /// Floats map to integers by `round(x × 2^(bits−1))`, clamped to the format's range (the
 /// inverse of libsndfile's reading scale, so 16-bit sources pass through unchanged). A file
@@ -22,6 +22,12 @@ public final class SoundFileWriter: AudioFileSink {
     private var bytesSinceWriteBack = 0
     /// Where a stream's bytes go, and the frame count its header promised; `nil` for a file.
     private let stream: (output: DescriptorOutput, header: WAVHeader, frameCount: Int64)?
+    /// What libsndfile writes: WAV (RIFF or RF64), FLAC or Ogg Vorbis.
+    private let kind: SoundFileKind
+    /// The file's rate, for its chapters' times.
+    private let sampleRate: Int
+    /// Chapters added after libsndfile has closed the file (FLAC, Vorbis); a WAV's went in with its header.
+    private let chapters: [AudioChapter]
     /// The file being written, or the name a stream was given.
     public let path: String
     /// The file's channel count.
@@ -59,7 +65,18 @@ public final class SoundFileWriter: AudioFileSink {
         )
     }
 
-    /// Creates `path` (replacing any file there) as `settings.format` (WAV for now), for `frameCount` frames.
+    /// Creates `path` (replacing any file there) as `settings.format` (WAV, FLAC or Ogg Vorbis), for
+    /// `frameCount` frames, with `metadata`'s tags and chapters.
+    ///
+    /// Title, album and artist go in through libsndfile: a WAV's `LIST`/`INFO` chunk, FLAC's and
+    /// Vorbis's comments. Chapters: a WAV's `cue ` and `LIST`/`adtl` chunks (``WAVChapterChunks``);
+    /// FLAC's and Vorbis's `CHAPTER001=HH:MM:SS.mmm` and `CHAPTER001NAME=` comments, added after
+    /// libsndfile has closed the file (``FLACComments`` with libFLAC, ``OggVorbisComments`` with
+    /// libogg and libvorbis), since libsndfile writes only the tags it has names for.
+    ///
+    /// - Throws: ``AudioError`` with code `unsupportedFormat` for MP3 and Opus (their own writers),
+    ///   for a Vorbis bit rate or a Vorbis quality below 0 (libsndfile 1.2.0 has neither), and for
+    ///   what libsndfile cannot write; `cannotWrite` when the file cannot be created.
     public convenience init(
         path: String,
         sampleRate: SampleRate,
@@ -68,30 +85,69 @@ public final class SoundFileWriter: AudioFileSink {
         metadata: AudioMetadata,
         frameCount: Frames
     ) throws(AudioError) {
-        guard settings.format == .wav else {
-            throw AudioError(.unsupportedFormat, path: path, reason: "\(settings.format) output is not built yet")
+        switch settings.format {
+        case .wav, .flac: break
+        case .vorbis:
+            if settings.bitrate != nil {
+                throw AudioError(
+                    .unsupportedFormat,
+                    path: path,
+                    reason:
+                        "libsndfile 1.2.0 encodes Vorbis at a quality only; give --quality -q 0 to 10, not --bitrate"
+                )
+            }
+            if let quality = settings.quality, quality < 0 {
+                throw AudioError(
+                    .unsupportedFormat,
+                    path: path,
+                    reason: "libsndfile 1.2.0 encodes Vorbis at qualities 0 to 10, not \(quality)"
+                )
+            }
+        case .mp3, .opus:
+            throw AudioError(.unsupportedFormat, path: path, reason: "\(settings.format) is written by its own writer")
         }
         try self.init(
             path: path,
-            sampleRate: sampleRate,
-            channelCount: channelCount,
+            sampleRate: sampleRate.hertz,
+            channelCount: channelCount.count,
             format: settings.sampleFormat,
-            frameCount: frameCount,
-            title: metadata.title
+            kind: SoundFileKind(settings, channelCount: channelCount, frameCount: frameCount),
+            metadata: metadata
         )
     }
 
     /// Creates `path` in the given container; tests use it to write a small RF64 file.
-    init(
+    convenience init(
         path: String,
         sampleRate: Int,
         channelCount: Int,
         format: SampleFormat,
         container: WAVContainer,
-        title: String? = nil
+        title: String? = nil,
+        chapters: [AudioChapter] = []
+    ) throws(AudioError) {
+        try self.init(
+            path: path,
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            format: format,
+            kind: .wav(container),
+            metadata: AudioMetadata(title: title, chapters: chapters)
+        )
+    }
+
+    /// Creates `path` as `kind`, with `metadata`'s tags and chapters.
+    /// The corresponding libsndfile calls are `sf_open_fd`, `sf_command`, `sf_set_string` and `sf_set_chunk`.
+    init(
+        path: String,
+        sampleRate: Int,
+        channelCount: Int,
+        format: SampleFormat,
+        kind: SoundFileKind,
+        metadata: AudioMetadata
     ) throws(AudioError) {
         var info = try Self.checkedInfo(
-            container,
+            kind,
             sampleRate: sampleRate,
             channelCount: channelCount,
             format: format,
@@ -108,15 +164,55 @@ public final class SoundFileWriter: AudioFileSink {
         self.file = file
         self.descriptor = descriptor
         self.stream = nil
+        self.kind = kind
+        self.sampleRate = sampleRate
+        self.chapters = metadata.chapters
         self.path = path
         self.channelCount = ChannelCount(channelCount) ?? .mono
         self.channels = channelCount
         self.format = format
+        guard kind.configure(file) else {
+            throw failure("cannot set the \(kind.name) encoder's level")
+        }
         if format == .float32 {
             sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         }
-        if let title, !title.isEmpty, sf_set_string(file, Int32(SF_STR_TITLE), title) != 0 {
-            throw failure("cannot set the title tag")
+        let tags = [
+            ("title", SF_STR_TITLE, metadata.title), ("album", SF_STR_ALBUM, metadata.album),
+            ("artist", SF_STR_ARTIST, metadata.artist),
+        ]
+        for (name, type, value) in tags {
+            if let value, !value.isEmpty, sf_set_string(file, Int32(type), value) != 0 {
+                throw failure("cannot set the \(name) tag")
+            }
+        }
+        if case .wav = kind, !metadata.chapters.isEmpty {
+            let chunks = WAVChapterChunks(metadata.chapters)
+            try addChunk("cue ", chunks.cue)
+            try addChunk("LIST", chunks.labels)
+        }
+    }
+
+    /// Has libsndfile write a chunk `id` holding `body` (a multiple of 4 bytes) before the samples.
+    /// The corresponding libsndfile call is `sf_set_chunk`.
+    private func addChunk(_ id: String, _ body: [UInt8]) throws(AudioError) {
+        precondition(body.count % 4 == 0, "libsndfile pads a custom chunk to 4 bytes with whatever follows it")
+        var chunk = SF_CHUNK_INFO()
+        withUnsafeMutableBytes(of: &chunk.id) { target in
+            for (index, byte) in id.utf8.enumerated() { target[index] = byte }
+        }
+        chunk.id_size = UInt32(id.utf8.count)
+        chunk.datalen = UInt32(body.count)
+        let result = body.withUnsafeBytes { bytes in
+            chunk.data = UnsafeMutableRawPointer(mutating: bytes.baseAddress)
+            return sf_set_chunk(file, &chunk)
+        }
+        guard result == 0 else {
+            throw AudioError(
+                .cannotWrite,
+                path: path,
+                reason: "cannot add the `\(id)` chunk (libsndfile: \(String(cString: sf_error_number(result))))"
+            )
         }
     }
 
@@ -178,7 +274,7 @@ public final class SoundFileWriter: AudioFileSink {
     ) throws(AudioError) {
         precondition(frameCount >= 0, "a stream's frame count cannot be negative")
         let info = try Self.checkedInfo(
-            container,
+            .wav(container),
             sampleRate: sampleRate,
             channelCount: channelCount,
             format: format,
@@ -215,6 +311,9 @@ public final class SoundFileWriter: AudioFileSink {
         self.file = file
         self.descriptor = descriptor
         self.stream = (output, header, frameCount)
+        self.kind = .wav(container)
+        self.sampleRate = sampleRate
+        self.chapters = []
         self.path = name
         self.channelCount = ChannelCount(channelCount) ?? .mono
         self.channels = channelCount
@@ -228,30 +327,25 @@ public final class SoundFileWriter: AudioFileSink {
         }
     }
 
-    /// The `SF_INFO` for a WAV in `container`, once libsndfile has said it can write one.
+    /// The `SF_INFO` for a `kind` file, once libsndfile has said it can write one.
     /// The corresponding libsndfile call is `sf_format_check`.
     private static func checkedInfo(
-        _ container: WAVContainer,
+        _ kind: SoundFileKind,
         sampleRate: Int,
         channelCount: Int,
         format: SampleFormat,
         name: String
     ) throws(AudioError) -> SF_INFO {
-        let encoding =
-            switch format {
-            case .pcm16: SF_FORMAT_PCM_16
-            case .pcm24: SF_FORMAT_PCM_24
-            case .float32: SF_FORMAT_FLOAT
-            }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
-        info.format = Int32((container == .rf64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | encoding)
+        info.format = kind.formatCode(format)
         guard sf_format_check(&info) != 0 else {
+            let samples = if case .vorbis = kind { "" } else { "\(format.rawValue) " }
             throw AudioError(
                 .unsupportedFormat,
                 path: name,
-                reason: "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(format.rawValue) WAV"
+                reason: "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(samples)\(kind.name)"
             )
         }
         return info
@@ -281,6 +375,8 @@ public final class SoundFileWriter: AudioFileSink {
         try checkRoom(for: Int64(frames))
         let written: sf_count_t
         switch format {
+        case _ where kind.takesFloats:
+            written = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(frames)) }
         case .pcm16:
             if shorts.count < count { shorts = [Int16](repeating: 0, count: count) }
             SampleConversion.quantize(samples, count: count, into: &shorts)
@@ -375,19 +471,25 @@ public final class SoundFileWriter: AudioFileSink {
                 reason: "libsndfile: \(syncError != 0 ? message : String(cString: sf_error_number(result)))"
             )
         }
+        try addChapterComments()
         return encoding
     }
 
-    /// How the file is encoded, as the timeline records it.
-    public var encoding: AudioEncoding {
-        let codec =
-            switch format {
-            case .pcm16: "pcm_s16le"
-            case .pcm24: "pcm_s24le"
-            case .float32: "pcm_f32le"
-            }
-        return AudioEncoding(container: "wav", codec: codec)
+    /// Adds a FLAC or Ogg Vorbis file's chapters as comments, now that libsndfile has closed it.
+    private func addChapterComments() throws(AudioError) {
+        guard !chapters.isEmpty, let rate = SampleRate(sampleRate) else { return }
+        let comments = chapters.enumerated().flatMap { index, chapter in
+            VorbisChapterComments.entries(index + 1, chapter, sampleRate: rate)
+        }
+        switch kind {
+        case .wav: break
+        case .flac: try FLACComments.append(comments, to: path)
+        case .vorbis: try OggVorbisComments.append(comments, to: path)
+        }
     }
+
+    /// How the file is encoded, as the timeline records it.
+    public var encoding: AudioEncoding { kind.encoding(format) }
 
     private func failure(_ what: String) -> AudioError {
         if let cause = stream?.output.failure {

@@ -359,6 +359,20 @@ public struct SoundLibrary: Sendable {
         (folder as NSString).appendingPathComponent("\(sound.rawValue).flac")
     }
 
+    /// Writes a default sound's mono samples as 24-bit FLAC at the default compression level.
+    private static func writeFLAC(_ samples: [Float], to path: String) throws(AudioError) {
+        let writer = try SoundFileWriter(
+            path: path,
+            sampleRate: SynthesizedSound.sampleRate,
+            channelCount: .mono,
+            settings: EncoderSettings(format: .flac, sampleFormat: .pcm24),
+            metadata: AudioMetadata(),
+            frameCount: Frames(Int64(samples.count))
+        )
+        try writer.write(samples, frames: samples.count)
+        try writer.close()
+    }
+
     /// Writes the sound files the folder lacks, then `sounds.json`.
     private static func materialize(in folder: String) throws(SessionError) {
         for sound in SynthesizedSound.allCases {
@@ -366,12 +380,7 @@ public struct SoundLibrary: Sendable {
             guard !isFile(path) else { continue }
             let file = AtomicFile(destination: path)
             do {
-                try FLACFile.write(
-                    sound.samples(),
-                    sampleRate: SynthesizedSound.sampleRate,
-                    channelCount: .mono,
-                    to: file.temporaryPath
-                )
+                try writeFLAC(sound.samples(), to: file.temporaryPath)
             } catch {
                 file.discard()
                 throw SessionError(.cannotWrite, "Cannot write the default sound \(path): \(error.reason)")

@@ -161,7 +161,16 @@ struct SynthesizedSoundTests {
     func flacRoundTrip() throws {
         let folder = try TemporaryFolder()
         let samples = try #require(synthesizedSounds[.gong])
-        try FLACFile.write(samples, sampleRate: 44_100, channelCount: .mono, to: folder.path("gong.flac"))
+        let writer = try SoundFileWriter(
+            path: folder.path("gong.flac"),
+            sampleRate: 44_100,
+            channelCount: .mono,
+            settings: EncoderSettings(format: .flac, sampleFormat: .pcm24),
+            metadata: AudioMetadata(),
+            frameCount: Frames(Int64(samples.count))
+        )
+        try writer.write(samples, frames: samples.count)
+        try writer.close()
         let measurement = try AudioFileDecoder.measure(path: folder.path("gong.flac"))
         #expect(measurement.frameCount == 308_700)
         #expect(measurement.formatName == "FLAC (Free Lossless Audio Codec)")

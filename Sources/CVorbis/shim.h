@@ -1,0 +1,5 @@
+#pragma once
+// libvorbis's interface is written in libogg's types (ogg_packet, ogg_page), so the two are one
+// module: a separate libogg module would give Swift two copies of those types.
+#include <ogg/ogg.h>
+#include <vorbis/codec.h>
