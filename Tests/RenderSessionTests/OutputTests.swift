@@ -1,5 +1,6 @@
 import Foundation
 import SessionAudio
+import SessionKit
 import SessionTimeline
 import TestSupport
 import Testing
