@@ -38,6 +38,11 @@ let package = Package(
             providers: [.apt(["libmp3lame-dev"])]
         ),
         .systemLibrary(
+            name: "COpusEnc",
+            pkgConfig: "libopusenc",
+            providers: [.apt(["libopusenc-dev"])]
+        ),
+        .systemLibrary(
             name: "CEbur128",
             pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]
@@ -54,7 +59,9 @@ let package = Package(
         // The only module that touches C: decoding, resampling, writing, encoding, synthesis.
         .target(
             name: "SessionAudio",
-            dependencies: ["SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG", "CEbur128"]
+            dependencies: [
+                "SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "COpusEnc", "CEspeakNG", "CEbur128",
+            ]
         ),
 
         // The library users call: joins the timeline model and the audio I/O.
