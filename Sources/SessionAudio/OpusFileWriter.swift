@@ -29,10 +29,13 @@ public final class OpusFileWriter: AudioFileSink {
     private let zeros: [Float]
     private static let silenceBlock = 4_800
 
-    /// The speed/quality trade-off, 0 (fastest) … 10 (libopus's default). 5 measured about
-    /// twice as fast as 10 on a ten-minute session, with no audible difference on speech
-    /// (docs/opus-notes.md has the numbers).
-    static let complexity: Int32 = 5
+    /// The speed/quality trade-off, 0 (fastest) … 10 (libopus's default): 6, the most libopus
+    /// does without its speech/music analysis.
+    ///
+    /// From 7 up libopus runs a tonality analysis on every frame; on the ten-minute fixture
+    /// session (mono, 24 kb/s VBR) that took 8–15 s against 1.3–2.4 s at 0–6, on a loaded
+    /// two-core machine (docs/opus-notes.md has the table). 5 and 6 wrote byte-identical files there.
+    static let complexity: Int32 = 6
 
     /// The VBR target when no `bitrate` or `quality` is given: 24 kb/s per channel.
     ///
