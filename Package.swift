@@ -49,6 +49,11 @@ let package = Package(
             providers: [.apt(["libmp3lame-dev"])]
         ),
         .systemLibrary(
+            name: "COpusEnc",
+            pkgConfig: "libopusenc",
+            providers: [.apt(["libopusenc-dev"])]
+        ),
+        .systemLibrary(
             name: "CEbur128",
             pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]
@@ -66,8 +71,8 @@ let package = Package(
         .target(
             name: "SessionAudio",
             dependencies: [
-                "SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "CEspeakNG", "CEbur128", "CFLAC",
-                "CVorbis",
+                "SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "COpusEnc", "CEspeakNG", "CEbur128",
+                "CFLAC", "CVorbis",
             ]
         ),
 
