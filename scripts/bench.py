@@ -22,6 +22,16 @@ Measured, each with hyperfine (median of repeated runs) and /usr/bin/time -v (pe
   render-3h   render of a 3-hour session repeating the fixture's shape (memory must not grow)
   layered-3h  the 3-hour session with the bed and interval gongs, loudness on
   batch-j1/j2 batch of the 14 Reactivity meditations, warm cache, into an empty folder, --jobs 1 and 2
+
+Encoding (docs/formats.md), each against the tools a user would otherwise run on our WAV:
+  mp3         render -o x.mp3 --loudness off: LAME -V 6 (our default), silence not encoded
+  mp3-whole   the same with --encode-silence: every frame through LAME
+  lame        lame --quiet -V 6 on our WAV (the same quality)
+  ffmpeg-mp3  ffmpeg -c:a libmp3lame -q:a 6 on our WAV
+  lame-b64    lame -b 64 on our WAV: the size the MP3 must be at most half of
+  opus        render -o x.opus --loudness off (48 kHz, VBR 24 kb/s, complexity 6)
+  opusenc     opusenc --bitrate 24 on our 48 kHz WAV
+  ffmpeg-opus ffmpeg -c:a libopus -b:a 24k on our 48 kHz WAV
 """
 import json
 import os
@@ -145,8 +155,98 @@ def quote(args):
     return " ".join("'" + a.replace("'", "'\\''") + "'" for a in args)
 
 
+def decoded_frames(path, channels=1):
+    """Frames ffmpeg decodes a file to (gapless: LAME tag, Opus pre-skip and end trim honoured)."""
+    data = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-"], capture_output=True, check=True).stdout
+    return len(data) // (2 * channels)
+
+
+def mpg123_frames(path):
+    data = subprocess.run(["mpg123", "-q", "-s", path], capture_output=True, check=True).stdout
+    return len(data) // 2
+
+
+def speech_snr(original_wav, decoded_a, decoded_b, timeline):
+    """SNR over the spoken items of two decodings against the original, and between them."""
+    import array
+    def samples(path):
+        if path.endswith(".wav"):
+            data = open(path, "rb").read()[44:]
+        else:
+            data = subprocess.run(["mpg123", "-q", "-s", path], capture_output=True, check=True).stdout
+        values = array.array("h")
+        values.frombytes(data[: len(data) // 2 * 2])
+        return values
+    original, a, b = samples(original_wav), samples(decoded_a), samples(decoded_b)
+    sums = [0.0, 0.0, 0.0, 0.0]
+    for item in timeline["items"]:
+        if item["kind"] == "silence":
+            continue
+        for i in range(item["startFrame"], item["startFrame"] + item["frameCount"]):
+            x = original[i]
+            sums[0] += x * x
+            sums[1] += (a[i] - x) ** 2
+            sums[2] += (b[i] - x) ** 2
+            sums[3] += (a[i] - b[i]) ** 2
+    import math
+    return tuple(10 * math.log10(sums[0] / max(e, 1e-9)) for e in sums[1:])
+
+
+def encoding_rows(script, cache, bell, ours_wav):
+    """The MP3 and Opus rows: ours against lame, ffmpeg and opusenc on our own WAV."""
+    base = [BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline", "--loudness", "off"]
+    out = lambda name: os.path.join(WORK, name)
+    wav48 = out("ours-48k.wav")
+    run(base + ["--sample-rate", "48000", "-o", wav48])
+    commands = [
+        ("mp3", quote(base + ["-o", out("ours.mp3")])),
+        ("mp3-whole", quote(base + ["--encode-silence", "-o", out("ours-whole.mp3")])),
+        ("lame", quote(["lame", "--quiet", "-V", "6", ours_wav, out("lame.mp3")])),
+        ("ffmpeg-mp3", quote(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", ours_wav, "-c:a", "libmp3lame",
+                              "-q:a", "6", out("ffmpeg.mp3")])),
+        ("lame-b64", quote(["lame", "--quiet", "-b", "64", ours_wav, out("lame-b64.mp3")])),
+        ("opus", quote(base + ["-o", out("ours.opus")])),
+        ("opusenc", quote(["opusenc", "--quiet", "--bitrate", "24", wav48, out("opusenc.opus")])),
+        ("ffmpeg-opus", quote(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav48, "-c:a", "libopus", "-b:a", "24k",
+                               out("ffmpeg.opus")])),
+    ]
+    for _, command in commands:
+        subprocess.run(["sh", "-c", command], check=True, capture_output=True)
+    results = hyperfine(commands, runs=min(RUNS, 10))
+    files = {"mp3": "ours.mp3", "mp3-whole": "ours-whole.mp3", "lame": "lame.mp3", "ffmpeg-mp3": "ffmpeg.mp3",
+             "lame-b64": "lame-b64.mp3", "opus": "ours.opus", "opusenc": "opusenc.opus", "ffmpeg-opus": "ffmpeg.opus"}
+    sizes = {name: os.path.getsize(out(f)) for name, f in files.items()}
+    timeline = timeline_of(script, cache, bell)
+    total = timeline["totalFrames"]
+    frames = {
+        "ours.mp3 (mpg123)": (mpg123_frames(out("ours.mp3")), total),
+        "ours.mp3 (ffmpeg)": (decoded_frames(out("ours.mp3")), total),
+        "ours.opus (ffmpeg, 48 kHz)": (decoded_frames(out("ours.opus")), total * 2),
+    }
+    return {"results": results, "sizes": sizes, "frames": frames,
+            "snr": speech_snr(ours_wav, out("ours.mp3"), out("ours-whole.mp3"), timeline)}
+
+
+def encoding_only():
+    """BENCH_ONLY=encoding: the encoding rows alone, for working on the encoders."""
+    cache, bell, script, _ = prepare_inputs()
+    ours = os.path.join(WORK, "ours.wav")
+    run([BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline", "--loudness", "off",
+         "-o", ours])
+    encoding = encoding_rows(script, cache, bell, ours)
+    print("| encoding | median | min … max | size |")
+    print("|---|---|---|---|")
+    for name, r in encoding["results"].items():
+        print(f"| {name} | {r['median'] * 1000:.1f} ms | {r['min'] * 1000:.1f} … {r['max'] * 1000:.1f} ms | "
+              f"{encoding['sizes'][name] / 1000:,.0f} kB |")
+    print(f"decoded frames: {encoding['frames']}; speech SNR (skip, whole, between): {encoding['snr']}")
+    return 0
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
+    if os.environ.get("BENCH_ONLY") == "encoding":
+        return encoding_only()
     cache, bell, script, long_script = prepare_inputs()
     timeline = timeline_of(script, cache, bell)
     total = timeline["totalFrames"]
@@ -194,6 +294,9 @@ def main():
     results.update(hyperfine([("batch-j1", quote(batch + ["--jobs", "1"])), ("batch-j2", quote(batch + ["--jobs", "2"]))],
                              runs=5, prepare=f"rm -rf {quote([batch_out])} && sync"))
 
+    encoding = encoding_rows(script, cache, bell, ours)
+    results.update(encoding["results"])
+
     memory = {name: peak_memory_kib(command) for name, command in commands if name != "timeline"}
     memory["timeline"] = peak_memory_kib(commands[1][1])
     memory["render-3h"] = peak_memory_kib(long_render)
@@ -227,6 +330,27 @@ def main():
         ("layered 3-hour render's peak memory ≤ 40 MiB", memory["layered-3h"] <= 40 * 1024),
         ("layered 3-hour render's peak memory within 10% of the layered 10-minute render's",
          memory["layered-3h"] <= 1.10 * memory["layered"]),
+    ]
+    lines.append("| encoding | median | min … max | size | × lame | × ffmpeg |")
+    lines.append("|---|---|---|---|---|---|")
+    for name in ["mp3", "mp3-whole", "lame", "ffmpeg-mp3", "lame-b64", "opus", "opusenc", "ffmpeg-opus"]:
+        low, high = spread[name]
+        size = encoding["sizes"][name]
+        reference = "lame" if name in ("mp3", "mp3-whole", "ffmpeg-mp3", "lame-b64") else "opusenc"
+        lines.append(f"| {name} | {median[name] * 1000:.1f} ms | {low * 1000:.1f} … {high * 1000:.1f} ms | "
+                     f"{size / 1000:,.0f} kB | {median[reference] / median[name]:.2f} | "
+                     f"{median['ffmpeg-mp3' if reference == 'lame' else 'ffmpeg-opus'] / median[name]:.2f} |")
+    lines.append("")
+    lines.append(f"decoded frames: {encoding['frames']}; MP3 silence-skipping vs whole-file encode: "
+                 f"speech SNR {encoding['snr'][0]:.2f} dB vs {encoding['snr'][1]:.2f} dB, "
+                 f"difference between them {encoding['snr'][2]:.1f} dB")
+    checks += [
+        ("render -o x.mp3 ≤ 0.35 s", median["mp3"] <= 0.35),
+        ("render -o x.mp3 ≥ 4 × faster than lame on our WAV", median["lame"] / median["mp3"] >= 4),
+        ("render -o x.mp3 ≥ 4 × faster than ffmpeg -c:a libmp3lame", median["ffmpeg-mp3"] / median["mp3"] >= 4),
+        ("MP3 at most half the size of a 64 kb/s CBR encode", encoding["sizes"]["mp3"] <= encoding["sizes"]["lame-b64"] / 2),
+        ("every MP3 and Opus file decodes to the timeline's frames (mpg123, ffmpeg)",
+         all(count == expected for count, expected in encoding["frames"].values())),
     ]
     lines.append(f"batch speed-up with --jobs 2: {median['batch-j1'] / median['batch-j2']:.2f}×")
     for text, ok in checks:

@@ -33,9 +33,9 @@ final class OpusComments {
             if let value, !value.isEmpty { try add(tag, value, path: path) }
         }
         for (index, chapter) in metadata.chapters.enumerated() {
-            let key = "CHAPTER" + Self.threeDigits(index + 1)
-            try add(key, Self.timestamp(of: chapter.startFrame), path: path)
-            try add(key + "NAME", chapter.title, path: path)
+            for (tag, value) in VorbisChapterComments.entries(index + 1, chapter, sampleRate: 48_000) {
+                try add(tag, value, path: path)
+            }
         }
     }
 
@@ -52,24 +52,5 @@ final class OpusComments {
                 reason: "cannot add the \(tag) comment: \(OpusEncoder.message(result))"
             )
         }
-    }
-
-    /// `00:01:05.250`: a frame at 48 kHz (the only rate Opus files are written at) as the
-    /// chapter convention writes a time, rounded to the nearest millisecond, halves up.
-    ///
-    /// The one place chapter frames become clock time: `ms = round(frame × 1000 / 48000)`.
-    static func timestamp(of frame: Frames) -> String {
-        let milliseconds = (max(frame.count, 0) * 1_000 + 24_000) / 48_000
-        let seconds = milliseconds / 1_000
-        return "\(twoDigits(seconds / 3_600)):\(twoDigits(seconds / 60 % 60)):\(twoDigits(seconds % 60))."
-            + threeDigits(Int(milliseconds % 1_000))
-    }
-
-    private static func twoDigits(_ value: Int64) -> String {
-        value < 10 ? "0\(value)" : String(value)
-    }
-
-    private static func threeDigits(_ value: Int) -> String {
-        String(repeating: "0", count: max(0, 3 - String(value).count)) + String(value)
     }
 }

@@ -246,7 +246,8 @@ public final class SoundFileWriter: AudioFileSink {
         channelCount: ChannelCount,
         format: SampleFormat,
         frameCount: Frames,
-        title: String? = nil
+        title: String? = nil,
+        chapters: [AudioChapter] = []
     ) throws(AudioError) {
         let dataBytes = frameCount.count * Int64(channelCount.count * format.bytesPerSample)
         try self.init(
@@ -257,7 +258,8 @@ public final class SoundFileWriter: AudioFileSink {
             format: format,
             frameCount: frameCount.count,
             container: WAVContainer(dataByteCount: dataBytes),
-            title: title
+            title: title,
+            chapters: chapters
         )
     }
 
@@ -270,7 +272,8 @@ public final class SoundFileWriter: AudioFileSink {
         format: SampleFormat,
         frameCount: Int64,
         container: WAVContainer,
-        title: String? = nil
+        title: String? = nil,
+        chapters: [AudioChapter] = []
     ) throws(AudioError) {
         precondition(frameCount >= 0, "a stream's frame count cannot be negative")
         let info = try Self.checkedInfo(
@@ -298,7 +301,8 @@ public final class SoundFileWriter: AudioFileSink {
             channelCount: channelCount,
             format: format,
             frameCount: frameCount,
-            title: titleBytes
+            title: titleBytes,
+            chapters: chapters
         )
         var raw = info
         raw.format = Int32(SF_FORMAT_RAW | SF_ENDIAN_LITTLE) | (info.format & Int32(SF_FORMAT_SUBMASK))

@@ -52,14 +52,17 @@ struct WAVHeader: Sendable, Equatable {
     /// The length of the samples the header announces.
     let dataByteCount: Int64
 
-    /// Lays out the header for `frameCount` frames; `title` is the tag's UTF-8 bytes (none when empty).
+    /// Lays out the header for `frameCount` frames; `title` is the tag's UTF-8 bytes (none when
+    /// empty); `chapters` go in `cue ` and `LIST`/`adtl` chunks after it, where libsndfile puts
+    /// them in a file (``WAVChapterChunks``).
     init(
         container: WAVContainer,
         sampleRate: Int,
         channelCount: Int,
         format: SampleFormat,
         frameCount: Int64,
-        title: [UInt8]
+        title: [UInt8],
+        chapters: [AudioChapter] = []
     ) {
         let blockAlign = channelCount * format.bytesPerSample
         let bitsPerSample = UInt16(format.bytesPerSample * 8)
@@ -90,6 +93,7 @@ struct WAVHeader: Sendable, Equatable {
             }
             let dataOffsetAtOpen = out.count + peakChunkLength + 8
             out.list(title: title)
+            out.chapters(chapters)
             if isFloat, out.count + 16 < dataOffsetAtOpen {
                 out.padChunk(payload: dataOffsetAtOpen - out.count - 16)
             }
@@ -122,6 +126,7 @@ struct WAVHeader: Sendable, Equatable {
             out.uint32(isFloat ? 3 : 1)
             out.append([0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
             out.list(title: title)
+            out.chapters(chapters)
             if isFloat {
                 out.padChunk(payload: peakChunkLength - 8)
             }
@@ -174,6 +179,17 @@ private struct LittleEndianBytes {
 
     /// A `LIST`/`INFO` chunk with the title as `INAM`, as libsndfile's `wavlike_write_strings`
     /// writes it: the string with its NUL, padded to an even length. Nothing when there is no title.
+    /// The chapters' `cue ` and `LIST`/`adtl` chunks, if there are any.
+    mutating func chapters(_ chapters: [AudioChapter]) {
+        guard !chapters.isEmpty else { return }
+        let chunks = WAVChapterChunks(chapters)
+        for (id, body) in [("cue ", chunks.cue), ("LIST", chunks.labels)] {
+            tag(id)
+            uint32(UInt32(body.count))
+            append(body)
+        }
+    }
+
     mutating func list(title: [UInt8]) {
         guard !title.isEmpty else { return }
         let stored = (title.count + 1 + 1) & ~1

@@ -82,9 +82,10 @@ public struct SessionPipeline: Sendable {
         let encoder = output.encoder
         if let problem = encoder.problem {
             problems.append(SettingProblem(.encoding, problem))
-        } else if let rate = sampleRate,
-            let problem = encoder.format.problem(sampleRate: rate.hertz, channelCount: plan.channelCount.count)
-        {
+        } else if let problem = encoder.format.problem(
+            sampleRate: sampleRate?.hertz,
+            channelCount: plan.channelCount.count
+        ) {
             problems.append(SettingProblem(.encoding, problem))
         }
         if let audio = output.audio, let timeline = output.timeline, OutputTarget.sameFile(audio, timeline) {

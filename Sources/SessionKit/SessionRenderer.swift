@@ -145,7 +145,8 @@ enum SessionRenderer {
                     channelCount: timeline.channelCount,
                     format: encoder.sampleFormat,
                     frameCount: timeline.totalFrames,
-                    title: metadata.title
+                    title: metadata.title,
+                    chapters: metadata.chapters
                 )
             }
         } catch {

@@ -6,12 +6,27 @@ extension AudioChapter {
     /// halves up (`round(startFrame × 1000 / rate)` in integers, so no float ever rounds twice);
     /// hours do not wrap at 24.
     public func timestamp(sampleRate: SampleRate) -> String {
-        let rate = Int64(sampleRate.hertz)
-        let milliseconds = (max(startFrame.count, 0) * 1_000 * 2 + rate) / (2 * rate)
+        let milliseconds = startMilliseconds(at: sampleRate)
         let hours = milliseconds / 3_600_000
         let minutes = milliseconds / 60_000 % 60
         let seconds = milliseconds / 1_000 % 60
         return "\(pad(hours, 2)):\(pad(minutes, 2)):\(pad(seconds, 2)).\(pad(milliseconds % 1_000, 3))"
+    }
+
+    /// Where the chapter starts, in whole milliseconds, rounded to nearest (halves up) in integers:
+    /// the unit ID3 chapters count in, and what ``timestamp(sampleRate:)`` writes.
+    public func startMilliseconds(at sampleRate: SampleRate) -> Int64 {
+        Self.milliseconds(startFrame, at: sampleRate)
+    }
+
+    /// Where the chapter ends, in whole milliseconds, rounded as its start is.
+    public func endMilliseconds(at sampleRate: SampleRate) -> Int64 {
+        Self.milliseconds(endFrame, at: sampleRate)
+    }
+
+    private static func milliseconds(_ frames: Frames, at sampleRate: SampleRate) -> Int64 {
+        let rate = Int64(sampleRate.hertz)
+        return (max(frames.count, 0) * 1_000 * 2 + rate) / (2 * rate)
     }
 
     /// `value` in decimal, with leading zeros to `width` digits.

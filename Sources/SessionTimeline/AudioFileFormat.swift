@@ -85,9 +85,13 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, CustomStringConvert
         }
     }
 
-    /// Why a session at `sampleRate` with `channelCount` channels cannot be written in this format,
-    /// naming the values it allows; `nil` when it can.
-    public func problem(sampleRate: Int, channelCount: Int) -> String? {
+    /// Why a session at `sampleRate` (when known) with `channelCount` channels cannot be written
+    /// in this format, naming the values it allows; `nil` when it can.
+    public func problem(sampleRate: Int?, channelCount: Int) -> String? {
+        if channelCount > maximumChannelCount {
+            return "\(self) cannot hold \(channelCount) channels; it takes 1 to \(maximumChannelCount)"
+        }
+        guard let sampleRate else { return nil }
         if let rates = sampleRates, !rates.contains(sampleRate) {
             let list = rates.map(String.init).joined(separator: ", ")
             return "\(self) cannot hold \(sampleRate) Hz; it takes \(rates.count == 1 ? "" : "one of ")\(list) Hz"
@@ -97,9 +101,6 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, CustomStringConvert
         }
         if self == .vorbis, !(8_000...192_000).contains(sampleRate) {
             return "ogg (Vorbis) cannot hold \(sampleRate) Hz; it takes 8000 to 192000 Hz"
-        }
-        if channelCount > maximumChannelCount {
-            return "\(self) cannot hold \(channelCount) channels; it takes 1 to \(maximumChannelCount)"
         }
         return nil
     }
@@ -257,22 +258,5 @@ public struct AudioEncoding: Sendable, Equatable, Codable {
         self.quality = quality
         self.encoderDelay = encoderDelay
         self.padding = padding
-    }
-}
-
-extension AudioChapter {
-    /// Where the chapter starts, in whole milliseconds (rounded to nearest): the unit ID3 chapters count in.
-    public func startMilliseconds(at sampleRate: SampleRate) -> Int64 {
-        Self.milliseconds(startFrame, at: sampleRate)
-    }
-
-    /// Where the chapter ends, in whole milliseconds (rounded to nearest).
-    public func endMilliseconds(at sampleRate: SampleRate) -> Int64 {
-        Self.milliseconds(endFrame, at: sampleRate)
-    }
-
-    private static func milliseconds(_ frames: Frames, at sampleRate: SampleRate) -> Int64 {
-        let hertz = Int64(sampleRate.hertz)
-        return (frames.count * 1_000 + hertz / 2) / hertz
     }
 }

@@ -20,6 +20,8 @@ struct RenderCommand: AsyncParsableCommand {
                 --cache Fixtures/cache --seed 7
               render-session render Fixtures/scripts/edge-cases.json -o - \\
                 --cache Fixtures/cache --offline --seed 3 > out/edge-cases.wav
+              render-session render Fixtures/scripts/ten-minute-session.json \\
+                -o out/session.mp3 --cache Fixtures/cache --seed 7 --verify
             """
     )
 

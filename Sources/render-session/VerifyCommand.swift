@@ -19,11 +19,13 @@ struct VerifyCommand: AsyncParsableCommand {
             Prints one line per problem on standard output (FILE: sentence), or with --json one \
             JSON object; a summary goes to standard error.
 
+            The example checks out/session.mp3 against out/session.timeline.json, beside it.
+
             Exit statuses: 0 no problems; 1 problems found; 2 the file or the timeline cannot be \
             read; 64 a usage error.
 
             Example:
-              render-session verify out/session.mp3 --timeline out/session.timeline.json
+              render-session verify out/session.mp3
             """
     )
 

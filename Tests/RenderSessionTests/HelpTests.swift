@@ -5,7 +5,9 @@ import Testing
 /// The help the command prints, held to what it does and to docs/cli.md.
 @Suite("Help and documentation", .serialized)
 struct HelpTests {
-    static let subcommands = ["render", "timeline", "prepare", "batch", "import", "list", "silence", "sounds"]
+    static let subcommands = [
+        "render", "timeline", "prepare", "batch", "import", "list", "silence", "sounds", "verify",
+    ]
 
     /// The example command lines in a help text: the lines under `Example:`/`Examples:`, with
     /// shell continuations joined.
@@ -130,7 +132,7 @@ struct HelpTests {
     }
 
     /// The long options docs/cli.md shows in the synopsis of `## \`COMMAND\``, with
-    /// `[provider options]` and `[sound options]` standing for their sections' synopses.
+    /// `[provider options]`, `[sound options]` and `[encoding options]` standing for their sections' synopses.
     static func documentedOptions(_ command: String) throws -> Set<String> {
         let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         func synopsis(of heading: String) -> String {
@@ -140,6 +142,7 @@ struct HelpTests {
         var block = synopsis(of: "`\(command)`")
         if block.contains("[provider options]") { block += synopsis(of: "Provider options") }
         if block.contains("[sound options]") { block += synopsis(of: "Sound options") }
+        if block.contains("[encoding options]") { block += synopsis(of: "Encoding options") }
         return Set(block.matches(of: /--[a-z][a-z-]*/).map { String($0.output) })
     }
 

@@ -26,7 +26,14 @@ struct VerifyCommandTests {
 
         // Frames 300,000 to 300,009 at full scale, inside item 4: 16-bit mono samples after the `data` chunk's header.
         var bytes = [UInt8](try Data(contentsOf: folder.url.appendingPathComponent("x.wav")))
-        let data = try #require(bytes.indices.first { bytes[$0..<($0 + 4)].elementsEqual("data".utf8) }) + 8
+        // (The `data` chunk, not the cue points' `data` references before it: the one whose size is the samples'.)
+        let size: [UInt8] = [0xCE, 0x70, 0x15, 0x00]  // 702,567 × 2 bytes, little-endian
+        let data =
+            try #require(
+                bytes.indices.first {
+                    bytes[$0..<($0 + 4)].elementsEqual("data".utf8) && Array(bytes[($0 + 4)..<($0 + 8)]) == size
+                }
+            ) + 8
         for frame in 300_000..<300_010 { (bytes[data + 2 * frame], bytes[data + 1 + 2 * frame]) = (0xFF, 0x7F) }
         try Data(bytes).write(to: folder.url.appendingPathComponent("clipped.wav"))
         let clipped = try renderSession([

@@ -163,7 +163,8 @@ struct OpusWriterTests {
         ] as [(Int64, String)]
     )
     func chapterTimestamp(frame: Int64, expected: String) {
-        #expect(OpusComments.timestamp(of: Frames(frame)) == expected)
+        let chapter = AudioChapter(title: "", startFrame: Frames(frame), endFrame: Frames(frame))
+        #expect(chapter.timestamp(sampleRate: 48_000) == expected)
     }
 
     @Test("bitrate is hard CBR, quality VBR at its target, neither the documented default")

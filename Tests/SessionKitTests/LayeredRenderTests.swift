@@ -44,6 +44,27 @@ struct LayeredRenderTests {
         )
     }
 
+    /// Takes a WAV's `cue ` and `LIST`/`adtl` chunks out, fixing the RIFF size.
+    static func removeChapterChunks(_ path: String) throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var offset = 12
+        var kept = Array(bytes[0..<12])
+        func size(at offset: Int) -> Int { bytes[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | Int($1) } }
+        while offset + 8 <= bytes.count {
+            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            let length = id == "data" ? bytes.count - offset - 8 : size(at: offset + 4)
+            let end = min(bytes.count, offset + 8 + length + (id == "data" ? 0 : length % 2))
+            let isChapters =
+                id == "cue " || (id == "LIST" && Array(bytes[offset + 8..<offset + 12]) == Array("adtl".utf8))
+            if !isChapters { kept += bytes[offset..<end] }
+            offset = end
+        }
+        let riffSize = UInt32(kept.count - 8)
+        kept.replaceSubrange(4..<8, with: withUnsafeBytes(of: riffSize.littleEndian, Array.init))
+        bytes = kept
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
     static func sha256(_ path: String) throws -> String {
         SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: path))).map { String(format: "%02x", $0) }.joined()
     }
@@ -54,10 +75,10 @@ struct LayeredRenderTests {
         let pipeline = Self.pipeline(SoundSettings(loudness: .off), audio: folder.path("s.wav"))
         try await pipeline.run(ScriptFile.load(Repository.script("ten-minute-session").path))
         // `render-session render Fixtures/scripts/ten-minute-session.json --cache Fixtures/cache
-        // --seed 7` as version 0.x (before layers) wrote it.
-        #expect(
-            try Self.sha256(folder.path("s.wav")) == "fd42281f3092cfaeffd61267a110e0b30df1898c6527710306f216df0c71bb02"
-        )
+        // --seed 7` as version 0.x (before layers) wrote it, once the chapters (issue 12) are taken out.
+        let path = folder.path("s.wav")
+        try Self.removeChapterChunks(path)
+        #expect(try Self.sha256(path) == "fd42281f3092cfaeffd61267a110e0b30df1898c6527710306f216df0c71bb02")
     }
 
     @Test("A start gong sits at frame 0 and the interval gongs at their frames, sample for sample")

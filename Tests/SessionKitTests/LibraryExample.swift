@@ -62,7 +62,10 @@ struct LibraryExampleTests {
         #expect(timeline.seed == 7 && timeline.totalFrames == Frames(608 * 22_050))
         let wav =
             try FileManager.default.attributesOfItem(atPath: folder.path("out/ten-minute-session.wav"))[.size] as? Int
-        #expect(wav == 608 * 22_050 * 2 + 82, "16-bit mono samples after the header and the title's LIST chunk")
+        #expect(
+            wav == 608 * 22_050 * 2 + 82 + 160,
+            "16-bit mono samples after the header, the title's LIST chunk and the three chapters' cue and LIST/adtl chunks"
+        )
     }
 
     @Test("docs/library.md shows exactly the example the suite runs")

@@ -1,0 +1,83 @@
+import Foundation
+import SessionTimeline
+import TestSupport
+import Testing
+
+@Suite("Output formats from the command", .serialized)
+struct FormatCommandTests {
+    @Test(
+        "render -o x.mp3|x.opus|x.flac|x.ogg --verify: exactly totalFrames through ffmpeg, a chapter per phase, the encoding recorded",
+        .requiresFFmpeg,
+        arguments: [
+            ("mp3", "mp3", "mp3", 1_105), ("opus", "ogg", "opus", 312), ("flac", "flac", "flac", 0),
+            ("ogg", "ogg", "vorbis", 0),
+        ]
+    )
+    func renderEachFormat(extension suffix: String, container: String, codec: String, delay: Int64) throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession([
+            "render", "Fixtures/scripts/edge-cases.json", "--cache", "Fixtures/cache", "--offline", "--seed", "3",
+            "-o", folder.path("s.\(suffix)"), "--timeline", folder.path("s.json"), "--verify", "--album", "Tests",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("verified \(folder.path("s.\(suffix)")): 0 problems"))
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("s.json")))
+        )
+        #expect(timeline.sampleRate.hertz == (suffix == "opus" ? 48_000 : 22_050))
+        #expect(try FFmpeg.decodedFrameCount(folder.path("s.\(suffix)")) == timeline.totalFrames.count)
+        #expect(try FFmpeg.chapters(folder.path("s.\(suffix)")).map(\.title) == timeline.phases.map(\.name))
+        let encoding = try #require(timeline.encoding)
+        #expect(encoding.container == container && encoding.codec == codec && encoding.encoderDelay.count == delay)
+        let tags = suffix == "mp3" || suffix == "flac" ? "format_tags=album" : "stream_tags=album"
+        #expect(try FFmpeg.probe(folder.path("s.\(suffix)"), entries: tags) == "Tests")
+    }
+
+    @Test("batch --format mp3 names its files .mp3, records the format, and is up to date on a second run")
+    func batchMP3() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Repository.script("edge-cases").path,
+            toPath: folder.path("scripts/edge-cases.json")
+        )
+        let arguments = [
+            "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
+            "--format", "mp3",
+        ]
+        let first = try renderSession(arguments)
+        #expect(first.status == 0, "\(first.standardError)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).filter {
+            !$0.hasPrefix(".")
+        }
+        .sorted()
+        #expect(files == ["edge-cases.mp3", "edge-cases.timeline.json", "manifest.json"])
+        let manifest = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: folder.path("out/manifest.json")))
+        )
+        let record = ((manifest as? [String: Any])?["outputs"] as? [String: Any])?["edge-cases"] as? [String: Any]
+        #expect(record?["format"] as? String == "mp3" && record?["file"] as? String == "edge-cases.mp3")
+        let again = try renderSession(arguments)
+        #expect(again.standardError.contains(": 0 rendered, 1 up to date, 0 failed, in "))
+        let wav = try renderSession(Array(arguments.dropLast(2)))
+        #expect(wav.standardError.contains(": 1 rendered, 0 up to date, 0 failed, in "), "WAV is another output")
+    }
+
+    @Test("An unknown --format is a usage error naming the formats")
+    func unknownFormat() throws {
+        let result = try renderSession(["render", "Fixtures/scripts/edge-cases.json", "-o", "x.wav", "--format", "aac"])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("aac is not a format; use wav, flac, mp3, opus or ogg"))
+    }
+
+    @Test("silence -o x.mp3 writes exactly the frames asked for", .requiresFFmpeg)
+    func silenceMP3() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession([
+            "silence", "--seconds", "2.5", "--sample-rate", "22050", "-o", folder.path("s.mp3"),
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try FFmpeg.decodedFrameCount(folder.path("s.mp3")) == 55_125)
+    }
+}
