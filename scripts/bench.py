@@ -166,12 +166,23 @@ def mpg123_frames(path):
     return len(data) // 2
 
 
+def wav_samples(data):
+    """The bytes of a WAV's `data` chunk (its chapters' `cue ` and `LIST` chunks come before it)."""
+    offset = 12
+    while offset + 8 <= len(data):
+        size = int.from_bytes(data[offset + 4:offset + 8], "little")
+        if data[offset:offset + 4] == b"data":
+            return data[offset + 8:offset + 8 + size]
+        offset += 8 + size + (size & 1)
+    raise ValueError("no data chunk")
+
+
 def speech_snr(original_wav, decoded_a, decoded_b, timeline):
     """SNR over the spoken items of two decodings against the original, and between them."""
     import array
     def samples(path):
         if path.endswith(".wav"):
-            data = open(path, "rb").read()[44:]
+            data = wav_samples(open(path, "rb").read())
         else:
             data = subprocess.run(["mpg123", "-q", "-s", path], capture_output=True, check=True).stdout
         values = array.array("h")

@@ -4,11 +4,13 @@ import Foundation
 /// thread that renders goes on: spans are independent by construction, so two cores encode two
 /// spans at once and the frames are written in order as they come back.
 ///
-/// Memory stays bounded: a worker takes at most ``queueLimit`` blocks of samples before the
-/// renderer waits, and a span's frames wait only while the span before it is being finished
-/// (compressed, a twentieth of the samples).
+/// A new span goes to the worker with the least left to encode. Memory stays bounded: a worker
+/// holds at most ``queuedFrameLimit`` frames of samples before the renderer waits for it (enough
+/// for the renderer to run ahead of one long span while the other worker encodes the one before),
+/// and a span's frames wait only while the span before it is being finished (compressed, a
+/// twentieth of the samples).
 final class MP3SpanWorkers: @unchecked Sendable {
-    // @unchecked: `queues`, `running` and every span's `output` are reached only while holding
+    // @unchecked: `queues`, `queuedFrames`, `running` and every span's `output` are reached only while holding
     // `condition`; a span's encoder and splitter only on its worker's thread.
 
     /// One span of sound: its encoder (used on its worker's thread only) and the frames it made.
@@ -36,15 +38,17 @@ final class MP3SpanWorkers: @unchecked Sendable {
 
     private let condition = NSCondition()
     private var queues: [[Task]]
+    /// Frames of samples and zeros each worker has been given and not yet encoded.
+    private var queuedFrames: [Int64]
     private var running: Int
     private let makeEncoder: @Sendable () throws(AudioError) -> MP3Encoder
     private let channels: Int
-    private var nextWorker = 0
-    /// Blocks of samples a worker holds before the renderer waits for it.
-    static let queueLimit = 8
+    /// Frames of samples a worker holds before the renderer waits for it: 2 MiB of mono floats.
+    static let queuedFrameLimit: Int64 = 1 << 19
 
     init(count: Int, channels: Int, makeEncoder: @escaping @Sendable () throws(AudioError) -> MP3Encoder) {
         queues = Array(repeating: [], count: count)
+        queuedFrames = Array(repeating: 0, count: count)
         running = count
         self.channels = channels
         self.makeEncoder = makeEncoder
@@ -55,10 +59,12 @@ final class MP3SpanWorkers: @unchecked Sendable {
         }
     }
 
-    /// Starts a span on the next worker, in turn.
+    /// Starts a span on the worker with the least left to encode.
     func startSpan(at firstMP3Frame: Int64) -> Span {
-        defer { nextWorker = (nextWorker + 1) % queues.count }
-        return Span(firstMP3Frame: firstMP3Frame, worker: nextWorker)
+        condition.lock()
+        let worker = queuedFrames.indices.min { queuedFrames[$0] < queuedFrames[$1] } ?? 0
+        condition.unlock()
+        return Span(firstMP3Frame: firstMP3Frame, worker: worker)
     }
 
     /// Gives `span`'s encoder a copy of interleaved `samples`.
@@ -98,8 +104,9 @@ final class MP3SpanWorkers: @unchecked Sendable {
 
     private func submit(_ task: Task, to worker: Int) {
         condition.lock()
-        while queues[worker].count >= Self.queueLimit { condition.wait() }
+        while queuedFrames[worker] >= Self.queuedFrameLimit { condition.wait() }
         queues[worker].append(task)
+        queuedFrames[worker] += Self.frames(in: task)
         condition.broadcast()
         condition.unlock()
     }
@@ -109,8 +116,7 @@ final class MP3SpanWorkers: @unchecked Sendable {
         while true {
             condition.lock()
             while queues[worker].isEmpty { condition.wait() }
-            let task = queues[worker].removeFirst()
-            condition.broadcast()
+            let task = queues[worker].first!
             condition.unlock()
             let span: Span
             do {
@@ -142,7 +148,9 @@ final class MP3SpanWorkers: @unchecked Sendable {
                     try encoder(of: span).flush()
                 }
                 try collect(span, finished: { if case .finish = task { true } else { false } }())
+                done(task, worker)
             } catch {
+                done(task, worker)
                 let failed: Span? =
                     switch task {
                     case .samples(let target, _, _), .zeros(let target, _), .finish(let target): target
@@ -154,6 +162,23 @@ final class MP3SpanWorkers: @unchecked Sendable {
                 condition.broadcast()
                 condition.unlock()
             }
+        }
+    }
+
+    /// Takes a finished task off `worker`'s queue, making room for the renderer.
+    private func done(_ task: Task, _ worker: Int) {
+        condition.lock()
+        queues[worker].removeFirst()
+        queuedFrames[worker] -= Self.frames(in: task)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private static func frames(in task: Task) -> Int64 {
+        switch task {
+        case .samples(_, _, let frames): Int64(frames)
+        case .zeros(_, let frames): frames
+        case .finish, .stop: 0
         }
     }
 
