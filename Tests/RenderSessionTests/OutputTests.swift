@@ -133,8 +133,14 @@ struct OutputTests {
                 ["-o", "X.mp3", "--channels", "3"],
                 "Error: --format: mp3 cannot hold 3 channels; it takes 1 to 2\n"
             ),
-            (["-o", "X.wav", "--format", "aac"], "Error: --format: aac is not a format; use wav, flac, mp3, opus or ogg\n"),
-            (["-o", "-", "--verify"], "Error: --verify: standard output cannot be read back; write a file to verify it\n"),
+            (
+                ["-o", "X.wav", "--format", "aac"],
+                "Error: --format: aac is not a format; use wav, flac, mp3, opus or ogg\n"
+            ),
+            (
+                ["-o", "-", "--verify"],
+                "Error: --verify: standard output cannot be read back; write a file to verify it\n"
+            ),
         ]
     )
     func usageErrors(arguments: [String], message: String) throws {
