@@ -28,7 +28,7 @@ public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
         case cannotWrite
         /// A requested format (rate, channels, sample format) is not supported.
         case unsupportedFormat
-        /// Encoding to MP3 failed.
+        /// Encoding (MP3, Vorbis) failed.
         case cannotEncode
         /// The embedded voice could not speak.
         case cannotSynthesize

@@ -39,8 +39,17 @@ public enum AudioFileWriter {
             throw AudioError(.unsupportedFormat, path: path, reason: problem)
         }
         switch settings.format {
-        case .wav, .flac, .vorbis:
+        case .wav, .flac:
             return try SoundFileWriter(
+                path: path,
+                sampleRate: sampleRate,
+                channelCount: channelCount,
+                settings: settings,
+                metadata: metadata,
+                frameCount: frameCount
+            )
+        case .vorbis:
+            return try VorbisFileWriter(
                 path: path,
                 sampleRate: sampleRate,
                 channelCount: channelCount,

@@ -5,8 +5,8 @@ public import SessionTimeline
 import Glibc
 #endif
 
-/// Writes a WAV, FLAC or Ogg Vorbis file with libsndfile, which writes every header; frames go in
-/// as 32-bit floats and are rounded to the file's format here (Vorbis takes the floats as they are).
+/// Writes a WAV or FLAC file with libsndfile, which writes every header; frames go in as 32-bit
+/// floats and are rounded to the file's format here. (Ogg Vorbis is ``VorbisFileWriter``'s.)
 ///
 /// Floats map to integers by `round(x × 2^(bits−1))`, clamped to the format's range (the
 /// inverse of libsndfile's reading scale, so 16-bit sources pass through unchanged). A file
@@ -22,11 +22,11 @@ public final class SoundFileWriter: AudioFileSink {
     private var bytesSinceWriteBack = 0
     /// Where a stream's bytes go, and the frame count its header promised; `nil` for a file.
     private let stream: (output: DescriptorOutput, header: WAVHeader, frameCount: Int64)?
-    /// What libsndfile writes: WAV (RIFF or RF64), FLAC or Ogg Vorbis.
+    /// What libsndfile writes: WAV (RIFF or RF64) or FLAC.
     private let kind: SoundFileKind
     /// The file's rate, for its chapters' times.
     private let sampleRate: Int
-    /// Chapters added after libsndfile has closed the file (FLAC, Vorbis); a WAV's went in with its header.
+    /// Chapters added after libsndfile has closed the file (FLAC); a WAV's went in with its header.
     private let chapters: [AudioChapter]
     /// The file being written, or the name a stream was given.
     public let path: String
@@ -65,18 +65,17 @@ public final class SoundFileWriter: AudioFileSink {
         )
     }
 
-    /// Creates `path` (replacing any file there) as `settings.format` (WAV, FLAC or Ogg Vorbis), for
+    /// Creates `path` (replacing any file there) as `settings.format` (WAV or FLAC), for
     /// `frameCount` frames, with `metadata`'s tags and chapters.
     ///
-    /// Title, album and artist go in through libsndfile: a WAV's `LIST`/`INFO` chunk, FLAC's and
-    /// Vorbis's comments. Chapters: a WAV's `cue ` and `LIST`/`adtl` chunks (``WAVChapterChunks``);
-    /// FLAC's and Vorbis's `CHAPTER001=HH:MM:SS.mmm` and `CHAPTER001NAME=` comments, added after
-    /// libsndfile has closed the file (``FLACComments`` with libFLAC, ``OggVorbisComments`` with
-    /// libogg and libvorbis), since libsndfile writes only the tags it has names for.
+    /// Title, album and artist go in through libsndfile: a WAV's `LIST`/`INFO` chunk, FLAC's
+    /// comments. Chapters: a WAV's `cue ` and `LIST`/`adtl` chunks (``WAVChapterChunks``);
+    /// FLAC's `CHAPTER001=HH:MM:SS.mmm` and `CHAPTER001NAME=` comments, added with libFLAC after
+    /// libsndfile has closed the file (``FLACComments``), since libsndfile writes only the tags it
+    /// has names for.
     ///
-    /// - Throws: ``AudioError`` with code `unsupportedFormat` for MP3 and Opus (their own writers),
-    ///   for a Vorbis bit rate or a Vorbis quality below 0 (libsndfile 1.2.0 has neither), and for
-    ///   what libsndfile cannot write; `cannotWrite` when the file cannot be created.
+    /// - Throws: ``AudioError`` with code `unsupportedFormat` for MP3, Opus and Ogg Vorbis (their
+    ///   own writers) and for what libsndfile cannot write; `cannotWrite` when the file cannot be created.
     public convenience init(
         path: String,
         sampleRate: SampleRate,
@@ -87,23 +86,7 @@ public final class SoundFileWriter: AudioFileSink {
     ) throws(AudioError) {
         switch settings.format {
         case .wav, .flac: break
-        case .vorbis:
-            if settings.bitrate != nil {
-                throw AudioError(
-                    .unsupportedFormat,
-                    path: path,
-                    reason:
-                        "libsndfile 1.2.0 encodes Vorbis at a quality only; give --quality -q 0 to 10, not --bitrate"
-                )
-            }
-            if let quality = settings.quality, quality < 0 {
-                throw AudioError(
-                    .unsupportedFormat,
-                    path: path,
-                    reason: "libsndfile 1.2.0 encodes Vorbis at qualities 0 to 10, not \(quality)"
-                )
-            }
-        case .mp3, .opus:
+        case .mp3, .opus, .vorbis:
             throw AudioError(.unsupportedFormat, path: path, reason: "\(settings.format) is written by its own writer")
         }
         try self.init(
@@ -345,11 +328,11 @@ public final class SoundFileWriter: AudioFileSink {
         info.channels = Int32(channelCount)
         info.format = kind.formatCode(format)
         guard sf_format_check(&info) != 0 else {
-            let samples = if case .vorbis = kind { "" } else { "\(format.rawValue) " }
             throw AudioError(
                 .unsupportedFormat,
                 path: name,
-                reason: "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(samples)\(kind.name)"
+                reason:
+                    "libsndfile cannot write \(sampleRate) Hz, \(channelCount) channels as \(format.rawValue) \(kind.name)"
             )
         }
         return info
@@ -379,8 +362,6 @@ public final class SoundFileWriter: AudioFileSink {
         try checkRoom(for: Int64(frames))
         let written: sf_count_t
         switch format {
-        case _ where kind.takesFloats:
-            written = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(frames)) }
         case .pcm16:
             if shorts.count < count { shorts = [Int16](repeating: 0, count: count) }
             SampleConversion.quantize(samples, count: count, into: &shorts)
@@ -479,7 +460,7 @@ public final class SoundFileWriter: AudioFileSink {
         return encoding
     }
 
-    /// Adds a FLAC or Ogg Vorbis file's chapters as comments, now that libsndfile has closed it.
+    /// Adds a FLAC file's chapters as comments, now that libsndfile has closed it.
     private func addChapterComments() throws(AudioError) {
         guard !chapters.isEmpty, let rate = SampleRate(sampleRate) else { return }
         let comments = chapters.enumerated().flatMap { index, chapter in
@@ -488,7 +469,6 @@ public final class SoundFileWriter: AudioFileSink {
         switch kind {
         case .wav: break
         case .flac: try FLACComments.append(comments, to: path)
-        case .vorbis: try OggVorbisComments.append(comments, to: path)
         }
     }
 

@@ -55,7 +55,7 @@ private func threeChapters(_ frames: Int64) -> [AudioChapter] {
     ]
 }
 
-@Suite("FLAC, Ogg Vorbis and chapters through SoundFileWriter")
+@Suite("FLAC, Ogg Vorbis and chapters through SoundFileWriter and VorbisFileWriter")
 struct SoundFileFormatsTests {
     @Test(
         "A chapter's start is HH:MM:SS.mmm, rounded to the nearest millisecond",
@@ -127,9 +127,14 @@ struct SoundFileFormatsTests {
     }
 
     @Test(
-        "Ogg Vorbis decodes to exactly the frames written, through libsndfile and ffmpeg",
+        "Ogg Vorbis decodes to exactly the frames written, through AudioFileDecoder and ffmpeg",
         .requiresFFmpeg,
-        arguments: [(44_100, 1, 44_117), (48_000, 2, 100_000), (22_050, 1, 1_000), (16_000, 2, 1)]
+        arguments: [
+            // Tone frames, then 777 of silence: 44 894, 1 777 and 778 frames in all are lengths
+            // ffmpeg decoded libsndfile's Vorbis to the wrong length at.
+            (44_100, 1, 44_117), (48_000, 2, 100_000), (22_050, 1, 1_000), (16_000, 2, 1), (8_000, 1, 0),
+            (11_025, 2, 5_003), (96_000, 1, 9_000),
+        ]
     )
     func vorbisRoundTrip(rate: Int, channels: Int, frames: Int) throws {
         let folder = try TemporaryFolder()
@@ -146,11 +151,12 @@ struct SoundFileFormatsTests {
         #expect(encoding == AudioEncoding(container: "ogg", codec: "vorbis", quality: 3))
         let decoded = try decodeAll(path)
         #expect(decoded.rate == rate && decoded.channels == channels)
-        #expect(decoded.samples.count == (frames + 777) * channels, "libsndfile trims the last page to its granule")
+        #expect(decoded.samples.count == (frames + 777) * channels, "trimmed to the last page's granule position")
         let ffmpegFrames = try FFmpeg.decodedFrameCount(path)
-        // ffmpeg 5.1 decodes libsndfile 1.2.0's Ogg Vorbis to other lengths at some rates and lengths
-        // (44.1 kHz mono 44 894 frames: 45 888; 22.05 kHz mono 1 777: 1 521); not yet explained.
-        withKnownIssue("ffmpeg's length of libsndfile's Ogg Vorbis", isIntermittent: true) {
+        // ffmpeg 5.1 decodes these to other lengths (44.1 kHz mono 44 894 frames: 45 888; 22.05 kHz
+        // mono 1 777: 1 521; 16 kHz stereo 778: 522) with libvorbis's own encode loop too, so the
+        // pages are not what it misreads; not yet explained.
+        withKnownIssue("ffmpeg 5.1's length of Ogg Vorbis", isIntermittent: true) {
             #expect(ffmpegFrames == Int64(frames + 777), "ffmpeg trims it too: \(ffmpegFrames)")
         }
         #expect(try FFmpeg.probe(path, entries: "stream=codec_name") == "vorbis")
@@ -176,6 +182,80 @@ struct SoundFileFormatsTests {
             sizes.append(try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int))
         }
         #expect(sizes[0] < sizes[1], "quality 0 \(sizes[0]) bytes, quality 8 \(sizes[1])")
+    }
+
+    @Test(
+        "A Vorbis quality of −1 and a nominal bit rate are accepted, recorded, and decode to exact lengths",
+        .requiresFFmpeg,
+        arguments: [
+            (
+                EncoderSettings(format: .vorbis, quality: -1),
+                AudioEncoding(container: "ogg", codec: "vorbis", quality: -1)
+            ),
+            (
+                EncoderSettings(format: .vorbis, bitrate: 64),
+                AudioEncoding(container: "ogg", codec: "vorbis", bitrate: 64)
+            ),
+            (
+                EncoderSettings(format: .vorbis, bitrate: 128),
+                AudioEncoding(container: "ogg", codec: "vorbis", bitrate: 128)
+            ),
+        ]
+    )
+    func vorbisBitrateAndLowQuality(settings: EncoderSettings, expected: AudioEncoding) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("b.ogg")
+        let frames = 30_011
+        let encoding = try writeFile(
+            tones(frames: frames, channels: 2, rate: 44_100),
+            silence: 333,
+            rate: 44_100,
+            channels: 2,
+            settings: settings,
+            to: path
+        )
+        #expect(encoding == expected)
+        if let bitrate = settings.bitrate {
+            #expect(try FFmpeg.probe(path, entries: "stream=bit_rate") == String(bitrate * 1_000), "the nominal rate")
+        }
+        let ffmpegFrames = try FFmpeg.decodedFrameCount(path)
+        withKnownIssue("ffmpeg 5.1's length of Ogg Vorbis", isIntermittent: true) {
+            #expect(ffmpegFrames == Int64(frames + 333), "ffmpeg: \(ffmpegFrames)")
+        }
+        #expect(try decodeAll(path).samples.count == (frames + 333) * 2)
+    }
+
+    @Test("A Vorbis file closed short of the frames it was opened for fails, naming both counts")
+    func vorbisShortClose() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("s.ogg")
+        let sink = try AudioFileWriter.create(
+            path: path,
+            sampleRate: 16_000,
+            channelCount: .mono,
+            settings: EncoderSettings(format: .vorbis),
+            metadata: AudioMetadata(),
+            frameCount: 1_000
+        )
+        try sink.writeSilence(frames: 999)
+        #expect(
+            throws: AudioError(
+                .cannotWrite,
+                path: path,
+                reason: "2 more frames after 999 would pass the 1000 frames it was opened for"
+            )
+        ) {
+            try sink.write([0, 0], frames: 2)
+        }
+        #expect(
+            throws: AudioError(
+                .cannotWrite,
+                path: path,
+                reason: "the file ended after 999 of the 1000 frames it was opened for"
+            )
+        ) {
+            _ = try sink.close()
+        }
     }
 
     @Test("Title, album and artist are tags ffprobe reads", .requiresFFmpeg, arguments: ["wav", "flac", "ogg"])
@@ -226,7 +306,7 @@ struct SoundFileFormatsTests {
         let folder = try TemporaryFolder()
         let path = folder.path("c.ogg")
         let frames: Int64 = 88_200
-        // Enough chapters that the comment header needs a page more than libsndfile's did.
+        // Enough chapters that the comment header takes several pages.
         let many = (0..<400).map { index in
             AudioChapter(
                 title: "Part \(index + 1)" + String(repeating: ".", count: 20),
