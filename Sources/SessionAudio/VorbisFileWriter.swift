@@ -300,6 +300,8 @@ public final class VorbisFileWriter: AudioFileSink {
     /// Encodes every block libvorbis has ready and writes every page that fills.
     /// The corresponding calls are `vorbis_analysis_blockout`, `vorbis_analysis`,
     /// `vorbis_bitrate_addblock`, `vorbis_bitrate_flushpacket` and `ogg_stream_pageout`.
+    private var audioPacketCount = 0
+
     private func drain() throws(AudioError) {
         while true {
             let ready = vorbis_analysis_blockout(dsp, block)
@@ -317,7 +319,13 @@ public final class VorbisFileWriter: AudioFileSink {
                     break
                 }
                 try packetIn(&packet)
+                audioPacketCount += 1
                 var page = ogg_page()
+                if audioPacketCount == 2, packet.e_o_s == 0 {
+                    // The first audio page ends here: ffmpeg 5.1 trims the end only on a last
+                    // page that is not also the first, so a short file would decode long.
+                    try flushPages()
+                }
                 while ogg_stream_pageout(stream, &page) != 0 { try writePage(&page) }
             }
         }
