@@ -34,7 +34,7 @@ public final class OpusFileWriter: AudioFileSink {
     ///
     /// From 7 up libopus runs a tonality analysis on every frame; on the ten-minute fixture
     /// session (mono, 24 kb/s VBR) that took 8–15 s against 1.3–2.4 s at 0–6, on a loaded
-    /// two-core machine (docs/opus-notes.md has the table). 5 and 6 wrote byte-identical files there.
+    /// two-core machine (docs/performance.md, "Opus", has the table). 5 and 6 wrote byte-identical files there.
     static let complexity: Int32 = 6
 
     /// The VBR target when no `bitrate` or `quality` is given: 24 kb/s per channel.
