@@ -1,0 +1,199 @@
+/// Makes a ``SessionQueue`` from a timeline: which file each item plays, and each silence's length.
+///
+/// 8 kHz cannot hold every length of a 22,050 Hz session, and clips play at their own rates, so the
+/// queue's time is counted exactly, in ticks of the least common multiple of every rate involved.
+/// Each silence is as long as takes the queue to the 8 kHz frame nearest the timeline's end of
+/// that silence (``QueueClock``): rounding never adds up, and the queue's n-th item ends within
+/// half an 8 kHz frame of where the timeline's does (plus half a timeline frame per clip in a row
+/// whose rate differs from the timeline's, which the next silence takes back).
+public enum QueuePlanner {
+    /// How the clips and sounds reach the queue.
+    public enum Delivery: Sendable, Equatable {
+        /// Source files as they are (cached MP3 clips are the cache's bytes); a source with no file
+        /// (the synthesized bell) is rendered as a WAV file.
+        case originals
+        /// Every clip and sound rendered at the timeline's rate with its gain, in files with this
+        /// extension (`wav`, `mp3`, …).
+        case rendered(fileExtension: String)
+    }
+
+    /// The queue that plays `timeline`'s narration lane, its overlays listed to be scheduled.
+    public static func plan(_ timeline: Timeline, delivery: Delivery) -> SessionQueue {
+        let silenceRate = SessionQueue.silenceSampleRate
+        var clock = QueueClock(
+            rates: [timeline.sampleRate, silenceRate] + timeline.items.compactMap(\.source?.sampleRate)
+        )
+        let phases = timeline.phases
+        let digits = max(3, String(timeline.items.count).count)
+        var items: [QueueItem] = []
+        for item in timeline.items {
+            let end = item.startFrame + item.frameCount
+            let phase = phases.last { $0.startFrame <= item.startFrame }?.name ?? phases.first?.name ?? "session"
+            guard let source = item.source else {
+                let frames = clock.frames(toReach: end, of: timeline.sampleRate, at: silenceRate)
+                // A silence shorter than half an 8 kHz frame is left out: the queue is already there.
+                guard frames > .zero else { continue }
+                clock.advance(by: frames, at: silenceRate)
+                items.append(
+                    QueueItem(
+                        index: items.count,
+                        timelineIndex: item.index,
+                        file: "silence-\(silenceRate.hertz)hz-\(frames.count).wav",
+                        kind: .silence,
+                        sourceFrames: frames,
+                        sourceSampleRate: silenceRate,
+                        phase: phase,
+                        timelineEndFrame: end,
+                        origin: .silence
+                    )
+                )
+                continue
+            }
+            let number =
+                String(repeating: "0", count: max(0, digits - String(items.count + 1).count))
+                + String(items.count + 1)
+            let label = fileLabel(item)
+            var queued = QueueItem(
+                index: items.count,
+                timelineIndex: item.index,
+                file: "",
+                kind: item.kind,
+                sourceFrames: item.frameCount,
+                sourceSampleRate: timeline.sampleRate,
+                phase: phase,
+                text: item.clip?.text,
+                name: item.name,
+                gain: 1,
+                timelineEndFrame: end,
+                origin: .rendered
+            )
+            switch (delivery, source.path) {
+            case (.originals, let path?):
+                queued.file = "\(number)-\(label)\(fileExtension(of: path))"
+                (queued.sourceFrames, queued.sourceSampleRate) = (source.frameCount, source.sampleRate)
+                queued.gain = item.gain
+                queued.origin = .copied(path: path)
+            case (.originals, nil):
+                queued.file = "\(number)-\(label).wav"
+                queued.gain = item.gain
+            case (.rendered(let suffix), _):
+                queued.file = "\(number)-\(label).\(suffix)"
+            }
+            clock.advance(by: queued.sourceFrames, at: queued.sourceSampleRate)
+            items.append(queued)
+        }
+        return SessionQueue(
+            scriptId: timeline.scriptId,
+            title: timeline.title,
+            seed: timeline.seed,
+            sampleRate: timeline.sampleRate,
+            totalFrames: timeline.totalFrames,
+            items: items,
+            overlays: overlays(of: timeline)
+        )
+    }
+
+    /// The overlays, each distinct sound in one file named after it. Overlays are the sound as it
+    /// is, whatever the delivery: the app plays them at their ``TimelineOverlay/gain`` and loops,
+    /// fades and ducks the bed itself, so one file serves every overlay of a sound.
+    private static func overlays(of timeline: Timeline) -> [QueueOverlay] {
+        var files: [String: String] = [:]
+        return timeline.overlays.map { overlay in
+            let path = overlay.source.path
+            let key = path ?? "builtin \(overlay.name) \(overlay.source.sampleRate.hertz)"
+            let suffix = path.map(fileExtension(of:)) ?? ".wav"
+            if files[key] == nil {
+                let name = "\(overlay.kind.rawValue)-\(slug(overlay.name))"
+                let taken = Set(files.values)
+                var (file, copy) = (name + suffix, 2)
+                while taken.contains(file) {
+                    (file, copy) = ("\(name)-\(copy)\(suffix)", copy + 1)
+                }
+                files[key] = file
+            }
+            return QueueOverlay(
+                overlay: overlay,
+                file: files[key] ?? "",
+                origin: path.map { .copied(path: $0) } ?? .rendered
+            )
+        }
+    }
+
+    /// The part of a clip's or sound's file name after its number: the segment's id, the cue's
+    /// name, `interjection` or `bell`.
+    private static func fileLabel(_ item: TimelineItem) -> String {
+        switch item.kind {
+        case .bell: "bell"
+        case .interjection: "interjection"
+        case .segment, .silence: slug(item.clip?.segmentId ?? item.name ?? item.clip?.phase ?? item.kind.rawValue)
+        }
+    }
+
+    /// `text` as a file name part: lower-case ASCII letters and digits, runs of anything else one `-`.
+    static func slug(_ text: String) -> String {
+        var slug = ""
+        for character in text.lowercased().unicodeScalars {
+            if ("a"..."z").contains(character) || ("0"..."9").contains(character) {
+                slug.unicodeScalars.append(character)
+            } else if !slug.isEmpty, !slug.hasSuffix("-") {
+                slug += "-"
+            }
+        }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        return slug.isEmpty ? "sound" : String(slug.prefix(40))
+    }
+
+    /// `.mp3` for `cache/3f9a….mp3`; empty when the name has none.
+    private static func fileExtension(of path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[dot...]).lowercased()
+    }
+}
+
+/// A queue's elapsed time, exactly: a count of ticks of the least common multiple of the rates
+/// its items play at, so that a frame at any of them is a whole number of ticks.
+public struct QueueClock: Sendable, Equatable {
+    /// Ticks per second.
+    public let ticksPerSecond: Int64
+    /// The time so far, in ticks.
+    public private(set) var elapsedTicks: Int64 = 0
+
+    /// A clock at 0 for items at `rates`.
+    public init(rates: [SampleRate]) {
+        var ticks: Int64 = 1
+        for rate in Set(rates) {
+            let hertz = Int64(rate.hertz)
+            ticks = ticks / Self.greatestCommonDivisor(ticks, hertz) * hertz
+        }
+        ticksPerSecond = ticks
+    }
+
+    /// The ticks of `frames` frames at `rate`.
+    public func ticks(of frames: Frames, at rate: SampleRate) -> Int64 {
+        let (ticks, overflow) = frames.count.multipliedReportingOverflow(by: ticksPerSecond / Int64(rate.hertz))
+        precondition(!overflow, "\(frames) frames at \(rate) are too long to count in ticks")
+        return ticks
+    }
+
+    /// The time so far in seconds, for JSON and messages.
+    public var seconds: Double { Double(elapsedTicks) / Double(ticksPerSecond) }
+
+    /// Moves the clock on by `frames` frames at `rate`.
+    public mutating func advance(by frames: Frames, at rate: SampleRate) {
+        elapsedTicks += ticks(of: frames, at: rate)
+    }
+
+    /// How many frames at `rate` take the clock nearest to frame `target` of a timeline at
+    /// `timelineRate` (halves rounded up); zero if the clock is already there or past it.
+    public func frames(toReach target: Frames, of timelineRate: SampleRate, at rate: SampleRate) -> Frames {
+        let remaining = ticks(of: target, at: timelineRate) - elapsedTicks
+        guard remaining > 0 else { return .zero }
+        let perFrame = ticksPerSecond / Int64(rate.hertz)
+        return Frames((remaining + perFrame / 2) / perFrame)
+    }
+
+    private static func greatestCommonDivisor(_ a: Int64, _ b: Int64) -> Int64 {
+        b == 0 ? a : greatestCommonDivisor(b, a % b)
+    }
+}

@@ -1,0 +1,215 @@
+/// A session in the form the seed app plays it on the device (seed 000 §3B): a queue of files played
+/// one after another (an `AVQueuePlayer`), the clips as they are and the silences between them as
+/// small 8 kHz WAV files, with the overlays (bed, gongs) listed for the app to schedule.
+///
+/// Every item plays at its own rate, so the queue's time is the sum of its items'
+/// `sourceFrames / sourceSampleRate`. ``QueuePlanner`` chooses each silence's length so that this sum
+/// never drifts from the timeline it was made from (``QueueItem/timelineEndFrame``).
+/// Its JSON form (`queue.json`) is described in docs/queue.md.
+public struct SessionQueue: Sendable, Equatable {
+    /// The version of the JSON schema this type writes and reads.
+    public static let schemaVersion = 1
+    /// The rate of the silence files: the seed's `SilenceGenerator` writes 8 kHz, which keeps a
+    /// 4.5-minute silence at 4.3 MB.
+    public static let silenceSampleRate: SampleRate = 8_000
+
+    /// The script's id.
+    public var scriptId: String
+    /// The script's title.
+    public var title: String
+    /// The seed that made the interjections' random choices.
+    public var seed: UInt64
+    /// The rate of the timeline the queue was made from.
+    public var sampleRate: SampleRate
+    /// The timeline's length at ``sampleRate``.
+    public var totalFrames: Frames
+    /// The files to play, in order.
+    public var items: [QueueItem]
+    /// Sounds the app plays over the queue at given times, each file listed once in ``files``.
+    public var overlays: [QueueOverlay]
+
+    public init(
+        scriptId: String,
+        title: String,
+        seed: UInt64,
+        sampleRate: SampleRate,
+        totalFrames: Frames,
+        items: [QueueItem],
+        overlays: [QueueOverlay]
+    ) {
+        self.scriptId = scriptId
+        self.title = title
+        self.seed = seed
+        self.sampleRate = sampleRate
+        self.totalFrames = totalFrames
+        self.items = items
+        self.overlays = overlays
+    }
+}
+
+/// One file of a queue, played from its first frame to its last.
+public struct QueueItem: Sendable, Equatable {
+    /// The item's position in ``SessionQueue/items``.
+    public var index: Int
+    /// The timeline item it plays (a silence too short for one 8 kHz frame has no queue item).
+    public var timelineIndex: Int
+    /// The file's name in the queue's folder.
+    public var file: String
+    /// What it holds: a segment's or an interjection's clip, silence, or the bell.
+    public var kind: TimelineItem.Kind
+    /// The file's exact length in frames at ``sourceSampleRate``, as decoded.
+    public var sourceFrames: Frames
+    /// The file's own rate, the one it plays at.
+    public var sourceSampleRate: SampleRate
+    /// The phase the item starts in.
+    public var phase: String
+    /// The spoken text, for clips.
+    public var text: String?
+    /// The cue's or the bell's name, when the timeline item has one.
+    public var name: String?
+    /// The gain the app plays it at: 1, unless the queue was re-encoded (then gains are in the file).
+    public var gain: Double
+    /// Where the timeline's item ends, at the timeline's rate: what the queue's item must end on.
+    public var timelineEndFrame: Frames
+    /// Where the item's audio comes from.
+    public var origin: Origin
+
+    /// Where an item's file comes from.
+    public enum Origin: Sendable, Equatable {
+        /// The source file (a cached clip, a sound's file), copied byte for byte.
+        case copied(path: String)
+        /// The timeline's item rendered on its own at the timeline's rate: a re-encoded clip, the
+        /// synthesized bell.
+        case rendered
+        /// Digital silence at ``SessionQueue/silenceSampleRate``.
+        case silence
+    }
+
+    public init(
+        index: Int,
+        timelineIndex: Int,
+        file: String,
+        kind: TimelineItem.Kind,
+        sourceFrames: Frames,
+        sourceSampleRate: SampleRate,
+        phase: String,
+        text: String? = nil,
+        name: String? = nil,
+        gain: Double = 1,
+        timelineEndFrame: Frames,
+        origin: Origin
+    ) {
+        self.index = index
+        self.timelineIndex = timelineIndex
+        self.file = file
+        self.kind = kind
+        self.sourceFrames = sourceFrames
+        self.sourceSampleRate = sourceSampleRate
+        self.phase = phase
+        self.text = text
+        self.name = name
+        self.gain = gain
+        self.timelineEndFrame = timelineEndFrame
+        self.origin = origin
+    }
+}
+
+/// A sound the app schedules over the queue: the ambience bed or a gong or cue.
+public struct QueueOverlay: Sendable, Equatable {
+    /// The overlay of the timeline it stands for, with its start, length, gain and bed settings.
+    public var overlay: TimelineOverlay
+    /// The file's name in the queue's folder; overlays of one sound share one file.
+    public var file: String
+    /// Where the file comes from.
+    public var origin: QueueItem.Origin
+
+    public init(overlay: TimelineOverlay, file: String, origin: QueueItem.Origin) {
+        self.overlay = overlay
+        self.file = file
+        self.origin = origin
+    }
+}
+
+extension SessionQueue {
+    /// The clock of this queue's items, at 0.
+    public var clock: QueueClock {
+        QueueClock(rates: [sampleRate, Self.silenceSampleRate] + items.map(\.sourceSampleRate))
+    }
+
+    /// The queue's length in seconds: its items' lengths at their own rates, summed exactly.
+    public var durationSeconds: Double {
+        var clock = clock
+        for item in items { clock.advance(by: item.sourceFrames, at: item.sourceSampleRate) }
+        return clock.seconds
+    }
+
+    /// The largest distance, in seconds, between where a queue item ends and where its timeline
+    /// item ends: how far the queue ever drifts from the rendered session.
+    public var worstDriftSeconds: Double {
+        var (clock, worst) = (clock, Int64(0))
+        for item in items {
+            clock.advance(by: item.sourceFrames, at: item.sourceSampleRate)
+            worst = max(worst, abs(clock.elapsedTicks - clock.ticks(of: item.timelineEndFrame, at: sampleRate)))
+        }
+        return Double(worst) / Double(clock.ticksPerSecond)
+    }
+}
+
+extension SessionQueue: Encodable {
+    private enum CodingKeys: String, CodingKey {
+        case schemaVersion, kind, scriptId, title, seed, sampleRate, totalFrames, durationSeconds
+        case timelineDurationSeconds, silenceSampleRate, worstDriftSeconds, items, overlays
+    }
+
+    private enum ItemKeys: String, CodingKey {
+        case index, timelineIndex, file, kind, startSeconds, durationSeconds, sourceFrames, sourceSampleRate
+        case phase, text, name, gain
+    }
+
+    private enum OverlayKeys: String, CodingKey {
+        case file
+    }
+
+    /// `queue.json`: the items with their start and length in the queue's own time, the overlays
+    /// as the timeline writes them with their file added (docs/queue.md).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.schemaVersion, forKey: .schemaVersion)
+        try container.encode("queue", forKey: .kind)
+        try container.encode(scriptId, forKey: .scriptId)
+        try container.encode(title, forKey: .title)
+        try container.encode(seed, forKey: .seed)
+        try container.encode(sampleRate, forKey: .sampleRate)
+        try container.encode(totalFrames, forKey: .totalFrames)
+        try container.encode(durationSeconds, forKey: .durationSeconds)
+        try container.encode(sampleRate.seconds(of: totalFrames), forKey: .timelineDurationSeconds)
+        try container.encode(Self.silenceSampleRate, forKey: .silenceSampleRate)
+        try container.encode(worstDriftSeconds, forKey: .worstDriftSeconds)
+        var itemsContainer = container.nestedUnkeyedContainer(forKey: .items)
+        var clock = clock
+        for item in items {
+            var itemContainer = itemsContainer.nestedContainer(keyedBy: ItemKeys.self)
+            let start = clock.seconds
+            clock.advance(by: item.sourceFrames, at: item.sourceSampleRate)
+            try itemContainer.encode(item.index, forKey: .index)
+            try itemContainer.encode(item.timelineIndex, forKey: .timelineIndex)
+            try itemContainer.encode(item.file, forKey: .file)
+            try itemContainer.encode(item.kind, forKey: .kind)
+            try itemContainer.encode(start, forKey: .startSeconds)
+            try itemContainer.encode(item.sourceSampleRate.seconds(of: item.sourceFrames), forKey: .durationSeconds)
+            try itemContainer.encode(item.sourceFrames, forKey: .sourceFrames)
+            try itemContainer.encode(item.sourceSampleRate, forKey: .sourceSampleRate)
+            try itemContainer.encode(item.phase, forKey: .phase)
+            try itemContainer.encodeIfPresent(item.text, forKey: .text)
+            try itemContainer.encodeIfPresent(item.name, forKey: .name)
+            try itemContainer.encode(item.gain, forKey: .gain)
+        }
+        var overlaysContainer = container.nestedUnkeyedContainer(forKey: .overlays)
+        for overlay in overlays {
+            let overlayEncoder = overlaysContainer.superEncoder()
+            try overlay.overlay.encode(to: overlayEncoder, sampleRate: sampleRate)
+            var fileContainer = overlayEncoder.container(keyedBy: OverlayKeys.self)
+            try fileContainer.encode(overlay.file, forKey: .file)
+        }
+    }
+}
