@@ -1,4 +1,4 @@
-public import SessionTimeline
+import SessionTimeline
 
 /// An ID3v2.4 tag with a title, album, artist and chapters (`CHAP` frames listed by `CTOC`):
 /// what goes at the start of an MP3.

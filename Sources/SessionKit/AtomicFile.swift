@@ -73,14 +73,14 @@ public struct AtomicFile: Sendable {
 
     /// Removes the temporary, leaving any earlier file at the destination untouched.
     public func discard() {
-        unlink(temporaryPath)
+        Self.removeTemporary(temporaryPath)
         Self.registered.withLock { _ = $0.remove(temporaryPath) }
     }
 
     /// Removes every registered temporary; safe to call from any thread.
     public static func removeAllRegistered() {
         registered.withLock { paths in
-            for path in paths { unlink(path) }
+            for path in paths { removeTemporary(path) }
             paths.removeAll()
         }
     }
@@ -101,10 +101,18 @@ public struct AtomicFile: Sendable {
             let parts = name.dropLast(".partial".count).split(separator: ".")
             guard let owner = parts.last?.split(separator: "-").first, let pid = Int32(owner) else { continue }
             if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
-                if unlink((directory as NSString).appendingPathComponent(name)) == 0 { removed += 1 }
+                if removeTemporary((directory as NSString).appendingPathComponent(name)) { removed += 1 }
             }
         }
         return removed
+    }
+
+    /// Removes the temporary at `path`: a file, or a folder being built (a queue's) with all it holds.
+    @discardableResult
+    private static func removeTemporary(_ path: String) -> Bool {
+        if unlink(path) == 0 { return true }
+        guard errno == EISDIR else { return false }
+        return (try? FileManager.default.removeItem(atPath: path)) != nil
     }
 
     private static let registered = Locked<Set<String>>([])

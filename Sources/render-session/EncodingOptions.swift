@@ -66,6 +66,16 @@ struct EncodingOptions: ParsableArguments {
         throw ValidationError("\(text) is not a format; use wav, flac, mp3, opus or ogg")
     }
 
+    /// The first of these options given, by its flag; `nil` when none is.
+    var givenFlag: String? {
+        let given: [(String, Bool)] = [
+            ("--format", format != nil), ("--sample-format", sampleFormat != nil), ("--bitrate", bitrate != nil),
+            ("--quality", quality != nil), ("--encode-silence", encodeSilence), ("--album", album != nil),
+            ("--artist", artist != nil),
+        ]
+        return given.first { $0.1 }?.0
+    }
+
     /// The output settings for `audio` and `timeline`.
     func settings(
         audio: OutputDestination?,

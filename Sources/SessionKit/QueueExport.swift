@@ -1,0 +1,40 @@
+public import SessionTimeline
+
+extension SessionPipeline {
+    /// Prepares and plans `script`, then writes it into `folder` as the seed app's queue
+    /// (``QueuePlanner``, ``QueueWriter``): the clips as the cache holds them, or with `reencode`
+    /// rendered at the session's rate and gains in ``OutputSettings/resolvedFormat``.
+    ///
+    /// The folder is checked before any synthesis.
+    /// - Throws: ``SessionError``; `invalidSetting` when a clip's gain is not 1 (loudness on)
+    ///   without `reencode`, since a copied clip cannot carry a gain.
+    @discardableResult
+    public func writeQueue(
+        _ script: Script,
+        to folder: String,
+        reencode: Bool,
+        progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) async throws(SessionError) -> SessionQueue {
+        if let problem = problems.first { throw SessionError(.invalidSetting, problem.description) }
+        try QueueWriter.checkDestination(folder, replaceExisting: output.replaceExisting)
+        let timeline = try plan(script, clips: try await prepare(scripts: [script]))
+        if !reencode, let item = timeline.items.first(where: { $0.gain != 1 }) {
+            throw SessionError(
+                .invalidSetting,
+                "Cannot write the queue of \(script.id): item \(item.index) (\(item.kind.rawValue)) plays at gain \(item.gain) for loudness \(timeline.loudness.map { "\($0.target)" } ?? "") LUFS, which a copied clip cannot carry; write it with --reencode, or with --loudness off"
+            )
+        }
+        let delivery: QueuePlanner.Delivery =
+            reencode ? .rendered(fileExtension: output.resolvedFormat.fileExtension) : .originals
+        let queue = QueuePlanner.plan(timeline, delivery: delivery)
+        try QueueWriter.write(
+            queue,
+            of: timeline,
+            to: folder,
+            encoder: output.encoder,
+            replaceExisting: output.replaceExisting,
+            progress: progress
+        )
+        return queue
+    }
+}
