@@ -25,7 +25,7 @@ struct RenderSession: AsyncParsableCommand {
         version: SessionKitVersion.current,
         subcommands: [
             RenderCommand.self, TimelineCommand.self, PrepareCommand.self, BatchCommand.self, ImportCommand.self,
-            ListCommand.self, SilenceCommand.self, SoundsCommand.self, VerifyCommand.self,
+            ListCommand.self, SilenceCommand.self, SoundsCommand.self, VerifyCommand.self, PositionCommand.self,
         ]
     )
 }
