@@ -127,12 +127,7 @@ public struct PlaybackMap: Sendable, Equatable {
         guard seconds.isFinite, seconds >= 0, seconds <= durationSeconds, !items.isEmpty else {
             throw outOfRange(
                 .seconds,
-                !seconds.isFinite
-                    ? "\(seconds) is not a time"
-                    : seconds < 0
-                        ? "\(formatted(seconds)) is before the session's start"
-                        : items.isEmpty
-                            ? "the session has no items" : "\(formatted(seconds)) is past the session's end",
+                Self.problem(seconds: seconds),
                 range: "positions run from 0 to \(formatted(durationSeconds)) s"
             )
         }
@@ -187,6 +182,14 @@ public struct PlaybackMap: Sendable, Equatable {
             )
         }
         return try elapsed(itemIndex: itemIndex, offsetFrames: min(frames, item.frameCount))
+    }
+
+    /// What is wrong with `seconds` as a time in a session of no items or one it is outside.
+    private static func problem(seconds: Double) -> String {
+        if !seconds.isFinite { return "\(seconds) is not a time" }
+        if seconds < 0 { return "\(formatted(seconds)) is before the session's start" }
+        if seconds == 0 { return "the session has no items" }
+        return "\(formatted(seconds)) is past the session's end"
     }
 
     private func item(at index: Int) throws(ScriptError) -> Item {
