@@ -40,8 +40,10 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         case cannotWrite
         /// An audio file to verify cannot be read at all (no such file, a folder, permission denied).
         case unreadableAudio
-        /// A timeline JSON file cannot be read, or is not a timeline.
+        /// A timeline JSON file cannot be read, or is not a timeline; or a queue JSON file, likewise.
         case unreadableTimeline
+        /// A position, item or offset asked of a timeline or queue lies outside it; the line gives the range.
+        case positionOutOfRange
         /// The task was cancelled (Ctrl-C, SIGTERM); unfinished files were removed.
         case cancelled
     }

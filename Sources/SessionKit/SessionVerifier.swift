@@ -126,19 +126,27 @@ public enum SessionVerifier {
     /// Reads a timeline JSON file (docs/timeline.md, schema version 1 or 2).
     /// - Throws: ``SessionError/Code-swift.enum/unreadableTimeline`` naming the file and the cause.
     public static func readTimeline(at path: String) throws(SessionError) -> Timeline {
-        let data: Data
+        try decodeTimeline(try timelineData(at: path), name: path)
+    }
+
+    /// The bytes of the timeline file at `path`, or the error ``readTimeline(at:)`` gives for it.
+    static func timelineData(at path: String) throws(SessionError) -> Data {
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw SessionError(
                 .unreadableTimeline,
                 "Cannot read timeline \(path): \(FileProblem.describe(error, path: path))"
             )
         }
+    }
+
+    /// The timeline in `data`, read from the file called `name` in messages.
+    static func decodeTimeline(_ data: Data, name: String) throws(SessionError) -> Timeline {
         do {
             return try JSONDecoder().decode(Timeline.self, from: data)
         } catch {
-            throw SessionError(.unreadableTimeline, "Cannot read timeline \(path): \(describe(error))")
+            throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(JSONProblem.describe(error))")
         }
     }
 
@@ -160,23 +168,5 @@ public enum SessionVerifier {
         if name.hasPrefix("OGG") { return AudioFileFormat(path: path) == .opus ? .opus : .vorbis }
         if name.hasPrefix("WAV") || name.hasPrefix("RF64") || name.hasPrefix("W64") { return .wav }
         return nil
-    }
-
-    /// A JSON decoding error as a phrase: where in the file and what is wrong.
-    private static func describe(_ error: any Error) -> String {
-        func at(_ path: [any CodingKey]) -> String {
-            let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return text.isEmpty ? "" : text.dropFirst(text.hasPrefix(".") ? 1 : 0) + ": "
-        }
-        switch error {
-        case DecodingError.keyNotFound(let key, let context):
-            return "\(at(context.codingPath))\(key.stringValue) is missing"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-            DecodingError.dataCorrupted(let context):
-            let cause = (context.underlyingError as NSError?)?.localizedDescription ?? context.debugDescription
-            return "\(at(context.codingPath))\(cause)"
-        default:
-            return "\(error)"
-        }
     }
 }

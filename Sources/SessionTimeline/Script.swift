@@ -154,7 +154,7 @@ public struct ScriptProblem: Sendable, Equatable, CustomStringConvertible {
 /// script JSON, in document order; the first one for Markdown.
 ///
 /// The one error type of SessionTimeline, thrown by ``Script/init(json:)`` and
-/// ``MeditationMarkdown/parse(_:)``.
+/// ``MeditationMarkdown/parse(_:)``, and by ``PlaybackMap`` for positions outside a session.
 public struct ScriptError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
     public let code: Code
@@ -173,6 +173,12 @@ public struct ScriptError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Meditation Markdown that is not as the format says; the one problem gives the line
         /// (none for an empty file) and what was expected there.
         case malformedMarkdown
+        /// A playback position, item or offset outside a session (``PlaybackMap``); the one
+        /// problem's location is the ``PlaybackMap/Argument`` and its rule gives the valid range.
+        case positionOutOfRange
+        /// Items a ``PlaybackMap`` cannot count exactly: their rates' common tick makes the
+        /// session longer than 2^53 ticks, or an item's length is negative.
+        case unmappablePlayback
     }
 
     /// An error of kind `code` with `problems`, which must not be empty.

@@ -6,7 +6,8 @@ import Testing
 @Suite("Help and documentation", .serialized)
 struct HelpTests {
     static let subcommands = [
-        "render", "timeline", "prepare", "batch", "import", "list", "silence", "sounds", "verify",
+        "render", "timeline", "prepare", "batch", "import", "list", "queue", "silence", "sounds", "verify",
+        "position",
     ]
 
     /// The example command lines in a help text: the lines under `Example:`/`Examples:`, with

@@ -1,0 +1,64 @@
+import Foundation
+public import SessionTimeline
+
+/// A timeline or queue JSON file read for its playback positions: what `render-session position`
+/// maps times and items with.
+public struct PlaybackFile: Sendable {
+    /// What the file was.
+    public enum Kind: Sendable, Equatable {
+        /// A timeline (docs/timeline.md): items at the timeline's rate.
+        case timeline
+        /// An on-device queue (`"kind": "queue"`): items at their own rates.
+        case queue
+    }
+
+    /// What the file is called in messages: its path, or `<stdin>`.
+    public let name: String
+    /// Whether it was a timeline or a queue.
+    public let kind: Kind
+    /// Its items, mapped.
+    public let map: PlaybackMap
+
+    /// Reads the timeline or queue at `path` (`-`: standard input), told apart by `"kind": "queue"`.
+    /// - Throws: ``SessionError/Code-swift.enum/unreadableTimeline`` naming the file and the cause,
+    ///   in the words ``SessionVerifier/readTimeline(at:)`` uses for a timeline.
+    public static func read(_ path: String) throws(SessionError) -> PlaybackFile {
+        let name = path == "-" ? ScriptFile.standardInputName : path
+        let data: Data
+        if path == "-" {
+            do {
+                data = try FileHandle.standardInput.readToEnd() ?? Data()
+            } catch {
+                throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(error.localizedDescription)")
+            }
+        } else {
+            data = try SessionVerifier.timelineData(at: path)
+        }
+        if QueueFile.isQueue(data) {
+            let items = try QueueFile.items(in: data, name: name)
+            return PlaybackFile(
+                name: name,
+                kind: .queue,
+                map: try mapped(name) { () throws(ScriptError) in try PlaybackMap(items: items) }
+            )
+        }
+        let timeline = try SessionVerifier.decodeTimeline(data, name: name)
+        return PlaybackFile(
+            name: name,
+            kind: .timeline,
+            map: try mapped(name) { () throws(ScriptError) in try PlaybackMap(timeline: timeline) }
+        )
+    }
+
+    /// The map `build` makes, its problems as lines naming the file.
+    private static func mapped(
+        _ name: String,
+        _ build: () throws(ScriptError) -> PlaybackMap
+    ) throws(SessionError) -> PlaybackMap {
+        do {
+            return try build()
+        } catch {
+            throw SessionError(.unreadableTimeline, lines: error.problems.map { "Cannot map \(name): \($0)" })
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import SessionTimeline
+
+/// The on-device queue JSON (`"kind": "queue"`): the clips and generated silences an app plays one
+/// after another, each at its own rate. Only what positions need is read; every other key is ignored.
+///
+/// Read: `kind`, `schemaVersion`, and per item `index`, `timelineIndex` (optional), `kind`,
+/// `phase`, `sourceFrames` and `sourceSampleRate`. An item plays `sourceFrames` frames at
+/// `sourceSampleRate`, so its start is the exact sum of the lengths before it; `startSeconds`
+/// and `durationSeconds` are that sum and length rounded, and are not read.
+enum QueueFile {
+    /// The `kind` that marks a queue.
+    static let kind = "queue"
+    /// The versions of the queue schema this reads.
+    static let readableSchemaVersions = 1...1
+
+    /// Whether `data` is a queue rather than a timeline: a JSON object whose `kind` is `queue`.
+    static func isQueue(_ data: Data) -> Bool {
+        struct Kind: Decodable { let kind: String? }
+        return (try? JSONDecoder().decode(Kind.self, from: data))?.kind == kind
+    }
+
+    /// The queue's items in `data`, read from the file called `name` in messages.
+    /// - Throws: ``SessionError/Code-swift.enum/unreadableTimeline`` naming the file and the cause.
+    static func items(in data: Data, name: String) throws(SessionError) -> [PlaybackMap.Item] {
+        let queue: Queue
+        do {
+            queue = try JSONDecoder().decode(Queue.self, from: data)
+        } catch {
+            throw SessionError(.unreadableTimeline, "Cannot read queue \(name): \(JSONProblem.describe(error))")
+        }
+        guard readableSchemaVersions.contains(queue.schemaVersion) else {
+            throw SessionError(
+                .unreadableTimeline,
+                "Cannot read queue \(name): schemaVersion \(queue.schemaVersion) is not supported; this version reads \(readableSchemaVersions.upperBound)"
+            )
+        }
+        for (position, item) in queue.items.enumerated() where item.index != position {
+            throw SessionError(
+                .unreadableTimeline,
+                "Cannot read queue \(name): items[\(position)].index: \(item.index) is not the item's position \(position)"
+            )
+        }
+        return queue.items.map {
+            PlaybackMap.Item(
+                kind: $0.kind,
+                phase: $0.phase,
+                sampleRate: $0.sourceSampleRate,
+                frameCount: $0.sourceFrames,
+                timelineIndex: $0.timelineIndex
+            )
+        }
+    }
+
+    /// The queue's keys this reads.
+    private struct Queue: Decodable {
+        let schemaVersion: Int
+        let items: [Item]
+    }
+
+    /// An item's keys this reads.
+    private struct Item: Decodable {
+        let index: Int
+        let timelineIndex: Int?
+        let kind: String
+        let phase: String
+        let sourceFrames: Frames
+        let sourceSampleRate: SampleRate
+    }
+}
