@@ -26,7 +26,15 @@ extension SessionPipeline {
         }
         let delivery: QueuePlanner.Delivery =
             reencode ? .rendered(fileExtension: output.resolvedFormat.fileExtension) : .originals
-        let queue = QueuePlanner.plan(timeline, delivery: delivery)
+        let queue: SessionQueue
+        do {
+            queue = try QueuePlanner.plan(timeline, delivery: delivery)
+        } catch {
+            throw SessionError(
+                .invalidSetting,
+                lines: error.problems.map { "Cannot write the queue of \(script.id): \($0)" }
+            )
+        }
         try QueueWriter.write(
             queue,
             of: timeline,

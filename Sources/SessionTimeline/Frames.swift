@@ -108,6 +108,21 @@ public struct SampleRate: Hashable, Comparable, Sendable, Codable, CustomStringC
         return Frames((product + Int64(source.hertz / 2)) / Int64(source.hertz))
     }
 
+    /// The least common multiple of `rates` in hertz: the ticks a second in which a frame at any
+    /// of them is a whole number of ticks, for counting time across items at different rates.
+    /// `nil` when it would pass `limit`.
+    public static func commonTicksPerSecond(_ rates: some Sequence<SampleRate>, limit: Int64 = 1 << 53) -> Int64? {
+        var common: Int64 = 1
+        for rate in Set(rates).map(\.hertz).sorted() {
+            var (a, b) = (common, Int64(rate))
+            while b != 0 { (a, b) = (b, a % b) }
+            let (product, overflow) = (common / a).multipliedReportingOverflow(by: Int64(rate))
+            guard !overflow, product <= limit else { return nil }
+            common = product
+        }
+        return common
+    }
+
     /// The longest time any conversion accepts: ten days, far beyond any script's limit.
     static let maximumSeconds: Double = 864_000
 }

@@ -233,23 +233,16 @@ public struct PlaybackMap: Sendable, Equatable {
 
     /// The least common multiple of the items' rates, checked against ``maximumTicks``.
     private static func commonTicks(of items: [Item]) throws(ScriptError) -> Int64 {
-        let rates = Set(items.map(\.sampleRate.hertz)).sorted()
-        var common: Int64 = 1
-        for rate in rates {
-            var (a, b) = (common, Int64(rate))
-            while b != 0 { (a, b) = (b, a % b) }
-            let (product, overflow) = (common / a).multipliedReportingOverflow(by: Int64(rate))
-            guard !overflow, product <= maximumTicks else {
-                throw ScriptError(
-                    .unmappablePlayback,
-                    ScriptProblem(
-                        location: "items",
-                        rule:
-                            "the sample rates \(rates.map(String.init).joined(separator: ", ")) Hz need more than 2^53 ticks a second to be counted exactly together"
-                    )
+        guard let common = SampleRate.commonTicksPerSecond(items.map(\.sampleRate), limit: maximumTicks) else {
+            let rates = Set(items.map(\.sampleRate.hertz)).sorted()
+            throw ScriptError(
+                .unmappablePlayback,
+                ScriptProblem(
+                    location: "items",
+                    rule:
+                        "the sample rates \(rates.map(String.init).joined(separator: ", ")) Hz need more than 2^53 ticks a second to be counted exactly together"
                 )
-            }
-            common = product
+            )
         }
         return common
     }

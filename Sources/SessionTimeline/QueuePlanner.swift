@@ -18,11 +18,21 @@ public enum QueuePlanner {
     }
 
     /// The queue that plays `timeline`'s narration lane, its overlays listed to be scheduled.
-    public static func plan(_ timeline: Timeline, delivery: Delivery) -> SessionQueue {
+    /// - Throws: ``ScriptError/Code-swift.enum/unmappablePlayback`` when the clips' rates cannot
+    ///   be counted together (large co-prime rates no real file has).
+    public static func plan(_ timeline: Timeline, delivery: Delivery) throws(ScriptError) -> SessionQueue {
         let silenceRate = SessionQueue.silenceSampleRate
-        var clock = QueueClock(
-            rates: [timeline.sampleRate, silenceRate] + timeline.items.compactMap(\.source?.sampleRate)
-        )
+        let rates = [timeline.sampleRate, silenceRate] + timeline.items.compactMap(\.source?.sampleRate)
+        guard var clock = QueueClock(rates: rates) else {
+            let hertz = Set(rates.map(\.hertz)).sorted().map(String.init).joined(separator: ", ")
+            throw ScriptError(
+                .unmappablePlayback,
+                ScriptProblem(
+                    location: "items",
+                    rule: "the sample rates \(hertz) Hz cannot be counted together exactly"
+                )
+            )
+        }
         let phases = timeline.phases
         let digits = max(3, String(timeline.items.count).count)
         var items: [QueueItem] = []
@@ -159,12 +169,14 @@ public struct QueueClock: Sendable, Equatable {
     /// The time so far, in ticks.
     public private(set) var elapsedTicks: Int64 = 0
 
-    /// A clock at 0 for items at `rates`.
-    public init(rates: [SampleRate]) {
-        var ticks: Int64 = 1
-        for rate in Set(rates) {
-            let hertz = Int64(rate.hertz)
-            ticks = ticks / Self.greatestCommonDivisor(ticks, hertz) * hertz
+    /// The longest session a clock counts, in seconds at any rate: ten days.
+    static let maximumSeconds: Int64 = 864_000
+
+    /// A clock at 0 for items at `rates`; `nil` when their common tick is too fine to count
+    /// ``maximumSeconds`` in 64 bits (rates no real file has: large co-prime ones).
+    public init?(rates: [SampleRate]) {
+        guard let ticks = SampleRate.commonTicksPerSecond(rates, limit: Int64.max / Self.maximumSeconds) else {
+            return nil
         }
         ticksPerSecond = ticks
     }
@@ -193,7 +205,4 @@ public struct QueueClock: Sendable, Equatable {
         return Frames((remaining + perFrame / 2) / perFrame)
     }
 
-    private static func greatestCommonDivisor(_ a: Int64, _ b: Int64) -> Int64 {
-        b == 0 ? a : greatestCommonDivisor(b, a % b)
-    }
 }

@@ -133,7 +133,10 @@ public struct QueueOverlay: Sendable, Equatable {
 extension SessionQueue {
     /// The clock of this queue's items, at 0.
     public var clock: QueueClock {
-        QueueClock(rates: [sampleRate, Self.silenceSampleRate] + items.map(\.sourceSampleRate))
+        guard let clock = QueueClock(rates: [sampleRate, Self.silenceSampleRate] + items.map(\.sourceSampleRate)) else {
+            preconditionFailure("a queue's rates were counted together when it was planned")
+        }
+        return clock
     }
 
     /// The queue's length in seconds: its items' lengths at their own rates, summed exactly.

@@ -45,7 +45,7 @@ struct QueuePlannerTests {
     }
 
     @Test("Each silence ends on the 8 kHz frame nearest the timeline's end of it, worked by hand")
-    func silenceLengths() {
+    func silenceLengths() throws {
         // 22,050 Hz: 1,000 frames of clip, then silence to 23,050 (1 s more: 8,000 frames exactly);
         // a second clip of 1,001 frames ends at 24,051; silence to 24,062 is 11 frames = 3.99 frames
         // at 8 kHz, and the queue is then at 24,051/22,050 s, so 11 × 8,000 / 22,050 rounds to 4;
@@ -66,7 +66,7 @@ struct QueuePlannerTests {
             Self.silence(4, at: 24_062, frames: 1),
             bell,
         ])
-        let queue = QueuePlanner.plan(timeline, delivery: .originals)
+        let queue = try QueuePlanner.plan(timeline, delivery: .originals)
         #expect(
             queue.items.map(\.file) == [
                 "001-intro.mp3", "silence-8000hz-8000.wav", "003-body.mp3", "silence-8000hz-4.wav", "005-bell.wav",
@@ -88,13 +88,13 @@ struct QueuePlannerTests {
     }
 
     @Test("A clip at another rate plays its own frames; the next silence takes back its rounding")
-    func otherRates() {
+    func otherRates() throws {
         // A 24 kHz clip of 24,001 frames is round(24,001 × 22,050 / 24,000) = 22,051 frames here.
         let timeline = Self.timeline([
             Self.clip(0, at: 0, frames: 22_051, sourceFrames: 24_001, sourceRate: 24_000),
             Self.silence(1, at: 22_051, frames: 22_049),
         ])
-        let queue = QueuePlanner.plan(timeline, delivery: .originals)
+        let queue = try QueuePlanner.plan(timeline, delivery: .originals)
         #expect(queue.items.map(\.sourceFrames) == [24_001, 8_000])
         #expect(queue.items.map(\.sourceSampleRate) == [24_000, 8_000])
         // 2 s exactly in the timeline; the queue: 24,001/24,000 + 1 s.
@@ -103,13 +103,13 @@ struct QueuePlannerTests {
     }
 
     @Test("Re-encoded, every clip is the timeline's own frames in the chosen format; silences stay 8 kHz WAV")
-    func rendered() {
+    func rendered() throws {
         let timeline = Self.timeline([
             Self.clip(0, at: 0, frames: 22_051, sourceFrames: 24_001, sourceRate: 24_000),
             Self.silence(1, at: 22_051, frames: 22_049),
             Self.clip(2, at: 44_100, frames: 500, kind: .interjection),
         ])
-        let queue = QueuePlanner.plan(timeline, delivery: .rendered(fileExtension: "mp3"))
+        let queue = try QueuePlanner.plan(timeline, delivery: .rendered(fileExtension: "mp3"))
         #expect(queue.items.map(\.file) == ["001-intro.mp3", "silence-8000hz-8000.wav", "003-interjection.mp3"])
         #expect(queue.items.map(\.sourceFrames) == [22_051, 8_000, 500])
         #expect(queue.items.map(\.sourceSampleRate) == [22_050, 8_000, 22_050])
@@ -117,7 +117,7 @@ struct QueuePlannerTests {
     }
 
     @Test("Silences of one length share a file; overlays of one sound share a file", arguments: [false, true])
-    func sharedFiles(reencoded: Bool) {
+    func sharedFiles(reencoded: Bool) throws {
         var timeline = Self.timeline([
             Self.clip(0, at: 0, frames: 100),
             Self.silence(1, at: 100, frames: 22_050),
@@ -137,7 +137,7 @@ struct QueuePlannerTests {
                 source: gong
             )
         }
-        let queue = QueuePlanner.plan(timeline, delivery: reencoded ? .rendered(fileExtension: "wav") : .originals)
+        let queue = try QueuePlanner.plan(timeline, delivery: reencoded ? .rendered(fileExtension: "wav") : .originals)
         #expect(queue.items[1].file == "silence-8000hz-8000.wav")
         #expect(queue.items[3].file == "silence-8000hz-8000.wav")
         #expect(queue.overlays.map(\.file) == ["gong-gong.wav", "gong-gong.wav", "gong-gong.wav"])
@@ -145,9 +145,9 @@ struct QueuePlannerTests {
     }
 
     @Test("File names: lower-case ASCII words joined by -")
-    func slugs() {
+    func slugs() throws {
         let item = Self.clip(0, at: 0, frames: 10, segment: "Body Scan — Part 2!")
-        let queue = QueuePlanner.plan(Self.timeline([item]), delivery: .originals)
+        let queue = try QueuePlanner.plan(Self.timeline([item]), delivery: .originals)
         #expect(queue.items.map(\.file) == ["001-body-scan-part-2.mp3"])
     }
 
@@ -155,7 +155,7 @@ struct QueuePlannerTests {
         "However long the session, no queue item ends more than half an 8 kHz frame from its timeline item",
         arguments: [(UInt64(1), SampleRate(22_050)), (2, 44_100), (3, 48_000), (4, 22_050)]
     )
-    func noDrift(seed: UInt64, rate: SampleRate) {
+    func noDrift(seed: UInt64, rate: SampleRate) throws {
         // Three hours of clips and silences at random lengths, clips at the session's rate: the
         // bound is exact. Lengths come from a splitmix64 stream, so every run is the same.
         var state = seed &* 0x9E37_79B9_7F4A_7C15
@@ -178,7 +178,7 @@ struct QueuePlannerTests {
             )
             cursor += length
         }
-        let queue = QueuePlanner.plan(Self.timeline(items, rate: rate), delivery: .originals)
+        let queue = try QueuePlanner.plan(Self.timeline(items, rate: rate), delivery: .originals)
         var clock = queue.clock
         for item in queue.items {
             clock.advance(by: item.sourceFrames, at: item.sourceSampleRate)
@@ -214,7 +214,7 @@ struct QueuePlannerTests {
             )
         ]
         let json = String(
-            decoding: CanonicalJSON.encode(QueuePlanner.plan(timeline, delivery: .originals)),
+            decoding: CanonicalJSON.encode(try QueuePlanner.plan(timeline, delivery: .originals)),
             as: UTF8.self
         )
         #expect(
@@ -281,5 +281,21 @@ struct QueuePlannerTests {
 
                 """
         )
+    }
+}
+
+extension QueuePlannerTests {
+    @Test("Rates that cannot be counted together are a planning error, not a crash")
+    func uncountableRates() {
+        // Three large co-prime rates: their common tick passes what 64 bits count over ten days.
+        let timeline = Self.timeline(
+            [
+                Self.clip(0, at: 0, frames: 10, sourceRate: 191_999),
+                Self.clip(1, at: 10, frames: 10, sourceRate: 191_993),
+                Self.clip(2, at: 20, frames: 10, sourceRate: 191_977),
+            ],
+            rate: 22_050
+        )
+        #expect(throws: ScriptError.self) { try QueuePlanner.plan(timeline, delivery: .originals) }
     }
 }
