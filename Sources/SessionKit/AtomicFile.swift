@@ -8,9 +8,10 @@ import Glibc
 /// Writing a file so that readers see either the old file or the complete new one, never a part.
 ///
 /// The content goes to a temporary file beside the destination, named
-/// `.NAME.PID-RANDOM.partial`; ``commit(_:)`` flushes it and renames it into place in one
-/// step. A temporary left behind by a killed process is removed by ``removeStaleTemporaries(for:)``
-/// once its process is gone. While a temporary exists it is registered, so that a process about to
+/// `.NAME.PID-RANDOM-HOST.partial` (HOST: 8 hex digits of this host's name); ``commit(_:)`` flushes
+/// it and renames it into place in one step. A temporary left behind by a killed process is removed
+/// by ``removeStaleTemporaries(for:)`` once its process is gone. A process on another host sharing
+/// the folder (NFS) cannot be asked whether it runs, so its temporaries are removed only after a day. While a temporary exists it is registered, so that a process about to
 /// exit at once (a second Ctrl-C, a stuck cancellation) can remove it with ``removeAllRegistered()``.
 public struct AtomicFile: Sendable {
     /// Where the finished file goes.
@@ -23,7 +24,7 @@ public struct AtomicFile: Sendable {
     public init(destination: String, removingStaleTemporaries: Bool = true) {
         self.destination = destination
         let url = URL(fileURLWithPath: destination)
-        let name = ".\(url.lastPathComponent).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).partial"
+        let name = ".\(url.lastPathComponent).\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(Self.hostTag).partial"
         temporaryPath = url.deletingLastPathComponent().appendingPathComponent(name).path
         if removingStaleTemporaries { Self.removeStaleTemporaries(for: destination) }
         Self.registered.withLock { _ = $0.insert(temporaryPath) }
@@ -31,11 +32,7 @@ public struct AtomicFile: Sendable {
 
     /// Flushes the temporary to disk and renames it over the destination.
     public func commit() throws(SessionError) {
-        let descriptor = open(temporaryPath, O_RDONLY)
-        if descriptor >= 0 {
-            fsync(descriptor)
-            Glibc.close(descriptor)
-        }
+        flushTemporary()
         guard rename(temporaryPath, destination) == 0 else {
             let reason = String(cString: strerror(errno))
             discard()
@@ -45,6 +42,40 @@ public struct AtomicFile: Sendable {
             )
         }
         Self.registered.withLock { _ = $0.remove(temporaryPath) }
+        flushDirectory()
+    }
+
+    /// Flushes the temporary to disk and puts it in place only if the destination does not exist:
+    /// a file another process put there first stays as it is (a content-addressed cache's entry,
+    /// whose size and modification time others have already seen).
+    ///
+    /// The temporary is hard-linked to the destination (`link(2)` fails with `EEXIST` rather than
+    /// replace, on NFS too), then removed. On a file system without hard links, the destination is
+    /// checked, then the temporary renamed: there, two writers at the same instant can still replace.
+    /// - Returns: `true` if this file is now the destination; `false` if the destination already
+    ///   existed, in which case the temporary is left for the caller to ``discard()`` or ``commit()``.
+    public func commitUnlessExists() throws(SessionError) -> Bool {
+        flushTemporary()
+        if link(temporaryPath, destination) != 0 {
+            if errno == EEXIST { return false }
+            if FileManager.default.fileExists(atPath: destination) { return false }
+            try commit()
+            return true
+        }
+        discard()
+        flushDirectory()
+        return true
+    }
+
+    private func flushTemporary() {
+        let descriptor = open(temporaryPath, O_RDONLY)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            Glibc.close(descriptor)
+        }
+    }
+
+    private func flushDirectory() {
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY)
         if directoryDescriptor >= 0 {
@@ -97,12 +128,19 @@ public struct AtomicFile: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
         var removed = 0
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".partial") {
-            // .NAME.PID-RANDOM.partial: the process id follows the last dot but one.
+            // .NAME.PID-RANDOM-HOST.partial (HOST absent before shared folders): the process id
+            // follows the last dot but one.
             let parts = name.dropLast(".partial".count).split(separator: ".")
-            guard let owner = parts.last?.split(separator: "-").first, let pid = Int32(owner) else { continue }
-            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH {
-                if removeTemporary((directory as NSString).appendingPathComponent(name)) { removed += 1 }
+            guard let fields = parts.last?.split(separator: "-"), let pid = Int32(fields[0]) else { continue }
+            let path = (directory as NSString).appendingPathComponent(name)
+            let stale: Bool
+            if fields.count > 2, fields[2] != Self.hostTag {
+                let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+                stale = modified.map { Date().timeIntervalSince($0) > 86_400 } ?? false
+            } else {
+                stale = pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
             }
+            if stale, removeTemporary(path) { removed += 1 }
         }
         return removed
     }
@@ -116,4 +154,13 @@ public struct AtomicFile: Sendable {
     }
 
     private static let registered = Locked<Set<String>>([])
+
+    /// This host's mark in temporaries' names: the FNV-1a hash of its name, 8 hex digits.
+    static let hostTag: String = {
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count - 1)
+        var hash: UInt32 = 2_166_136_261
+        for byte in name.prefix(while: { $0 != 0 }) { hash = (hash ^ UInt32(UInt8(bitPattern: byte))) &* 16_777_619 }
+        return String(format: "%08x", hash)
+    }()
 }

@@ -18,6 +18,8 @@ public struct BatchOptions: Sendable {
     public var jobs: Int
     /// Whether to render sessions whose output is up to date anyway.
     public var force: Bool
+    /// The share of the sessions to render, when several processes split the batch; `nil` for all.
+    public var shard: BatchShard?
 
     public init(
         outputFolder: String,
@@ -25,7 +27,8 @@ public struct BatchOptions: Sendable {
         baseSeed: UInt64 = 0,
         variants: Int = 0,
         jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
-        force: Bool = false
+        force: Bool = false,
+        shard: BatchShard? = nil
     ) {
         self.outputFolder = outputFolder
         self.pipeline = pipeline
@@ -33,6 +36,7 @@ public struct BatchOptions: Sendable {
         self.variants = variants
         self.jobs = max(1, jobs)
         self.force = force
+        self.shard = shard
     }
 }
 
@@ -62,8 +66,12 @@ public enum BatchResult: Sendable, Equatable {
 
 /// What a batch did: its sessions and what became of each, and the clips it prepared.
 public struct BatchReport: Sendable {
-    /// The sessions, in script order, each script's variants together.
+    /// The sessions it took (its shard's, or all), in script order, each script's variants together.
     public let sessions: [BatchSession]
+    /// How many sessions the whole batch has, over all shards.
+    public let totalCount: Int
+    /// The share it took, if it took one.
+    public let shard: BatchShard?
     /// What became of each session, aligned with ``sessions``.
     public let results: [BatchResult]
     /// The clips every session drew on, prepared once for all.
@@ -80,6 +88,10 @@ public struct BatchReport: Sendable {
 /// hash matches and whose files exist is skipped. The manifest is rewritten (atomically) after each
 /// session, so an interrupted batch resumes where it stopped. One failing session does not stop
 /// the others. Batches into one output folder take turns: the second waits for the first's lock.
+///
+/// With a ``BatchOptions/shard``, only that share of the sessions is prepared and rendered, and
+/// only that shard's lock is taken: the shards of a batch run at once, in as many processes or
+/// hosts, into one folder, and end with the same files and the same manifest as one batch.
 public enum BatchRenderer {
     /// The sessions of `library` under `options`, in script order, each script's variants together.
     public static func sessions(of library: ScriptLibrary, options: BatchOptions) -> [BatchSession] {
@@ -105,8 +117,8 @@ public enum BatchRenderer {
         }
     }
 
-    /// Prepares the clips of every script in `library`, then renders its sessions, at most
-    /// `options.jobs` at a time.
+    /// Prepares the clips of the scripts in `library` (those of the shard's sessions, with a shard),
+    /// then renders the sessions, at most `options.jobs` at a time.
     ///
     /// - Parameter progress: called as each session finishes, with the number done and the total.
     /// - Throws: ``SessionError`` if the library holds no script at all, the output folder cannot be
@@ -125,15 +137,22 @@ public enum BatchRenderer {
         let folder = options.outputFolder
         let manifestPath = (folder as NSString).appendingPathComponent("manifest.json")
         _ = try OutputTarget.resolve(.path(manifestPath), replaceExisting: true)
-        // One batch at a time per output folder: a second one waits, then finds the work done.
-        let lock = try FolderLock(folder: folder) {
-            options.pipeline.observer.warning("another batch is writing \(folder); waiting for it to finish")
+        // One batch (or one shard of it) at a time per output folder: a second one waits, then
+        // finds the work done.
+        let part = options.shard.map(FolderLock.Part.shard) ?? .whole
+        let lock = try FolderLock(folder: folder, part: part) {
+            let which = options.shard.map { "shard \($0) of a batch" } ?? "batch"
+            options.pipeline.observer.warning("another \(which) is writing \(folder); waiting for it to finish")
         }
         defer { withExtendedLifetime(lock) {} }
-        let manifest = Manifest(folder: folder, warn: options.pipeline.observer.warning)
+        let manifest = BatchManifest(folder: folder, warn: options.pipeline.observer.warning)
 
-        let clips = try await options.pipeline.prepare(scripts: library.entries.map(\.script))
-        let sessions = sessions(of: library, options: options)
+        let all = sessions(of: library, options: options)
+        let sessions = options.shard.map { shard in all.filter { shard.contains($0.name) } } ?? all
+        // Only the clips of the scripts this batch renders; a script's variants share them.
+        let scriptPaths = Set(sessions.map(\.scriptPath))
+        let scripts = library.entries.filter { scriptPaths.contains($0.path) }.map(\.script)
+        let clips = try await options.pipeline.prepare(scripts: scripts)
         var results = [BatchResult?](repeating: nil, count: sessions.count)
         await withTaskGroup(of: (Int, BatchResult).self) { group in
             var next = 0
@@ -153,14 +172,20 @@ public enum BatchRenderer {
             }
         }
         if Task.isCancelled { throw SessionError.cancelled }
-        return BatchReport(sessions: sessions, results: results.map { $0 ?? .failed(["not run"]) }, clips: clips)
+        return BatchReport(
+            sessions: sessions,
+            totalCount: all.count,
+            shard: options.shard,
+            results: results.map { $0 ?? .failed(["not run"]) },
+            clips: clips
+        )
     }
 
     private static func render(
         _ session: BatchSession,
         clips: PreparedClips,
         options: BatchOptions,
-        manifest: Manifest
+        manifest: BatchManifest
     ) -> BatchResult {
         var pipeline = options.pipeline
         pipeline.plan.seed = session.seed
@@ -244,50 +269,5 @@ public enum BatchRenderer {
     private static func fileDigest(_ path: String) -> String {
         guard let data = FileManager.default.contents(atPath: path) else { return "unreadable" }
         return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-    }
-}
-
-/// `manifest.json`: per output name, the inputs hash and seed it was rendered with.
-final class Manifest: Sendable {
-    struct Record: Codable, Equatable {
-        let inputsHash: String
-        let seed: UInt64
-        /// The audio file's name and format (`mp3`); absent in manifests written before formats.
-        var file: String?
-        var format: String?
-    }
-
-    private struct File: Codable {
-        var version = 1
-        var outputs: [String: Record] = [:]
-    }
-
-    private let path: String
-    private let file: Locked<File>
-
-    init(folder: String, warn: @Sendable (String) -> Void) {
-        path = (folder as NSString).appendingPathComponent("manifest.json")
-        var loaded = File()
-        if let data = FileManager.default.contents(atPath: path) {
-            if let decoded = try? JSONDecoder().decode(File.self, from: data), decoded.version == 1 {
-                loaded = decoded
-            } else {
-                warn("\(path) is not a manifest this version reads; every session will be rendered")
-            }
-        }
-        file = Locked(loaded)
-    }
-
-    func hash(for name: String) -> String? {
-        file.withLock { $0.outputs[name]?.inputsHash }
-    }
-
-    /// Records an output and rewrites the manifest atomically.
-    func record(_ name: String, hash: String, seed: UInt64, file audioFile: String, format: AudioFileFormat) {
-        file.withLock { file in
-            file.outputs[name] = Record(inputsHash: hash, seed: seed, file: audioFile, format: format.rawValue)
-            // A manifest that cannot be written only costs re-rendering next time.
-            try? AtomicFile.write(CanonicalJSON.encode(file), to: path)
-        }
     }
 }

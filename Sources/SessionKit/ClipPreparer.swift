@@ -23,15 +23,22 @@ extension ClipCache {
     ///
     /// The bytes go to a temporary file in the cache folder, are decoded in full (they must be
     /// MPEG audio with at least one frame: an HTML error page, an empty body or bad base64 never
-    /// reach the cache), flushed to disk and renamed over the key's file in one step. Concurrent
-    /// writers and a kill mid-write never leave a half-written entry under a key.
-    /// - Parameter measuringLoudness: whether to keep the loudness the decode measured: in the
-    ///   result, and in the clip's sidecar (written the same safe way, after the clip). Otherwise
-    ///   the result's loudness is `nil` and no sidecar is written.
+    /// reach the cache), flushed to disk and put in place under the key's name in one step.
+    /// Concurrent writers and a kill mid-write never leave a half-written entry under a key.
+    ///
+    /// An entry another process stored meanwhile (several `prepare`s or batch shards sharing one
+    /// cache) is kept, and measured instead: replacing it would change its modification time, which
+    /// batch manifests hash, and make finished sessions render again.
+    /// - Parameters:
+    ///   - measuringLoudness: whether to keep the loudness the decode measured: in the result, and
+    ///     in the clip's sidecar (written the same safe way, after the clip). Otherwise the
+    ///     result's loudness is `nil` and no sidecar is written.
+    ///   - replacingExisting: whether to replace an entry that is there (one found corrupt).
     public func store(
         _ audio: Data,
         for entry: Entry,
-        measuringLoudness: Bool = false
+        measuringLoudness: Bool = false,
+        replacingExisting: Bool = false
     ) throws(SessionError) -> AudioSourceInfo {
         let file = AtomicFile(destination: entry.path, removingStaleTemporaries: false)
         do {
@@ -53,7 +60,17 @@ extension ClipCache {
                 "the audio received (\(audio.count) bytes) is not a usable MP3: \(error.reason)"
             )
         }
-        try file.commit()
+        if replacingExisting {
+            try file.commit()
+        } else if try !file.commitUnlessExists() {
+            let existing = try? measuringLoudness ? measureFileWithLoudness(entry) : measureFile(entry)
+            if let existing {
+                file.discard()
+                return existing
+            }
+            // What is there is not a usable clip: this one replaces it.
+            try file.commit()
+        }
         guard measuringLoudness else {
             measurement.loudness = nil
             return AudioSourceInfo(measurement, path: entry.path)
@@ -148,6 +165,8 @@ public struct ClipPreparer: Sendable {
             return measured
         }
         var toMake: [ClipCache.Entry] = []
+        // Keys whose entry is there but unusable: the new clip replaces it.
+        var corrupt = Set<String>()
         for (entry, outcome) in zip(entries, measured) {
             switch outcome {
             case .success(let measurement?):
@@ -165,6 +184,7 @@ public struct ClipPreparer: Sendable {
                     result.replaced += 1
                 }
                 result.states[entry.key] = .unusable(error.description)
+                corrupt.insert(entry.key)
                 toMake.append(entry)
             }
         }
@@ -174,7 +194,7 @@ public struct ClipPreparer: Sendable {
 
         try cache.prepareFolder()
         AtomicFile.removeStaleTemporaries(in: cache.directory)
-        let identity = identity
+        let (identity, corruptKeys) = (identity, corrupt)
         await withTaskGroup(of: (ClipCache.Entry, Result<AudioSourceInfo, SessionError>).self) { group in
             var pending = toMake.makeIterator()
             func startNext() {
@@ -187,7 +207,12 @@ public struct ClipPreparer: Sendable {
                             voice: identity.voice,
                             speed: identity.speed
                         )
-                        let stored = try cache.store(audio, for: entry, measuringLoudness: measureLoudness)
+                        let stored = try cache.store(
+                            audio,
+                            for: entry,
+                            measuringLoudness: measureLoudness,
+                            replacingExisting: corruptKeys.contains(entry.key)
+                        )
                         return (entry, .success(stored))
                     } catch {
                         return (entry, .failure(error))

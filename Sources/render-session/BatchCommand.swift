@@ -15,10 +15,17 @@ struct BatchCommand: AsyncParsableCommand {
             there is no script at all. Seeds are derived from --seed and each session's name, so a \
             batch is reproducible.
 
+            --shard I/N renders only the I-th of N shares of the sessions (by a hash of each \
+            output name), so N processes or machines can share one batch and one output folder; \
+            --shard auto takes I from a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (0-based) \
+            and N from --shards or RENDER_SESSION_SHARDS.
+
             Examples:
               render-session batch Fixtures/scripts -o out/sessions --cache Fixtures/cache
               render-session batch Fixtures/scripts -o out/daily \\
                 --cache Fixtures/cache --variants 3 --seed 20261122
+              render-session batch Fixtures/scripts -o out/shared \\
+                --cache Fixtures/cache --shard 2/3
             """
     )
 
@@ -55,6 +62,24 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "Render sessions whose output is up to date too.")
     var force = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Render only share I of N (1 ≤ I ≤ N ≤ 1000) of the sessions; auto: I from JOB_COMPLETION_INDEX + 1.",
+            valueName: "I/N|auto"
+        )
+    )
+    var shard: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --shard auto: the number of shares, 1 to 1000. (default: RENDER_SESSION_SHARDS)",
+            valueName: "n"
+        ),
+        transform: { try Parse.number($0, as: Int.self, in: 1...BatchShard.maximumCount, what: "a number of shards") }
+    )
+    var shards: Int?
+
     @OptionGroup var encoding: EncodingOptions
 
     @OptionGroup var clip: ClipOptions
@@ -69,10 +94,22 @@ struct BatchCommand: AsyncParsableCommand {
 
     func validate() throws {
         try options.validate()
+        if let shard, shard != "auto" {
+            do {
+                _ = try BatchShard.parse(shard)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            if shards != nil {
+                throw ValidationError("--shards goes with --shard auto; --shard \(shard) names its count")
+            }
+        } else if shard == nil, shards != nil {
+            throw ValidationError("--shards goes with --shard auto")
+        }
     }
 
     func run() async throws {
-        let (paths, folder) = (paths, output)
+        let (paths, folder, shard, shards) = (paths, output, shard, shards)
         let options = BatchOptions(
             outputFolder: folder,
             pipeline: try options.pipeline(),
@@ -82,6 +119,11 @@ struct BatchCommand: AsyncParsableCommand {
             force: force
         )
         try await runCommand {
+            var options = options
+            if let shard {
+                options.shard =
+                    shard == "auto" ? try BatchShard.fromEnvironment(count: shards) : try BatchShard.parse(shard)
+            }
             let clock = ContinuousClock()
             let started = clock.now
             let library = try ScriptLibrary(paths: paths, strict: plan.sound.strict)
@@ -118,8 +160,11 @@ struct BatchCommand: AsyncParsableCommand {
             let failedText =
                 failedNames.isEmpty
                 ? "0 failed" : "\(failedNames.count) failed (\(failedNames.joined(separator: ", ")))"
+            let share =
+                report.shard.map { "\(report.sessions.count) of \(report.totalCount) sessions (shard \($0))" }
+                ?? "\(report.sessions.count) sessions"
             Console.status(
-                "Batch of \(report.sessions.count) sessions into \(folder): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText), in \(Console.seconds(clock.now - started))"
+                "Batch of \(share) into \(folder): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText), in \(Console.seconds(clock.now - started))"
             )
             if !failedNames.isEmpty { throw ExitCode.failure }
         }

@@ -66,4 +66,34 @@ struct ClipCacheTests {
                 ]
         }
     }
+
+    @Test("Storing a clip another process stored first keeps that entry, bytes and time; a corrupt one is replaced")
+    func storeKeepsExisting() throws {
+        let folder = try TemporaryFolder()
+        let cache = ClipCache(directory: folder.url.path)
+        let fixtures = try FixtureClip.all()
+        let (first, second) = try (
+            Data(contentsOf: URL(fileURLWithPath: fixtures[0].path)),
+            Data(contentsOf: URL(fileURLWithPath: fixtures[1].path))
+        )
+        let entry = cache.entry(text: "Shared.", voice: "v", speed: 1.0)
+        let stored = try cache.store(first, for: entry)
+        let before = try FileManager.default.attributesOfItem(atPath: entry.path)[.modificationDate] as? Date
+        usleep(20_000)
+        let again = try cache.store(second, for: entry)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: entry.path)) == first, "the first entry stays")
+        #expect(try FileManager.default.attributesOfItem(atPath: entry.path)[.modificationDate] as? Date == before)
+        #expect(
+            again.frameCount == stored.frameCount && again.sampleRate == stored.sampleRate,
+            "the measurement is the kept entry's"
+        )
+        #expect(try folder.contents() == ["\(entry.key).mp3"], "no temporary left")
+
+        try Data("<html>".utf8).write(to: URL(fileURLWithPath: entry.path))
+        _ = try cache.store(second, for: entry)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: entry.path)) == second, "what is there is not a clip")
+        _ = try cache.store(first, for: entry, replacingExisting: true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: entry.path)) == first, "replacing, as for a corrupt entry")
+        #expect(try folder.contents() == ["\(entry.key).mp3"])
+    }
 }
