@@ -22,6 +22,8 @@ Measured, each with hyperfine (median of repeated runs) and /usr/bin/time -v (pe
   render-3h   render of a 3-hour session repeating the fixture's shape (memory must not grow)
   layered-3h  the 3-hour session with the bed and interval gongs, loudness on
   batch-j1/j2 batch of the 14 Reactivity meditations, warm cache, into an empty folder, --jobs 1 and 2
+  batch-3-shards  the same batch as 3 `batch --shard i/3` processes started together (docs/scaling.md)
+  queue, queue-3h the 10-minute and 3-hour sessions written as the app's queue (docs/queue.md)
 
 Encoding (docs/formats.md), each against the tools a user would otherwise run on our WAV:
   mp3         render -o x.mp3 --loudness off: LAME -V 6 (our default), silence not encoded
@@ -238,6 +240,20 @@ def encoding_rows(script, cache, bell, ours_wav):
             "snr": speech_snr(ours_wav, out("ours.mp3"), out("ours-whole.mp3"), timeline)}
 
 
+def queue_and_shard_rows(script, long_script, cache, bell, batch, batch_out):
+    """The queue of the 10-minute and 3-hour sessions, and the batch as 3 shards started together
+    into one folder (docs/queue.md, docs/scaling.md)."""
+    queue_out = os.path.join(WORK, "queue")
+    def queue(path):
+        return quote([BIN, "queue", path, "--cache", cache, "--bell", bell, "--seed", "1", "--offline",
+                      "-o", queue_out]) + " > /dev/null"
+    results = hyperfine([("queue", queue(script)), ("queue-3h", queue(long_script))],
+                        prepare=f"rm -rf {quote([queue_out])} && sync")
+    shards = " & ".join(quote(batch + ["--shard", f"{i}/3"]) + " > /dev/null" for i in (1, 2, 3)) + " & wait"
+    results.update(hyperfine([("batch-3-shards", shards)], runs=5, prepare=f"rm -rf {quote([batch_out])} && sync"))
+    return results
+
+
 def encoding_only():
     """BENCH_ONLY=encoding: the encoding rows alone, for working on the encoders."""
     cache, bell, script, _ = prepare_inputs()
@@ -305,6 +321,8 @@ def main():
     results.update(hyperfine([("batch-j1", quote(batch + ["--jobs", "1"])), ("batch-j2", quote(batch + ["--jobs", "2"]))],
                              runs=5, prepare=f"rm -rf {quote([batch_out])} && sync"))
 
+    results.update(queue_and_shard_rows(script, long_script, cache, bell, batch, batch_out))
+
     encoding = encoding_rows(script, cache, bell, ours)
     results.update(encoding["results"])
 
@@ -323,7 +341,8 @@ def main():
     lines.append("")
     lines.append("| command | median | min … max | × floor | × ffmpeg | peak memory |")
     lines.append("|---|---|---|---|---|---|")
-    for name in ["render", "layered", "timeline", "ffmpeg", "sox", "floor", "render-3h", "layered-3h", "batch-j1", "batch-j2"]:
+    for name in ["render", "layered", "timeline", "ffmpeg", "sox", "floor", "render-3h", "layered-3h", "batch-j1", "batch-j2",
+                 "batch-3-shards", "queue", "queue-3h"]:
         low, high = spread[name]
         mem = f"{memory[name] / 1024:.1f} MiB" if name in memory else ""
         lines.append(f"| {name} | {median[name] * 1000:.1f} ms | {low * 1000:.1f} … {high * 1000:.1f} ms | "
