@@ -14,8 +14,6 @@ import Glibc
 public enum EmbeddedVoice {
     /// eSpeak's normal speaking rate in words per minute, used at speed 1.0.
     public static let normalWordsPerMinute = 175
-    /// The MP3 bit rate: at 22.05 kHz mono, the lowest at which LAME still writes the gapless tag.
-    public static let bitRate = 64
 
     /// The voice's speech for `text` as MP3 bytes.
     ///
@@ -30,15 +28,7 @@ public enum EmbeddedVoice {
     /// byte-identical; two cold caches may differ by those few samples.
     public static func mp3(text: String, voice: String, speed: Double) throws(AudioError) -> [UInt8] {
         let (samples, sampleRate) = try synthesize(text: text, voice: voice, speed: speed)
-        return try encode(samples, sampleRate: sampleRate)
-    }
-
-    /// Encodes the voice's samples as the cache stores them.
-    static func encode(_ samples: [Int16], sampleRate: Int) throws(AudioError) -> [UInt8] {
-        guard !samples.isEmpty else {
-            throw AudioError(.cannotSynthesize, path: nil, reason: "eSpeak NG produced no audio for this text")
-        }
-        return try MP3Encoder.encode(samples, sampleRate: sampleRate, channelCount: 1, bitRate: bitRate)
+        return try SpeechClip.mp3(samples, sampleRate: sampleRate, voice: "eSpeak NG")
     }
 
     /// The words per minute eSpeak speaks at `speed`.
@@ -57,21 +47,7 @@ public enum EmbeddedVoice {
         speed: Double
     ) throws(AudioError) -> (samples: [Int16], sampleRate: Int) {
         try engine.withLock { (state) throws(AudioError) -> ([Int16], Int) in
-            if state.library == nil {
-                let library = try ESpeakLibrary.load()
-                library.setSynthCallback(collectSamples)
-                let rate = library.initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
-                guard rate > 0 else {
-                    throw AudioError(
-                        .cannotSynthesize,
-                        path: nil,
-                        reason: "eSpeak NG cannot start (is espeak-ng-data installed?)"
-                    )
-                }
-                state.library = library
-                state.sampleRate = Int(rate)
-            }
-            guard let library = state.library else { preconditionFailure("eSpeak NG is loaded") }
+            let library = try state.started()
             guard library.setVoiceByName(voice) == EE_OK else {
                 throw AudioError(
                     .cannotSynthesize,
@@ -107,9 +83,57 @@ public enum EmbeddedVoice {
         }
     }
 
+    /// eSpeak NG's voices: each one's name and the languages it speaks, the first being the
+    /// name `espeak:LANGUAGE` voice ids use. The corresponding libespeak-ng call is `espeak_ListVoices`.
+    public static func voices() throws(AudioError) -> [(name: String, languages: [String])] {
+        try engine.withLock { (state) throws(AudioError) -> [(name: String, languages: [String])] in
+            let library = try state.started()
+            guard var entry = library.listVoices(nil) else { return [] }
+            var voices: [(name: String, languages: [String])] = []
+            while let voice = entry.pointee {
+                voices.append(
+                    (voice.pointee.name.map { String(cString: $0) } ?? "", languages(voice.pointee.languages))
+                )
+                entry += 1
+            }
+            return voices
+        }
+    }
+
+    /// eSpeak's language list: a priority byte, then a NUL-terminated name, again and again, up to a zero byte.
+    private static func languages(_ list: UnsafePointer<CChar>?) -> [String] {
+        guard var cursor = list else { return [] }
+        var languages: [String] = []
+        while cursor.pointee != 0 {
+            cursor += 1  // the priority byte
+            let language = String(cString: cursor)
+            languages.append(language)
+            cursor += language.utf8.count + 1
+        }
+        return languages
+    }
+
     private struct EngineState {
         var library: ESpeakLibrary?
         var sampleRate: Int?
+
+        /// The library, opened and initialized on first use.
+        mutating func started() throws(AudioError) -> ESpeakLibrary {
+            if let library { return library }
+            let library = try ESpeakLibrary.load()
+            library.setSynthCallback(collectSamples)
+            let rate = library.initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
+            guard rate > 0 else {
+                throw AudioError(
+                    .cannotSynthesize,
+                    path: nil,
+                    reason: "eSpeak NG cannot start (is espeak-ng-data installed?)"
+                )
+            }
+            self.library = library
+            sampleRate = Int(rate)
+            return library
+        }
     }
 
     private static let engine = Locked(EngineState())
@@ -129,6 +153,8 @@ private struct ESpeakLibrary {
         ) -> Void
     typealias SetVoiceByName = @convention(c) (UnsafePointer<CChar>?) -> espeak_ERROR
     typealias SetParameter = @convention(c) (espeak_PARAMETER, Int32, Int32) -> espeak_ERROR
+    typealias ListVoices =
+        @convention(c) (UnsafeMutablePointer<espeak_VOICE>?) -> UnsafeMutablePointer<UnsafePointer<espeak_VOICE>?>?
     typealias Synth =
         @convention(c) (
             UnsafeRawPointer?, Int, UInt32, espeak_POSITION_TYPE, UInt32, UInt32,
@@ -140,6 +166,7 @@ private struct ESpeakLibrary {
     let setVoiceByName: SetVoiceByName
     let setParameter: SetParameter
     let synth: Synth
+    let listVoices: ListVoices
 
     /// Opens `libespeak-ng.so.1` and looks up the functions the voice calls.
     static func load() throws(AudioError) -> ESpeakLibrary {
@@ -162,7 +189,8 @@ private struct ESpeakLibrary {
             setSynthCallback: try symbol("espeak_SetSynthCallback", as: SetSynthCallback.self),
             setVoiceByName: try symbol("espeak_SetVoiceByName", as: SetVoiceByName.self),
             setParameter: try symbol("espeak_SetParameter", as: SetParameter.self),
-            synth: try symbol("espeak_Synth", as: Synth.self)
+            synth: try symbol("espeak_Synth", as: Synth.self),
+            listVoices: try symbol("espeak_ListVoices", as: ListVoices.self)
         )
     }
 }

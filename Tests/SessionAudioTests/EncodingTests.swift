@@ -33,7 +33,7 @@ struct EncodingTests {
         let folder = try TemporaryFolder()
         let (samples, rate) = try EmbeddedVoice.synthesize(text: "Notice the breath.", voice: "en-us", speed: 1)
         #expect(rate == 22_050)
-        let mp3 = try EmbeddedVoice.encode(samples, sampleRate: rate)
+        let mp3 = try SpeechClip.mp3(samples, sampleRate: rate, voice: "eSpeak NG")
         try Data(mp3).write(to: URL(fileURLWithPath: folder.path("v.mp3")))
         #expect(try AudioFileDecoder.verifyMPEG(path: folder.path("v.mp3")).frameCount == Frames(Int64(samples.count)))
         let faster = try EmbeddedVoice.synthesize(text: "Notice the breath.", voice: "en-us", speed: 2)
