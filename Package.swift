@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // C libraries, one system-library target each (Debian packages in `providers`).
@@ -88,6 +89,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The Piper voice's long-lived worker processes.
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
 
@@ -101,7 +104,12 @@ let package = Package(
             ]
         ),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["tts-server.py"]),
+        .target(
+            name: "TestSupport",
+            dependencies: ["SessionKit"],
+            path: "Tests/TestSupport",
+            exclude: ["tts-server.py"]
+        ),
         .testTarget(name: "SessionTimelineTests", dependencies: ["SessionTimeline"]),
         .testTarget(
             name: "SessionAudioTests",

@@ -187,7 +187,7 @@ public enum BatchRenderer {
         options: BatchOptions,
         manifest: BatchManifest
     ) -> BatchResult {
-        var pipeline = options.pipeline
+        var pipeline = options.pipeline.adopting(clips)
         pipeline.plan.seed = session.seed
         pipeline.output.audio = .path(session.outputPath)
         pipeline.output.timeline = .path(session.timelinePath)

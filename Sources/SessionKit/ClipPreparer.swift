@@ -134,8 +134,9 @@ public struct ClipPreparer: Sendable {
     /// synthesized again; `warn` is told. Temporaries left by killed runs are removed first.
     /// A cancelled task stops starting new clips; clips already stored stay in the cache.
     /// - Parameter progress: called after each clip finishes, on an arbitrary thread.
-    /// - Throws: ``SessionError`` if the cache folder cannot be created or written, or
-    ///   `cancelled`; clips that fail are in the result.
+    /// - Throws: ``SessionError`` if the cache folder cannot be created or written, if the voice
+    ///   cannot be had at all (`voiceUnavailable`, before any clip is made), or `cancelled`;
+    ///   clips that fail are in the result.
     public func prepare(
         texts: [String],
         warn: @Sendable (String) -> Void = { _ in },
@@ -193,6 +194,8 @@ public struct ClipPreparer: Sendable {
         guard let provider, !toMake.isEmpty else { return result }
 
         try cache.prepareFolder()
+        // A voice that cannot be had is one error for the whole voice, found before any clip.
+        try await provider.prepareVoice(identity.voice, concurrency: min(jobs, toMake.count))
         AtomicFile.removeStaleTemporaries(in: cache.directory)
         let (identity, corruptKeys) = (identity, corrupt)
         await withTaskGroup(of: (ClipCache.Entry, Result<AudioSourceInfo, SessionError>).self) { group in
@@ -205,7 +208,8 @@ public struct ClipPreparer: Sendable {
                         let audio = try await provider.synthesize(
                             text: entry.text,
                             voice: identity.voice,
-                            speed: identity.speed
+                            speed: identity.speed,
+                            pacing: identity.pacing
                         )
                         let stored = try cache.store(
                             audio,

@@ -41,6 +41,8 @@ public struct PreparedClips: Sendable {
     public var replaced = 0
     /// Time since preparing started.
     public var elapsed: Duration = .zero
+    /// Voices that could not be had and the voice that spoke their clips instead: requested → used.
+    public var voiceFallbacks: [String: String] = [:]
 
     init(entries: [ClipCache.Entry]) {
         self.entries = entries
@@ -56,6 +58,7 @@ public struct PreparedClips: Sendable {
         merged.replaced = replaced + other.replaced
         merged.elapsed = elapsed + other.elapsed
         merged.done = done + other.done
+        merged.voiceFallbacks = voiceFallbacks.merging(other.voiceFallbacks) { first, _ in first }
         return merged
     }
 

@@ -34,6 +34,9 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         case providerFailed
         /// A speech provider did not answer in time or is overloaded (HTTP 429, 5xx): trying again may work.
         case providerUnavailable
+        /// A voice cannot be had at all: its engine or model is missing or does not load. The
+        /// pipeline falls back to the embedded voice unless told not to.
+        case voiceUnavailable
         /// An output exists and replacing outputs was not allowed.
         case outputExists
         /// The output cannot be written.

@@ -1,4 +1,5 @@
 public import Foundation
+internal import SessionAudio
 public import SessionTimeline
 
 /// The whole job of turning a script into a finished session: prepare its clips, plan its
@@ -29,6 +30,12 @@ public struct SessionPipeline: Sendable {
     public var output: OutputSettings
     /// Told what a person running the job should know: warnings and progress.
     public var observer: PipelineObserver
+    /// Whether a voice that cannot be had (a Piper model or engine missing or failing to load)
+    /// gives way to the embedded voice in its language, with one warning; if not, it is an error.
+    public var fallsBackToEmbeddedVoice = true
+    /// Voices that gave way to another when their clips were prepared: requested → used
+    /// (``PreparedClips/voiceFallbacks``, taken over by ``adopting(_:)``).
+    public var voiceFallbacks: [String: String] = [:]
 
     public init(
         clips: ClipIdentity = ClipIdentity(),
@@ -55,6 +62,9 @@ public struct SessionPipeline: Sendable {
         }
         if clips.voice.isEmpty {
             problems.append(SettingProblem(.voice, "the voice id is empty"))
+        }
+        for (setting, rule) in clips.pacing.problems {
+            problems.append(SettingProblem(setting, rule))
         }
         let channelRange = PlanSettings.channelCountRange
         if !channelRange.contains(plan.channelCount.count) {
@@ -107,11 +117,26 @@ public struct SessionPipeline: Sendable {
         return try render(try plan(script, clips: prepared), to: targets)
     }
 
-    /// The clips `script`'s texts are: ``clips`` in the script's own voice when it names one.
+    /// The clips `script`'s texts are: ``clips`` in the script's own voice when it names one, or
+    /// the voice that stood in for it (``voiceFallbacks``).
     public func clips(for script: Script) -> ClipIdentity {
+        var identity = requestedClips(for: script)
+        if let fallback = voiceFallbacks[identity.voice] { identity.voice = fallback }
+        return identity
+    }
+
+    /// The clips `script`'s texts are asked in, before any fallback.
+    private func requestedClips(for script: Script) -> ClipIdentity {
         var identity = clips
         if let voice = script.voice { identity.voice = voice }
         return identity
+    }
+
+    /// This pipeline with the voice fallbacks that preparing `prepared` made.
+    public func adopting(_ prepared: PreparedClips) -> SessionPipeline {
+        var pipeline = self
+        pipeline.voiceFallbacks.merge(prepared.voiceFallbacks) { _, new in new }
+        return pipeline
     }
 
     /// Every text a render of `script` can need. For kinds other than guided this asks the sound
@@ -124,20 +149,41 @@ public struct SessionPipeline: Sendable {
 
     /// Stage 1 for whole scripts: prepares every text `scripts` can need, each script's in its
     /// own voice (``clips(for:)``), as one result.
+    ///
+    /// A voice that cannot be had at all (``SessionError/Code/voiceUnavailable``: its Piper
+    /// engine or model is missing or does not load, found only when a clip must be made) gives
+    /// way to the embedded voice in its language, said once through the observer's warning and
+    /// recorded in ``PreparedClips/voiceFallbacks``; unless ``fallsBackToEmbeddedVoice`` is off,
+    /// when it is the error.
     public func prepare(scripts: [Script]) async throws(SessionError) -> PreparedClips {
         var voices: [String] = []
         var textsByVoice: [String: [String]] = [:]
         for script in scripts {
-            let voice = clips(for: script).voice
+            let voice = requestedClips(for: script).voice
             if textsByVoice[voice] == nil { voices.append(voice) }
             textsByVoice[voice, default: []] += try texts(of: script)
         }
         guard let first = voices.first else { return try await prepare(texts: []) }
-        var prepared = try await voiced(first).prepare(texts: textsByVoice[first] ?? [])
+        var prepared = try await prepareFallingBack(texts: textsByVoice[first] ?? [], voice: first)
         for voice in voices.dropFirst() {
-            prepared = prepared.merging(try await voiced(voice).prepare(texts: textsByVoice[voice] ?? []))
+            prepared = prepared.merging(try await prepareFallingBack(texts: textsByVoice[voice] ?? [], voice: voice))
         }
         return prepared
+    }
+
+    /// Prepares `texts` in `voice`, or in its fallback when `voice` cannot be had.
+    private func prepareFallingBack(texts: [String], voice: String) async throws(SessionError) -> PreparedClips {
+        if let fallback = voiceFallbacks[voice] { return try await voiced(fallback).prepare(texts: texts) }
+        do {
+            return try await voiced(voice).prepare(texts: texts)
+        } catch  where error.code == .voiceUnavailable && fallsBackToEmbeddedVoice {
+            let languages = Set(((try? EmbeddedVoice.voices()) ?? []).flatMap(\.languages))
+            let fallback = PiperModel.fallbackVoice(for: voice, languages: languages)
+            observer.warning("\(error.lines[0]); using \(fallback)")
+            var prepared = try await voiced(fallback).prepare(texts: texts)
+            prepared.voiceFallbacks[voice] = fallback
+            return prepared
+        }
     }
 
     /// This pipeline with its clips spoken in `voice`.
@@ -173,17 +219,24 @@ public struct SessionPipeline: Sendable {
     }
 
     /// Stage 2: places the script's clips, silences and bell in frames, from prepared measurements.
+    ///
+    /// The timeline records the voice its clips are in, and the one asked for when another stood in.
     public func plan(_ script: Script, clips prepared: PreparedClips) throws(SessionError) -> Timeline {
         try checkSettings()
         var settings = plan
         settings.sampleRate = sampleRate
-        return try SessionPlanner.plan(
+        let identity = adopting(prepared).clips(for: script)
+        var timeline = try SessionPlanner.plan(
             script,
             clips: prepared,
-            identity: clips(for: script),
+            identity: identity,
             settings: settings,
             warn: observer.warning
         )
+        let requested = requestedClips(for: script).voice
+        timeline.voice = identity.voice
+        timeline.requestedVoice = requested == identity.voice ? nil : requested
+        return timeline
     }
 
     /// The rate sessions are rendered at: the one asked for, else the one the output format needs

