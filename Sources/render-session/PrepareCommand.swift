@@ -39,7 +39,7 @@ struct PrepareCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "How many clips to synthesize at once, 1 to 64. (default: the number of cores for espeak, 4 for the servers)",
+            "How many clips to synthesize at once, 1 to 64; for Piper, how many workers (each loads the model once). (default: the number of cores for espeak and piper, 4 for the servers)",
             valueName: "n"
         ),
         transform: { try Parse.number($0, as: Int.self, in: 1...64, what: "a number of clips") }
@@ -58,11 +58,12 @@ struct PrepareCommand: AsyncParsableCommand {
 
     func run() async throws {
         let paths = paths
-        let pipeline = SessionPipeline(
+        var pipeline = SessionPipeline(
             clips: clip.identity(for: source.provider),
             source: try source.source(offline: false, jobs: jobs),
             observer: Console.observer(summarizingCache: false)
         )
+        pipeline.fallsBackToEmbeddedVoice = !source.noFallback
         try await runCommand {
             let library = try ScriptLibrary(paths: paths)
             for problem in library.problems {

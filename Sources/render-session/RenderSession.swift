@@ -26,7 +26,7 @@ struct RenderSession: AsyncParsableCommand {
         subcommands: [
             RenderCommand.self, TimelineCommand.self, PrepareCommand.self, BatchCommand.self, ImportCommand.self,
             ListCommand.self, QueueCommand.self, SilenceCommand.self, SoundsCommand.self, VerifyCommand.self,
-            PositionCommand.self,
+            PositionCommand.self, VoicesCommand.self,
         ]
     )
 }

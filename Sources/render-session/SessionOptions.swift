@@ -41,12 +41,35 @@ struct ClipOptions: ParsableArguments {
     )
     var speed: Double = 1.0
 
+    @Option(
+        name: .customLong("sentence-pause"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Piper voices: the silence between sentences inside a clip, in seconds; part of the cache key when not the default. (default: \(SpeechPacing.defaultSentencePauseSeconds))",
+            valueName: "s"
+        ),
+        transform: { try Parse.number($0, as: Double.self, what: "a pause in seconds") }
+    )
+    var sentencePause: Double = SpeechPacing.defaultSentencePauseSeconds
+
+    @Option(
+        name: .customLong("paragraph-pause"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Piper voices: the silence between paragraphs (text parted by a blank line) inside a clip, in seconds; part of the cache key when not the default. (default: \(SpeechPacing.defaultParagraphPauseSeconds))",
+            valueName: "s"
+        ),
+        transform: { try Parse.number($0, as: Double.self, what: "a pause in seconds") }
+    )
+    var paragraphPause: Double = SpeechPacing.defaultParagraphPauseSeconds
+
     func identity(for provider: ProviderKind) -> ClipIdentity {
         ClipIdentity(
             cacheFolder: cache ?? ClipCache.defaultDirectory(),
             voice: voice ?? provider.defaultVoice,
             speed: speed,
-            keyScheme: cacheKey
+            keyScheme: cacheKey,
+            pacing: SpeechPacing(sentencePauseSeconds: sentencePause, paragraphPauseSeconds: paragraphPause)
         )
     }
 }
@@ -55,7 +78,7 @@ struct ClipOptions: ParsableArguments {
 struct ProviderOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Where missing clips come from: espeak (embedded, no network), proxy (the app backend's TTS proxy) or openai (an OpenAI-compatible speech server).",
+            "Where missing clips come from: espeak (the voices on this machine: embedded eSpeak NG, and Piper for piper: voices), piper (the same, speaking piper:en_US-joe-medium unless --voice says otherwise), proxy (the app backend's TTS proxy) or openai (an OpenAI-compatible speech server).",
             valueName: "name"
         )
     )
@@ -95,6 +118,21 @@ struct ProviderOptions: ParsableArguments {
     )
     var timeout: Double = 60
 
+    @Option(
+        name: .customLong("piper-models"),
+        help: ArgumentHelp(
+            "A folder of Piper voice models (NAME.onnx with NAME.onnx.json), searched instead of $RENDER_SESSION_PIPER_MODELS and the installed voice packages; repeatable.",
+            valueName: "dir"
+        )
+    )
+    var piperModels: [String] = []
+
+    @Flag(
+        name: .customLong("no-fallback"),
+        help: "Fail when a Piper voice cannot be had, instead of speaking in the embedded eSpeak NG voice."
+    )
+    var noFallback = false
+
     func validate() throws {
         for header in headers where ProviderSettings.header(header) == nil {
             throw ValidationError("--header: \"\(header)\" is not 'Name: value'")
@@ -119,15 +157,20 @@ struct ProviderOptions: ParsableArguments {
     /// The clip source these options describe: the provider, or offline.
     func source(offline: Bool, jobs: Int? = nil) throws -> ClipSource {
         guard !offline else { return .offline }
-        let settings = ProviderSettings(
+        return .provider(try settings.makeProvider(), jobs: jobs)
+    }
+
+    /// The provider settings these options describe.
+    var settings: ProviderSettings {
+        ProviderSettings(
             kind: provider,
             baseURL: ttsURL.flatMap(URL.init(string:)),
             headers: headers.compactMap(ProviderSettings.header),
             apiKeyVariable: apiKeyVariable,
             model: model,
+            piperModelFolders: piperModels.isEmpty ? nil : piperModels,
             timeoutSeconds: timeout
         )
-        return .provider(try settings.makeProvider(), jobs: jobs)
     }
 }
 
@@ -227,13 +270,15 @@ struct PipelineOptions {
 
     /// The pipeline the options describe, telling the console what it does.
     func pipeline(observer: PipelineObserver = Console.observer) throws -> SessionPipeline {
-        SessionPipeline(
+        var pipeline = SessionPipeline(
             clips: clip.identity(for: source.provider),
             plan: plan.settings(seed: seed),
             source: try source.source(offline: plan.offline),
             output: output,
             observer: observer
         )
+        pipeline.fallsBackToEmbeddedVoice = !source.noFallback
+        return pipeline
     }
 
     /// Throws a usage error naming, in flag terms, every setting that cannot be used.
@@ -252,6 +297,8 @@ struct PipelineOptions {
         switch setting {
         case .voice: "--voice"
         case .speed: "--speed"
+        case .sentencePause: "--sentence-pause"
+        case .paragraphPause: "--paragraph-pause"
         case .sampleRate: "--sample-rate"
         case .channelCount: "--channels"
         case .sound(let field): SoundOptions.flag(field)

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import SessionKit
+
+struct VoicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "voices",
+        abstract: "List every voice the tool can speak in: eSpeak NG, Piper models, the servers.",
+        discussion: """
+            Prints one line per voice, its fields separated by tabs: the voice id --voice takes, \
+            the provider, the language (- if unknown), available or unavailable, and the model \
+            file, the eSpeak voice's name, or what it needs. Piper models are looked for in \
+            --piper-models, else $RENDER_SESSION_PIPER_MODELS, else the voice packages installed \
+            with the engine (scripts/setup-piper); Piper's default voice is listed even when not \
+            installed. The proxy counts as set up with --provider proxy --tts-url, OpenAI's \
+            voices when their API key variable is set. --json prints the same as one JSON object.
+
+            Examples:
+              render-session voices
+              render-session voices --json --piper-models ~/voices
+            """
+    )
+
+    @Option(
+        name: .customLong("piper-models"),
+        help: ArgumentHelp(
+            "A folder of Piper voice models, searched instead of $RENDER_SESSION_PIPER_MODELS and the installed voice packages; repeatable.",
+            valueName: "dir"
+        )
+    )
+    var piperModels: [String] = []
+
+    @Option(help: ArgumentHelp("Judge the proxy as set up with this provider and --tts-url.", valueName: "name"))
+    var provider: ProviderKind = .espeak
+
+    @Option(name: .customLong("tts-url"), help: ArgumentHelp("The proxy's base URL.", valueName: "url"))
+    var ttsURL: String?
+
+    @Option(
+        name: .customLong("api-key-env"),
+        help: ArgumentHelp("The environment variable holding the OpenAI API key.", valueName: "name")
+    )
+    var apiKeyVariable: String = "OPENAI_API_KEY"
+
+    @Flag(help: "Print one JSON object: the voices and where the Piper engine and models are looked for.")
+    var json = false
+
+    func run() async throws {
+        let settings = ProviderSettings(
+            kind: provider,
+            baseURL: ttsURL.flatMap(URL.init(string:)),
+            apiKeyVariable: apiKeyVariable,
+            piperModelFolders: piperModels.isEmpty ? nil : piperModels
+        )
+        let catalog = VoiceCatalog(settings: settings)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = (try? encoder.encode(catalog)) ?? Data()
+            Console.writeStandardOutput(data + Data("\n".utf8))
+            return
+        }
+        let lines = catalog.voices.map { voice in
+            [
+                voice.id, voice.provider, voice.language ?? "-", voice.available ? "available" : "unavailable",
+                voice.detail,
+            ]
+            .joined(separator: "\t") + "\n"
+        }
+        Console.writeStandardOutput(Data(lines.joined().utf8))
+    }
+}

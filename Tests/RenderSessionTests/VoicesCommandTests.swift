@@ -1,0 +1,124 @@
+import Foundation
+import SessionKit
+import TestSupport
+import Testing
+
+@Suite("Voices: listing them, and falling back from Piper")
+struct VoicesCommandTests {
+    /// A two-segment script.
+    static func script(in folder: TemporaryFolder) throws -> String {
+        let json = """
+            {"id": "voiced", "category": "test", "title": "Voiced", "subtitle": "s", "orderIndex": 1,
+             "durationSeconds": 20, "segments": [
+               {"id": "opening", "phase": "opening", "startSeconds": 0, "text": "Welcome."},
+               {"id": "closing", "phase": "closing", "startSeconds": 10, "text": "Return slowly."}]}
+            """
+        try Data(json.utf8).write(to: URL(fileURLWithPath: folder.path("voiced.json")))
+        return folder.path("voiced.json")
+    }
+
+    /// Why the Piper voice is unavailable when models are looked for in the empty `folder` only.
+    static func reason(emptyModels folder: String) -> String {
+        let installation = PiperInstallation.located()
+        return installation.engineInstalled
+            ? "no en_US-joe-medium.onnx with its .onnx.json in \(folder)"
+            : "no Piper engine at \(installation.python); scripts/setup-piper installs it"
+    }
+
+    @Test(
+        "voices --json: every voice's id, provider, language, availability and detail; Piper's default listed even when missing"
+    )
+    func json() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["OPENAI_API_KEY"] = nil
+        let result = try renderSession(
+            ["voices", "--json", "--piper-models", folder.path("models")],
+            environment: environment
+        )
+        #expect(result.status == 0 && result.standardError.isEmpty)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutputBytes)) as? [String: Any]
+        )
+        #expect(Set(object.keys) == ["piper", "voices"])
+        let piper = try #require(object["piper"] as? [String: Any])
+        #expect(piper["modelFolders"] as? [String] == [folder.path("models")])
+        #expect(piper["python"] as? String == PiperInstallation.located().python)
+        let voices = try #require(object["voices"] as? [[String: Any]])
+        for voice in voices {
+            #expect(Set(voice.keys).isSubset(of: ["id", "provider", "language", "available", "detail"]))
+            #expect(Set(voice.keys).isSuperset(of: ["id", "provider", "available", "detail"]))
+        }
+        let byID = Dictionary(voices.map { ($0["id"] as? String ?? "", $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(byID["piper:en_US-joe-medium"]?["available"] as? Bool == false)
+        #expect(byID["piper:en_US-joe-medium"]?["provider"] as? String == "piper")
+        #expect(byID["espeak:en-us"]?["available"] as? Bool == true)
+        #expect(byID["espeak:en-us"]?["detail"] as? String == "English (America)")
+        #expect(byID["alloy"]?["available"] as? Bool == false)
+        #expect(byID["alloy"]?["detail"] as? String == "needs an API key in $OPENAI_API_KEY")
+        #expect(voices.filter { $0["provider"] as? String == "espeak" }.count > 100)
+    }
+
+    @Test("voices lists the installed Piper voice as available, with its model file and rate", .requiresPiper)
+    func installedPiper() throws {
+        let result = try renderSession(["voices"])
+        #expect(result.status == 0)
+        let model = try PiperSupport.installation!.model(forVoice: PiperSupport.voice)
+        let line = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("piper:en_US-joe-medium\t") }
+        #expect(
+            line.map(String.init) == "piper:en_US-joe-medium\tpiper\ten_US\tavailable\t\(model.modelPath) (22050 Hz)"
+        )
+    }
+
+    @Test("A Piper voice with no model: one warning line, eSpeak speaks, the timeline says which voice stood in")
+    func fallsBack() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
+        let result = try renderSession([
+            "render", try Self.script(in: folder), "--cache", folder.path("cache"), "--seed", "7", "--voice",
+            "piper:en_US-joe-medium",
+            "--piper-models", folder.path("models"), "-o", folder.path("s.wav"), "--timeline", folder.path("s.json"),
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let warnings = result.standardError.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(
+            warnings == [
+                "warning: Piper voice en_US-joe-medium unavailable (\(Self.reason(emptyModels: folder.path("models")))); using espeak:en-us"
+            ]
+        )
+        let timeline = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.path("s.json"))))
+                as? [String: Any]
+        )
+        #expect(timeline["voice"] as? String == "espeak:en-us")
+        #expect(timeline["requestedVoice"] as? String == "piper:en_US-joe-medium")
+    }
+
+    @Test("--no-fallback: one error line naming what is missing, exit 1, nothing written")
+    func noFallback() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
+        let result = try renderSession([
+            "render", try Self.script(in: folder), "--cache", folder.path("cache"), "--no-fallback", "--provider",
+            "piper",
+            "--piper-models", folder.path("models"), "-o", folder.path("s.wav"),
+        ])
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "error: Piper voice en_US-joe-medium unavailable (\(Self.reason(emptyModels: folder.path("models"))))\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")))
+    }
+
+    @Test("A pause out of range is a usage error naming the flag")
+    func pauseOutOfRange() throws {
+        let result = try renderSession([
+            "timeline", Repository.script("ten-minute-session").path, "--cache", Repository.cache.path, "--offline",
+            "--sentence-pause", "11",
+        ])
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix("Error: --sentence-pause: 11.0 is outside 0.0…10.0 seconds\n"))
+    }
+}
