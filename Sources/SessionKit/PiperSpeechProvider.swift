@@ -28,6 +28,11 @@ public struct PiperSpeechProvider: SpeechProvider {
         _ = try await pools.pool(forVoice: voice).start(count: concurrency)
     }
 
+    /// Stops every worker (each ends when it finishes the clip it holds); the next clip starts them again.
+    public func releaseVoices() async {
+        await pools.removeAll()
+    }
+
     public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
         try await synthesize(text: text, voice: voice, speed: speed, pacing: .standard)
     }
@@ -111,5 +116,9 @@ private actor PiperPools {
         let pool = PiperWorkerPool(installation: installation, model: try installation.model(forVoice: voice))
         pools[voice] = pool
         return pool
+    }
+
+    func removeAll() {
+        pools.removeAll()
     }
 }

@@ -168,6 +168,9 @@ public struct SessionPipeline: Sendable {
         for voice in voices.dropFirst() {
             prepared = prepared.merging(try await prepareFallingBack(texts: textsByVoice[voice] ?? [], voice: voice))
         }
+        // Every clip these scripts need is made: the voices' workers (Piper's hold a model each)
+        // give their memory back to the render.
+        if case .provider(let provider, _) = source { await provider.releaseVoices() }
         return prepared
     }
 

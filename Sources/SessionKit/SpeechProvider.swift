@@ -23,6 +23,10 @@ public protocol SpeechProvider: Sendable {
     /// that a voice that cannot be had at all is found out once, not once per clip.
     /// - Throws: ``SessionError`` (`voiceUnavailable`) when the voice cannot be had; the default does nothing.
     func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError)
+    /// Lets go of what ``prepareVoice(_:concurrency:)`` started (worker processes and their
+    /// memory), once no more clips are wanted for now; the next clip starts them again. The
+    /// default does nothing.
+    func releaseVoices() async
 }
 
 extension SpeechProvider {
@@ -36,6 +40,8 @@ extension SpeechProvider {
     }
 
     public func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError) {}
+
+    public func releaseVoices() async {}
 }
 
 /// The providers `--provider` chooses between.
@@ -193,6 +199,10 @@ public struct LocalSpeechProvider: SpeechProvider {
 
     public func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError) {
         if PiperModel.isPiperVoice(voice) { try await piper.prepareVoice(voice, concurrency: concurrency) }
+    }
+
+    public func releaseVoices() async {
+        await piper.releaseVoices()
     }
 
     public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {

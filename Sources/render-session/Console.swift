@@ -59,7 +59,7 @@ enum Console {
         let clips = ProgressLine { done, total, elapsed in
             let rate = Double(done) / max(elapsed, 0.001)
             let eta = rate > 0 ? duration(Double(total - done) / rate) : "?"
-            return "\(done)/\(total) clips, \(String(format: "%.1f", rate)) clips/s, ETA \(eta)"
+            return "\(done)/\(total) clips to make, \(String(format: "%.1f", rate)) clips/s, ETA \(eta)"
         }
         let audio = ProgressLine { done, total, elapsed in
             // done and total are milliseconds of audio.
@@ -68,7 +68,11 @@ enum Console {
         }
         return PipelineObserver(
             warning: warning,
-            preparing: { clips.update(Int64($0.done), total: Int64($0.needed)) },
+            // Counted over the clips to make: those found in the cache take no time, and counting
+            // them would make the rate, and so the ETA, a lie.
+            preparing: {
+                clips.update(Int64($0.done - $0.alreadyCached), total: Int64($0.needed - $0.alreadyCached))
+            },
             prepared: { result in
                 clips.finish()
                 if summarizingCache && (result.synthesized > 0 || result.replaced > 0 || result.failed > 0) {
