@@ -34,6 +34,9 @@ Encoding (docs/formats.md), each against the tools a user would otherwise run on
   opus        render -o x.opus --loudness off (48 kHz, VBR 24 kb/s, complexity 6)
   opusenc     opusenc --bitrate 24 on our 48 kHz WAV
   ffmpeg-opus ffmpeg -c:a libopus -b:a 24k on our 48 kHz WAV
+
+The Piper voice (docs/voices.md), cold, against Piper's engine alone: scripts/bench_piper.py.
+BENCH_ONLY=encoding or BENCH_ONLY=piper runs one part alone.
 """
 import json
 import os
@@ -41,6 +44,8 @@ import re
 import shutil
 import subprocess
 import sys
+
+from bench_piper import piper_rows
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, ".build-bench")
@@ -270,10 +275,22 @@ def encoding_only():
     return 0
 
 
+def piper_only():
+    """BENCH_ONLY=piper: the Piper rows alone (scripts/bench_piper.py)."""
+    lines, checks = piper_rows(BIN, ROOT)
+    for line in lines:
+        print(line)
+    for text, ok in checks:
+        print(f"{'PASS' if ok else 'FAIL'}  {text}")
+    return 0 if all(ok for _, ok in checks) else 1
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     if os.environ.get("BENCH_ONLY") == "encoding":
         return encoding_only()
+    if os.environ.get("BENCH_ONLY") == "piper":
+        return piper_only()
     cache, bell, script, long_script = prepare_inputs()
     timeline = timeline_of(script, cache, bell)
     total = timeline["totalFrames"]
@@ -383,6 +400,10 @@ def main():
          all(count == expected for count, expected in encoding["frames"].values())),
     ]
     lines.append(f"batch speed-up with --jobs 2: {median['batch-j1'] / median['batch-j2']:.2f}×")
+    lines.append("")
+    piper_lines, piper_checks = piper_rows(BIN, ROOT)
+    lines += piper_lines
+    checks += piper_checks
     for text, ok in checks:
         lines.append(f"{'PASS' if ok else 'FAIL'}  {text}")
     report = "\n".join(lines)
