@@ -18,8 +18,10 @@ import Foundation
 /// onnxruntime runs `THREADS` threads for one request; the pool decides how many (``PiperWorkerPool``).
 enum PiperBridge {
     static let source = #"""
-        import json, re, sys
+        import json, re, signal, sys
 
+        # Ctrl-C reaches the whole process group: the command decides, and the end of input ends the worker.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         out = sys.stdout.buffer
 
         def reply(message, audio=b""):

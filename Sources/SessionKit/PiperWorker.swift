@@ -30,6 +30,8 @@ final class PiperWorker: Sendable {
 
     private let mailbox: AsyncStream<Job>.Continuation
     private let task: Task<Void, Never>
+    /// Set when the worker is dropped: a process that dies then is not started again.
+    private let stopped = Locked(false)
     /// The process ids of the worker's current process, for tests that kill one.
     let processIdentifiers: Locked<[Int32]>
 
@@ -43,6 +45,7 @@ final class PiperWorker: Sendable {
     ) {
         let (jobs, mailbox) = AsyncStream.makeStream(of: Job.self)
         let identifiers = Locked<[Int32]>([])
+        let stopped = stopped
         self.mailbox = mailbox
         self.processIdentifiers = identifiers
         self.task = Task {
@@ -52,12 +55,14 @@ final class PiperWorker: Sendable {
                 model: model,
                 threads: threads,
                 identifiers: identifiers,
+                stopped: stopped,
                 started: started
             )
         }
     }
 
     deinit {
+        stopped.withLock { $0 = true }
         mailbox.finish()
     }
 
@@ -77,6 +82,7 @@ final class PiperWorker: Sendable {
         model: PiperModel,
         threads: Int,
         identifiers: Locked<[Int32]>,
+        stopped: Locked<Bool>,
         started: @escaping @Sendable (Result<SampleRate, SessionError>) -> Void
     ) async {
         var pending = jobs.makeAsyncIterator()
@@ -149,15 +155,14 @@ final class PiperWorker: Sendable {
             }
             // The request the dead process held goes to the next one, unless it has had its tries.
             if let job = held, job.attempts >= attemptsPerRequest || failedStarts >= startsInARow {
-                job.reply.resume(
-                    returning: .failure(
-                        SessionError(.providerFailed, "the Piper worker failed \(job.attempts) times on it: \(reason)")
-                    )
-                )
+                let phrase =
+                    failedStarts >= startsInARow
+                    ? reason : "the Piper worker died \(job.attempts) times speaking it (\(reason))"
+                job.reply.resume(returning: .failure(SessionError(.providerFailed, phrase)))
                 held = nil
             }
-            if failedStarts >= startsInARow {
-                // The engine will not start: answer every request with why, without trying again.
+            if failedStarts >= startsInARow || (held == nil && stopped.withLock({ $0 })) {
+                // The engine will not start, or nobody will ask again: answer what is left with why.
                 while let job = await pending.next() {
                     job.reply.resume(returning: .failure(SessionError(.providerFailed, reason)))
                 }

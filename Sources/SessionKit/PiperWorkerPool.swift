@@ -15,7 +15,8 @@ actor PiperWorkerPool {
     private var workers: [PiperWorker] = []
     private var idle: [PiperWorker] = []
     private var waiting: [CheckedContinuation<PiperWorker, Never>] = []
-    private var sampleRate: SampleRate?
+    /// The first worker's start: every caller waits for the same one.
+    private var firstStart: Task<Result<SampleRate, SessionError>, Never>?
 
     init(installation: PiperInstallation, model: PiperModel) {
         self.installation = installation
@@ -33,30 +34,34 @@ actor PiperWorkerPool {
     func start(count: Int) async throws(SessionError) -> SampleRate {
         let adding = max(0, count - workers.count)
         let threads = Self.threads(workers: count)
-        let (firstStart, reportFirst) = AsyncStream.makeStream(of: Result<SampleRate, SessionError>.self)
-        for index in 0..<adding {
-            let worker = PiperWorker(python: installation.python, model: model, threads: threads) { started in
-                if index == 0 {
-                    reportFirst.yield(started)
-                    reportFirst.finish()
-                }
+        let (started, reportStart) = AsyncStream.makeStream(of: Result<SampleRate, SessionError>.self)
+        for _ in 0..<adding {
+            let first = workers.isEmpty
+            let worker = PiperWorker(python: installation.python, model: model, threads: threads) { outcome in
+                guard first else { return }
+                reportStart.yield(outcome)
+                reportStart.finish()
             }
             workers.append(worker)
             release(worker)
         }
-        if adding > 0 {
-            var results = firstStart.makeAsyncIterator()
-            switch await results.next() {
-            case .success(let rate): sampleRate = rate
-            case .failure(let error):
-                workers.removeAll()
-                idle.removeAll()
-                throw SessionError(.voiceUnavailable, "Piper voice \(model.name) unavailable (\(error.lines[0]))")
-            case nil: throw SessionError.cancelled
+        if firstStart == nil {
+            firstStart = Task {
+                var outcomes = started.makeAsyncIterator()
+                return await outcomes.next() ?? .failure(.cancelled)
             }
         }
-        guard let sampleRate else { throw SessionError(.voiceUnavailable, "Piper voice \(model.name) did not start") }
-        return sampleRate
+        guard let firstStart else { preconditionFailure("the first start was just made") }
+        switch await firstStart.value {
+        case .success(let rate):
+            return rate
+        case .failure(let error):
+            // Dropping the workers ends them; the next call tries anew.
+            workers.removeAll()
+            idle.removeAll()
+            self.firstStart = nil
+            throw SessionError(.voiceUnavailable, "Piper voice \(model.name) unavailable (\(error.lines[0]))")
+        }
     }
 
     /// Speaks `request` on the first free worker.
