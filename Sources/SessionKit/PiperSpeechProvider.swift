@@ -9,7 +9,7 @@ public import SessionTimeline
 /// Voice ids are `piper:NAME` for a model `NAME.onnx` on the search path (``PiperInstallation``).
 /// Speed maps to Piper's length scale: the model's own scale ÷ speed. The pauses of
 /// ``SpeechPacing`` are put between sentences and paragraphs inside the clip.
-public struct PiperSpeechProvider: SpeechProvider {
+public struct PiperSpeechProvider: PacedSpeechProvider {
     public let name = "piper"
     /// One worker per core: a batch keeps every core speaking.
     public var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
@@ -31,10 +31,6 @@ public struct PiperSpeechProvider: SpeechProvider {
     /// Stops every worker (each ends when it finishes the clip it holds); the next clip starts them again.
     public func releaseVoices() async {
         await pools.removeAll()
-    }
-
-    public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
-        try await synthesize(text: text, voice: voice, speed: speed, pacing: .standard)
     }
 
     public func synthesize(

@@ -44,6 +44,16 @@ extension SpeechProvider {
     public func releaseVoices() async {}
 }
 
+/// A provider that applies ``SpeechPacing`` itself: it implements the paced `synthesize`, and the
+/// plain one speaks with the default pauses.
+public protocol PacedSpeechProvider: SpeechProvider {}
+
+extension PacedSpeechProvider {
+    public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
+        try await synthesize(text: text, voice: voice, speed: speed, pacing: .standard)
+    }
+}
+
 /// The providers `--provider` chooses between.
 public enum ProviderKind: String, Sendable, CaseIterable {
     /// The voices on this machine: eSpeak NG, embedded (no network, no setup), and Piper's
@@ -185,7 +195,7 @@ public struct EmbeddedSpeechProvider: SpeechProvider {
 
 /// The voices that run on this machine: `piper:` voice ids go to Piper, every other to the
 /// embedded eSpeak NG voice (which names the voice ids it takes when given another).
-public struct LocalSpeechProvider: SpeechProvider {
+public struct LocalSpeechProvider: PacedSpeechProvider {
     public let name = "local"
     public let embedded = EmbeddedSpeechProvider()
     public let piper: PiperSpeechProvider
@@ -203,10 +213,6 @@ public struct LocalSpeechProvider: SpeechProvider {
 
     public func releaseVoices() async {
         await piper.releaseVoices()
-    }
-
-    public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
-        try await synthesize(text: text, voice: voice, speed: speed, pacing: .standard)
     }
 
     public func synthesize(

@@ -118,14 +118,7 @@ struct ProviderOptions: ParsableArguments {
     )
     var timeout: Double = 60
 
-    @Option(
-        name: .customLong("piper-models"),
-        help: ArgumentHelp(
-            "A folder of Piper voice models (NAME.onnx with NAME.onnx.json), searched instead of $RENDER_SESSION_PIPER_MODELS and the installed voice packages; repeatable.",
-            valueName: "dir"
-        )
-    )
-    var piperModels: [String] = []
+    @OptionGroup var piper: PiperModelOptions
 
     @Flag(
         name: .customLong("no-fallback"),
@@ -168,10 +161,25 @@ struct ProviderOptions: ParsableArguments {
             headers: headers.compactMap(ProviderSettings.header),
             apiKeyVariable: apiKeyVariable,
             model: model,
-            piperModelFolders: piperModels.isEmpty ? nil : piperModels,
+            piperModelFolders: piper.folders,
             timeoutSeconds: timeout
         )
     }
+}
+
+/// Where Piper models are looked for, for the commands that speak and for `voices`.
+struct PiperModelOptions: ParsableArguments {
+    @Option(
+        name: .customLong("piper-models"),
+        help: ArgumentHelp(
+            "A folder of Piper voice models (NAME.onnx with NAME.onnx.json), searched instead of $RENDER_SESSION_PIPER_MODELS and the installed voice packages; repeatable.",
+            valueName: "dir"
+        )
+    )
+    var piperModels: [String] = []
+
+    /// The folders given, or `nil` for the default search path.
+    var folders: [String]? { piperModels.isEmpty ? nil : piperModels }
 }
 
 /// What decides the plan besides the script, shared by `render`, `timeline` and `batch`.

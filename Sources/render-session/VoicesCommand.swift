@@ -21,14 +21,7 @@ struct VoicesCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .customLong("piper-models"),
-        help: ArgumentHelp(
-            "A folder of Piper voice models, searched instead of $RENDER_SESSION_PIPER_MODELS and the installed voice packages; repeatable.",
-            valueName: "dir"
-        )
-    )
-    var piperModels: [String] = []
+    @OptionGroup var piper: PiperModelOptions
 
     @Option(help: ArgumentHelp("Judge the proxy as set up with this provider and --tts-url.", valueName: "name"))
     var provider: ProviderKind = .espeak
@@ -50,7 +43,7 @@ struct VoicesCommand: AsyncParsableCommand {
             kind: provider,
             baseURL: ttsURL.flatMap(URL.init(string:)),
             apiKeyVariable: apiKeyVariable,
-            piperModelFolders: piperModels.isEmpty ? nil : piperModels
+            piperModelFolders: piper.folders
         )
         let catalog = VoiceCatalog(settings: settings)
         if json {
