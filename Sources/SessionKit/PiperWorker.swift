@@ -4,6 +4,10 @@ internal import SessionTimeline
 import Subprocess
 import SystemPackage
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One Piper process with its model loaded, speaking one request at a time.
 ///
 /// The process lives inside a task of its own (swift-subprocess's `run` keeps a process for the
@@ -25,7 +29,11 @@ final class PiperWorker: Sendable {
     private struct Job: Sendable {
         let request: PiperBridge.Request
         let reply: CheckedContinuation<Answer, Never>
+        /// Set when the task that asked is cancelled: the job is answered `cancelled`, never retried.
+        let cancelled: Locked<Bool>
         var attempts = 0
+
+        var isCancelled: Bool { cancelled.withLock { $0 } }
     }
 
     private let mailbox: AsyncStream<Job>.Continuation
@@ -67,11 +75,20 @@ final class PiperWorker: Sendable {
     }
 
     /// Speaks `request`, waiting for the worker's process to be free.
+    ///
+    /// Cancelling the calling task ends the process speaking it (a long clip takes seconds, and
+    /// nobody waits for it any more): Ctrl-C stops a batch at once. The worker then starts anew.
     func speak(_ request: PiperBridge.Request) async -> Answer {
-        await withCheckedContinuation { reply in
-            if case .terminated = mailbox.yield(Job(request: request, reply: reply)) {
-                reply.resume(returning: .failure(SessionError(.providerFailed, "the Piper worker has stopped")))
+        let cancelled = Locked(false)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { reply in
+                if case .terminated = mailbox.yield(Job(request: request, reply: reply, cancelled: cancelled)) {
+                    reply.resume(returning: .failure(SessionError(.providerFailed, "the Piper worker has stopped")))
+                }
             }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+            for pid in processIdentifiers.withLock({ $0 }) { kill(pid, SIGTERM) }
         }
     }
 
@@ -89,7 +106,21 @@ final class PiperWorker: Sendable {
         var held: Job?
         var reportedStart = false
         var failedStarts = 0
+        var launched = false
         while !Task.isCancelled {
+            // The first process starts at once, to load the model while the clips are lined up; a
+            // later one only when there is a clip for it, so a worker whose process ended idle (or
+            // was ended by a cancellation) costs nothing until it is wanted.
+            if launched && held == nil {
+                guard let next = await pending.next(isolation: #isolation) else { return }
+                held = next
+            }
+            if let job = held, job.isCancelled {
+                job.reply.resume(returning: .failure(.cancelled))
+                held = nil
+                continue
+            }
+            launched = true
             var mailboxClosed = false
             var loaded = false
             let outcome: Result<TerminationStatus, any Error>
@@ -122,6 +153,11 @@ final class PiperWorker: Sendable {
                             held = next
                         }
                         guard var job = held else { break }
+                        if job.isCancelled {
+                            job.reply.resume(returning: .failure(.cancelled))
+                            held = nil
+                            continue
+                        }
                         job.attempts += 1
                         held = job
                         try await execution.standardInputWriter.write(Array(job.request.line))
@@ -153,7 +189,12 @@ final class PiperWorker: Sendable {
                     started(.failure(SessionError(.voiceUnavailable, reason)))
                 }
             }
-            // The request the dead process held goes to the next one, unless it has had its tries.
+            // The request the dead process held goes to the next one, unless it has had its tries
+            // or its asker has gone.
+            if let job = held, job.isCancelled {
+                job.reply.resume(returning: .failure(.cancelled))
+                held = nil
+            }
             if let job = held, job.attempts >= attemptsPerRequest || failedStarts >= startsInARow {
                 let phrase =
                     failedStarts >= startsInARow

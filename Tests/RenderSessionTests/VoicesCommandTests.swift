@@ -1,7 +1,13 @@
 import Foundation
+import SessionAudio
 import SessionKit
+import SessionTimeline
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("Voices: listing them, and falling back from Piper")
 struct VoicesCommandTests {
@@ -110,6 +116,74 @@ struct VoicesCommandTests {
                 == "error: Piper voice en_US-joe-medium unavailable (\(Self.reason(emptyModels: folder.path("models"))))\n"
         )
         #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")))
+    }
+
+    @Test(
+        "SIGINT while Piper speaks: exit 130 at once, no worker process left, nothing half-written in the cache",
+        .requiresPiper
+    )
+    func interruptedWhileSpeaking() throws {
+        let folder = try TemporaryFolder()
+        // The model in a folder of the test's own, so that its workers are told apart by their arguments.
+        let model = try PiperSupport.installation!.model(forVoice: PiperSupport.voice)
+        try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
+        for (source, name) in [
+            (model.modelPath, "en_US-joe-medium.onnx"), (model.configPath, "en_US-joe-medium.onnx.json"),
+        ] {
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.path("models/\(name)"),
+                withDestinationPath: source
+            )
+        }
+        // One short clip, then long ones: the short one is stored while the long ones are being spoken.
+        let long =
+            try String(contentsOf: Repository.script("ten-minute-session"), encoding: .utf8)
+            .components(separatedBy: "\"text\": \"").dropFirst().map { $0.prefix { $0 != "\"" } }
+            .max { $0.count < $1.count } ?? ""
+        let segments = ["Welcome."] + (1...4).map { "\($0). \(long)" }
+        let json = segments.enumerated().map { index, text in
+            "{\"id\": \"s\(index)\", \"phase\": \"p\", \"startSeconds\": \(index * 100), \"text\": \"\(text)\"}"
+        }
+        try Data(
+            """
+            {"id": "long", "category": "test", "title": "Long", "subtitle": "s", "orderIndex": 1,
+             "durationSeconds": 600, "segments": [\(json.joined(separator: ", "))]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: folder.path("long.json")))
+        let process = try startRenderSession([
+            "prepare", folder.path("long.json"), "--cache", folder.path("cache"), "--provider", "piper",
+            "--piper-models", folder.path("models"),
+        ])
+        func workers() -> Int {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            return entries.filter { pid in
+                guard pid.allSatisfy(\.isNumber),
+                    let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+                else { return false }
+                return String(decoding: line, as: UTF8.self).contains(folder.path("models"))
+            }.count
+        }
+        let deadline = Date().addingTimeInterval(60)
+        // Two workers speaking, and at least one clip stored.
+        while Date() < deadline,
+            workers() < 2
+                || !((try? FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))) ?? [])
+                    .contains(where: { $0.hasSuffix(".mp3") })
+        {
+            usleep(20_000)
+        }
+        let interrupted = Date()
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(Date().timeIntervalSince(interrupted) < 2, "a clip in the middle of being spoken does not hold it up")
+        usleep(200_000)
+        #expect(workers() == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))
+        #expect(left.allSatisfy { $0.hasSuffix(".mp3") || $0.hasSuffix(".loudness.json") }, "\(left)")
+        for clip in left where clip.hasSuffix(".mp3") {
+            #expect(try AudioFileDecoder.verifyMPEG(path: folder.path("cache/\(clip)")).frameCount > Frames(0))
+        }
     }
 
     @Test("A pause out of range is a usage error naming the flag")
