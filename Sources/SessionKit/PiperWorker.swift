@@ -107,6 +107,13 @@ final class PiperWorker: Sendable {
         var reportedStart = false
         var failedStarts = 0
         var launched = false
+        /// Answers the held job `cancelled` if its asker has gone, and says whether it did.
+        func droppedCancelled() -> Bool {
+            guard let job = held, job.isCancelled else { return false }
+            job.reply.resume(returning: .failure(.cancelled))
+            held = nil
+            return true
+        }
         while !Task.isCancelled {
             // The first process starts at once, to load the model while the clips are lined up; a
             // later one only when there is a clip for it, so a worker whose process ended idle (or
@@ -115,11 +122,7 @@ final class PiperWorker: Sendable {
                 guard let next = await pending.next(isolation: #isolation) else { return }
                 held = next
             }
-            if let job = held, job.isCancelled {
-                job.reply.resume(returning: .failure(.cancelled))
-                held = nil
-                continue
-            }
+            if droppedCancelled() { continue }
             launched = true
             var mailboxClosed = false
             var loaded = false
@@ -136,7 +139,7 @@ final class PiperWorker: Sendable {
                     var reader = BridgeReader(execution.standardOutput.makeAsyncIterator())
                     let greeting = try await reader.header()
                     guard greeting.ready == true, let hertz = greeting.sampleRate, let rate = SampleRate(hertz) else {
-                        throw WorkerFailure.startup(greeting.error ?? "the Piper worker did not say it was ready")
+                        throw WorkerFailure.said(greeting.error ?? "the Piper worker did not say it was ready")
                     }
                     loaded = true
                     failedStarts = 0
@@ -152,17 +155,16 @@ final class PiperWorker: Sendable {
                             }
                             held = next
                         }
+                        if droppedCancelled() { continue }
                         guard var job = held else { break }
-                        if job.isCancelled {
-                            job.reply.resume(returning: .failure(.cancelled))
-                            held = nil
-                            continue
-                        }
                         job.attempts += 1
                         held = job
                         try await execution.standardInputWriter.write(Array(job.request.line))
                         let header = try await reader.header()
                         if let frames = header.frames {
+                            guard frames >= 0 else {
+                                throw WorkerFailure.said("the Piper worker announced \(frames) frames")
+                            }
                             let samples = try await reader.bytes(count: frames * 2)
                             job.reply.resume(
                                 returning: .success(PiperAudio(littleEndianSamples: samples, sampleRate: rate))
@@ -191,10 +193,7 @@ final class PiperWorker: Sendable {
             }
             // The request the dead process held goes to the next one, unless it has had its tries
             // or its asker has gone.
-            if let job = held, job.isCancelled {
-                job.reply.resume(returning: .failure(.cancelled))
-                held = nil
-            }
+            _ = droppedCancelled()
             if let job = held, job.attempts >= attemptsPerRequest || failedStarts >= startsInARow {
                 let phrase =
                     failedStarts >= startsInARow
@@ -219,7 +218,7 @@ final class PiperWorker: Sendable {
         switch outcome {
         case .success(.exited(let code)): "the Piper worker exited with status \(code)"
         case .success(.signaled(let signal)): "the Piper worker was killed by signal \(signal)"
-        case .failure(WorkerFailure.startup(let reason)): reason
+        case .failure(WorkerFailure.said(let reason)): reason
         case .failure(WorkerFailure.ended): "the Piper worker ended its output early"
         case .failure(let error): "the Piper worker could not run: \(error)"
         }
@@ -228,8 +227,8 @@ final class PiperWorker: Sendable {
 
 /// How a worker's process failed, inside its closure.
 private enum WorkerFailure: Error {
-    /// It said why it cannot start (no Piper package, a model that does not load).
-    case startup(String)
+    /// It said why it cannot go on (no Piper package, a model that does not load), or broke its protocol.
+    case said(String)
     /// Its output ended in the middle of an answer, or before one.
     case ended
 }
@@ -250,7 +249,7 @@ private struct BridgeReader {
                 let line = buffer[buffer.startIndex..<newline]
                 buffer = Data(buffer[(newline + 1)...])
                 guard let header = try? JSONDecoder().decode(PiperBridge.Header.self, from: line) else {
-                    throw WorkerFailure.startup(
+                    throw WorkerFailure.said(
                         "the Piper worker wrote something that is not its protocol: \(String(decoding: line.prefix(200), as: UTF8.self))"
                     )
                 }
