@@ -10,8 +10,8 @@ struct RenderSession: AsyncParsableCommand {
         discussion: """
             A script (the app backend's GuidedMeditationScript JSON) says what is spoken when. \
             Every text's clip comes from a content-addressed cache of MP3 files, filled on demand \
-            by the embedded eSpeak NG voice, the app backend's TTS proxy or an OpenAI-compatible \
-            speech server; the clips, exact silences, randomized interjections and a closing bell \
+            by the embedded eSpeak NG voice, Piper's natural voices offline (render-session \
+            voices lists them), the app backend's TTS proxy or an OpenAI-compatible speech server; the clips, exact silences, randomized interjections and a closing bell \
             become one WAV file, and the plan of it a timeline JSON.
 
             Exit statuses: 0 done; 1 the work failed (nothing half-written is left); 64 a usage \
