@@ -398,22 +398,3 @@ func formatted(_ number: Double) -> String {
     }
     return "\(number)"
 }
-
-/// A string quoted for a message: control characters escaped, long strings cut to 60 characters.
-public func quoted(_ text: String, limit: Int = 60) -> String {
-    var shown = ""
-    for character in text.prefix(limit) {
-        for scalar in character.unicodeScalars {
-            switch scalar {
-            case "\"": shown += "\\\""
-            case "\\": shown += "\\\\"
-            case "\n": shown += "\\n"
-            case "\t": shown += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                shown += "\\u{\(String(scalar.value, radix: 16))}"
-            default: shown.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return "\"" + shown + (text.count > limit ? "…\"" : "\"")
-}
