@@ -48,11 +48,16 @@ public enum EmbeddedVoice {
     ) throws(AudioError) -> (samples: [Int16], sampleRate: Int) {
         try engine.withLock { (state) throws(AudioError) -> ([Int16], Int) in
             let library = try state.started()
-            guard library.setVoiceByName(voice) == EE_OK else {
+            // The name is looked up in eSpeak's own list and the voice set by its identifier:
+            // `espeak_SetVoiceByName` also takes a path (relative to espeak-ng-data, `../` and
+            // all), and some listed languages (`en-gb`, `fr-fr`) are not names it finds.
+            guard let identifier = Self.voice(for: voice, in: state.listed(library))?.identifier,
+                library.setVoiceByName(identifier) == EE_OK
+            else {
                 throw AudioError(
                     .cannotSynthesize,
                     path: nil,
-                    reason: "eSpeak NG has no voice named \"\(voice)\" (`espeak-ng --voices` lists them)"
+                    reason: "eSpeak NG has no voice named \"\(voice)\" (`render-session voices` lists them)"
                 )
             }
             _ = library.setParameter(espeakRATE, Int32(wordsPerMinute(speed: speed)), 0)
@@ -87,17 +92,51 @@ public enum EmbeddedVoice {
     /// name `espeak:LANGUAGE` voice ids use. The corresponding libespeak-ng call is `espeak_ListVoices`.
     public static func voices() throws(AudioError) -> [(name: String, languages: [String])] {
         try engine.withLock { (state) throws(AudioError) -> [(name: String, languages: [String])] in
-            let library = try state.started()
-            guard var entry = library.listVoices(nil) else { return [] }
-            var voices: [(name: String, languages: [String])] = []
-            while let voice = entry.pointee {
-                voices.append(
-                    (voice.pointee.name.map { String(cString: $0) } ?? "", languages(voice.pointee.languages))
-                )
-                entry += 1
-            }
-            return voices
+            state.listed(try state.started()).map { ($0.name, $0.languages) }
         }
+    }
+
+    /// Whether eSpeak NG has a voice for `language` (`en-us`, `de`, letter case aside): one of
+    /// the languages ``voices()`` lists, the only names ``mp3(text:voice:speed:)`` takes.
+    public static func hasVoice(_ language: String) throws(AudioError) -> Bool {
+        try engine.withLock { (state) throws(AudioError) -> Bool in
+            voice(for: language, in: state.listed(try state.started())) != nil
+        }
+    }
+
+    /// One entry of eSpeak's voice list.
+    private struct ListedVoice {
+        let name: String
+        let languages: [String]
+        /// The voice file, relative to espeak-ng-data's `voices`/`lang` (`gmw/en-US`): the name
+        /// `espeak_SetVoiceByName` is given, always one eSpeak itself listed.
+        let identifier: String
+
+    }
+
+    /// The voice whose first language is `language`, else the first that speaks it at all
+    /// (`en` is a second language of `en-gb`), letter case aside.
+    private static func voice(for language: String, in voices: [ListedVoice]) -> ListedVoice? {
+        func same(_ other: String) -> Bool { other.caseInsensitiveCompare(language) == .orderedSame }
+        return voices.first { $0.languages.first.map(same) ?? false }
+            ?? voices.first { $0.languages.contains(where: same) }
+    }
+
+    /// The voices, as `espeak_ListVoices` gives them.
+    private static func listVoices(_ library: ESpeakLibrary) -> [ListedVoice] {
+        guard var entry = library.listVoices(nil) else { return [] }
+        var voices: [ListedVoice] = []
+        while let voice = entry.pointee {
+            voices.append(
+                ListedVoice(
+                    name: voice.pointee.name.map { String(cString: $0) } ?? "",
+                    languages: languages(voice.pointee.languages),
+                    identifier: voice.pointee.identifier.map { String(cString: $0) } ?? ""
+                )
+            )
+            entry += 1
+        }
+        return voices.filter { !$0.identifier.isEmpty && !$0.languages.isEmpty }
     }
 
     /// eSpeak's language list: a priority byte, then a NUL-terminated name, again and again, up to a zero byte.
@@ -116,6 +155,15 @@ public enum EmbeddedVoice {
     private struct EngineState {
         var library: ESpeakLibrary?
         var sampleRate: Int?
+        var voices: [ListedVoice]?
+
+        /// eSpeak's voice list, read once.
+        mutating func listed(_ library: ESpeakLibrary) -> [ListedVoice] {
+            if let voices { return voices }
+            let voices = listVoices(library)
+            self.voices = voices
+            return voices
+        }
 
         /// The library, opened and initialized on first use.
         mutating func started() throws(AudioError) -> ESpeakLibrary {

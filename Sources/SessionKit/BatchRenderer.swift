@@ -134,6 +134,7 @@ public enum BatchRenderer {
                 "No scripts to render: \(library.paths.joined(separator: ", ")) holds no *.json file"
             )
         }
+        try options.pipeline.checkVoices(of: library.entries.map(\.script))
         let folder = options.outputFolder
         let manifestPath = (folder as NSString).appendingPathComponent("manifest.json")
         _ = try OutputTarget.resolve(.path(manifestPath), replaceExisting: true)

@@ -24,6 +24,16 @@ public struct PiperModel: Sendable, Equatable {
         voice.hasPrefix(voicePrefix) && voice.count > voicePrefix.count
     }
 
+    /// Whether `name` can be a model's name: a plain file name (letters, digits, `_`, `-`, `.`,
+    /// not starting with a dot), never a path.
+    static func isModelName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first != ".", name.utf8.count <= 255 else { return false }
+        return name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || "_-.".unicodeScalars.contains($0)
+        }
+    }
+
     /// The model name of a Piper voice id; `nil` for other voices.
     public static func name(ofVoice voice: String) -> String? {
         isPiperVoice(voice) ? String(voice.dropFirst(voicePrefix.count)) : nil

@@ -37,6 +37,8 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         /// A voice cannot be had at all: its engine or model is missing or does not load. The
         /// pipeline falls back to the embedded voice unless told not to.
         case voiceUnavailable
+        /// A voice id names no voice of its engine (a typo, or a path where a name belongs).
+        case unknownVoice
         /// An output exists and replacing outputs was not allowed.
         case outputExists
         /// The output cannot be written.

@@ -112,6 +112,7 @@ public struct SessionPipeline: Sendable {
     /// - Throws: ``SessionError``; nothing is left half-written.
     @discardableResult
     public func run(_ script: Script) async throws(SessionError) -> Timeline {
+        try checkVoices(of: [script])
         let targets = try resolveOutputs()
         let prepared = try await prepare(scripts: [script])
         return try render(try plan(script, clips: prepared), to: targets)
@@ -163,6 +164,7 @@ public struct SessionPipeline: Sendable {
             if textsByVoice[voice] == nil { voices.append(voice) }
             textsByVoice[voice, default: []] += try texts(of: script)
         }
+        try checkVoices(of: scripts)
         guard let first = voices.first else { return try await prepare(texts: []) }
         var prepared = try await prepareFallingBack(texts: textsByVoice[first] ?? [], voice: first)
         for voice in voices.dropFirst() {
@@ -174,13 +176,45 @@ public struct SessionPipeline: Sendable {
         return prepared
     }
 
+    /// Refuses, before any work, a voice `scripts` are spoken in that names no voice of its engine.
+    public func checkVoices(of scripts: [Script]) throws(SessionError) {
+        for voice in Set(scripts.map { requestedClips(for: $0).voice }).sorted() { try Self.checkVoiceName(voice) }
+    }
+
+    /// Refuses a voice id that names no voice of the engine it points at, before any work: an
+    /// `espeak:` id must be a language eSpeak NG lists, a `piper:` id a plain model name (the
+    /// model itself is looked up among the files found, so a name never becomes a path).
+    /// Other ids are names for a server to judge.
+    static func checkVoiceName(_ voice: String) throws(SessionError) {
+        let unknown = "unknown voice \(quoted(voice))"
+        if voice.hasPrefix("espeak:") {
+            let language = String(voice.dropFirst("espeak:".count))
+            let known = (try? EmbeddedVoice.voices()) ?? []
+            guard
+                !known.contains(where: { $0.languages.contains { $0.caseInsensitiveCompare(language) == .orderedSame } }
+                )
+            else { return }
+            let suggestion = didYouMean(language, among: known.compactMap(\.languages.first), prefix: "espeak:")
+            throw SessionError(
+                .unknownVoice,
+                "\(unknown): eSpeak NG has no such voice\(suggestion); `render-session voices` lists them"
+            )
+        }
+        if let name = PiperModel.name(ofVoice: voice), !PiperModel.isModelName(name) {
+            throw SessionError(
+                .unknownVoice,
+                "\(unknown): a Piper voice is a model's file name without .onnx, such as \(PiperModel.defaultVoice)"
+            )
+        }
+    }
+
     /// Prepares `texts` in `voice`, or in its fallback when `voice` cannot be had.
     private func prepareFallingBack(texts: [String], voice: String) async throws(SessionError) -> PreparedClips {
         if let fallback = voiceFallbacks[voice] { return try await voiced(fallback).prepare(texts: texts) }
         do {
             return try await voiced(voice).prepare(texts: texts)
         } catch  where error.code == .voiceUnavailable && fallsBackToEmbeddedVoice {
-            let languages = Set(((try? EmbeddedVoice.voices()) ?? []).flatMap(\.languages))
+            let languages = Set(((try? EmbeddedVoice.voices()) ?? []).compactMap(\.languages.first))
             let fallback = PiperModel.fallbackVoice(for: voice, languages: languages)
             observer.warning("\(error.lines[0]); using \(fallback)")
             var prepared = try await voiced(fallback).prepare(texts: texts)
@@ -201,6 +235,7 @@ public struct SessionPipeline: Sendable {
     /// Clips that cannot be had are in the result (``PreparedClips/problemLines(suffix:)``); it
     /// is ``plan(_:clips:)`` that fails on them, unless ``PlanSettings/allowMissing``.
     public func prepare(texts: [String]) async throws(SessionError) -> PreparedClips {
+        try Self.checkVoiceName(clips.voice)
         let provider: (any SpeechProvider)?
         let jobs: Int?
         switch source {

@@ -248,7 +248,7 @@ struct EmbeddedVoiceTests {
         await #expect(
             throws: SessionError(
                 .providerFailed,
-                "eSpeak NG has no voice named \"xx-nonexistent\" (`espeak-ng --voices` lists them)"
+                "eSpeak NG has no voice named \"xx-nonexistent\" (`render-session voices` lists them)"
             )
         ) {
             _ = try await provider.synthesize(text: "Hi", voice: "espeak:xx-nonexistent", speed: 1)
