@@ -28,32 +28,34 @@ public enum ScriptFile {
         return script
     }
 
-    /// The bytes of `path` (`-`: standard input), read to the end whatever kind of file it is.
+    /// The bytes of `path` (`-`: standard input), read to the end whatever kind of file it is,
+    /// up to ``ScriptRules/maximumFileBytes``: a larger input is refused before it is parsed.
     static func contents(of path: String) throws(SessionError) -> Data {
-        if path == "-" {
-            do {
-                return try FileHandle.standardInput.readToEnd() ?? Data()
-            } catch {
-                throw SessionError(
-                    .unreadableScript,
-                    "\(standardInputName): cannot read the script: \(error.localizedDescription)"
-                )
-            }
-        }
+        let name = path == "-" ? standardInputName : path
         // FileHandle reads FIFOs and /dev/fd/N to their end, where a read sized by stat would not.
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let handle: FileHandle
+        if path == "-" {
+            handle = FileHandle.standardInput
+        } else if let opened = FileHandle(forReadingAtPath: path) {
+            handle = opened
+        } else {
             throw SessionError(
                 .unreadableScript,
                 "\(path): cannot read the script: \(FileProblem.describeUnreadable(path))"
             )
         }
-        defer { try? handle.close() }
+        defer { if path != "-" { try? handle.close() } }
         do {
-            return try handle.readToEnd() ?? Data()
+            return try boundedContents(of: handle, limit: ScriptRules.maximumFileBytes)
+        } catch let error as InputTooLarge {
+            throw SessionError(
+                .unreadableScript,
+                "\(name): the script is larger than \(error.limit >> 20) MiB, the most a script may be"
+            )
         } catch {
             throw SessionError(
                 .unreadableScript,
-                "\(path): cannot read the script: \(FileProblem.describe(error, path: path))"
+                "\(name): cannot read the script: \(FileProblem.describe(error, path: path))"
             )
         }
     }
@@ -85,4 +87,21 @@ public enum ScriptFile {
         }
         return result
     }
+}
+
+/// An input longer than the limit it is read with.
+struct InputTooLarge: Error {
+    let limit: Int
+}
+
+/// Everything `handle` holds, read in pieces: a file, a pipe or a FIFO alike. Stops with
+/// ``InputTooLarge`` as soon as more than `limit` bytes have come, so a huge or endless input
+/// costs at most `limit` bytes of memory.
+func boundedContents(of handle: FileHandle, limit: Int) throws -> Data {
+    var data = Data()
+    while let piece = try handle.read(upToCount: 1 << 16), !piece.isEmpty {
+        data.append(piece)
+        if data.count > limit { throw InputTooLarge(limit: limit) }
+    }
+    return data
 }

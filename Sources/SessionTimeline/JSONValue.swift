@@ -16,8 +16,13 @@ enum JSONValue: Sendable, Equatable {
     /// error is nor decodes untyped values without throwing an error per value (ten seconds for
     /// a 100,000-segment file). This parser converts numbers with `Double(String)`, which rounds
     /// correctly, and refuses nesting deeper than ``JSONParser/maximumDepth``.
+    ///
+    /// A UTF-8 byte-order mark before the document is skipped (editors on Windows write one); a
+    /// key twice in one object is an error naming its JSON path, never "the last one wins".
     static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(ScriptError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(bytes))
+        var parser = JSONParser(
+            bytes: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : Array(bytes)
+        )
         do {
             return try parser.document()
         } catch {
@@ -71,6 +76,9 @@ struct JSONParser {
     let bytes: [UInt8]
     private var index = 0
     private var depth = 0
+    /// Where the parser is, as a validator names places (`segments[2].text`), for the one error
+    /// that is about a place rather than a character: a duplicate key.
+    private var path: [String] = []
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -115,11 +123,21 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw failure("expected a key in double quotes")
             }
+            let keyStart = index
             let key = try string()
             skipWhitespace()
             guard consume(UInt8(ascii: ":")) else { throw failure("expected ':' after the key") }
             skipWhitespace()
+            guard members[key] == nil else {
+                let place = path.isEmpty ? "the top-level object" : path.joined()
+                throw JSONSyntaxError(
+                    offset: keyStart,
+                    reason: "the key \(quoted(key)) appears twice in \(place); only one of them can count"
+                )
+            }
+            path.append(path.isEmpty ? key : "." + key)
             members[key] = try value()
+            path.removeLast()
             skipWhitespace()
             if consume(UInt8(ascii: ",")) { continue }
             guard consume(UInt8(ascii: "}")) else { throw failure("expected ',' or '}' after a member of an object") }
@@ -139,7 +157,9 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
+            path.append("[\(elements.count)]")
             elements.append(try value())
+            path.removeLast()
             skipWhitespace()
             if consume(UInt8(ascii: ",")) { continue }
             guard consume(UInt8(ascii: "]")) else { throw failure("expected ',' or ']' after an element of an array") }

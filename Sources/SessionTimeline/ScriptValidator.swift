@@ -10,6 +10,10 @@ public enum ScriptRules {
     public static let maximumCueCount = 10_000
     /// The most text options in one interjection.
     public static let maximumTextOptions = 1_000
+    /// The largest script or `sounds.json` file read, in bytes, checked before parsing (which
+    /// takes several times a file's size in memory): 3,000 texts of 5,000 characters fit; the
+    /// 10-minute fixture is 2 KB.
+    public static let maximumFileBytes = 16 << 20
     /// The longest title, subtitle or category, in characters.
     public static let maximumLabelLength = 500
     /// How many problems an error lists before it summarizes the rest.
@@ -302,10 +306,23 @@ struct ScriptValidator {
             report(path, "\(length) characters are more than the TTS limit of \(ScriptRules.maximumTextLength)")
         } else if text.allSatisfy(\.isWhitespace) {
             report(path, "holds only white space; there is nothing to speak")
+        } else if let (offset, scalar) = text.unicodeScalars.enumerated().first(where: { Self.isForbidden($0.element) })
+        {
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            let why =
+                scalar == "\0"
+                ? "a speech engine reads up to a NUL and drops the rest" : "control characters are not speech"
+            report(path, "holds the control character \(code) at character \(offset + 1); \(why)")
         } else {
             return text
         }
         return nil
+    }
+
+    /// Control characters a text may not hold: all but tab, line feed and carriage return.
+    private static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isControlCharacter && scalar != "\t" && scalar != "\n" && scalar != "\r"
     }
 
     mutating func number(_ object: [String: JSONValue], _ key: String, at path: String) -> Double? {

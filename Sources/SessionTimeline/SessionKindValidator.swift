@@ -68,6 +68,15 @@ extension ScriptValidator {
                     coolDownSeconds: coolDown,
                     announcement: announcement
                 )
+                // `{n}` and `{total}` grow the text: the longest announcement must fit the TTS limit too.
+                let longest = workout.announcement(round: rounds).utf16.count
+                if longest > ScriptRules.maximumTextLength {
+                    let key = root["announceText"] != nil ? "announceText" : "announce"
+                    report(
+                        key,
+                        "the announcement of round \(rounds) is \(longest) characters, more than the TTS limit of \(ScriptRules.maximumTextLength)"
+                    )
+                }
                 sessionKind = .workout(workout)
                 total = workout.totalSeconds
                 countLimit(workout.cueCount, at: "rounds")
