@@ -4,17 +4,24 @@ import SessionKit
 import SessionTimeline
 
 /// Where the command's words go: data on standard output, everything else on standard error.
+///
+/// Every line passes through ``printable(_:limit:)``: a message may quote a script's text, a file
+/// name or a server's words, and none of them may reach the terminal as a control sequence or
+/// break the one-line-per-problem rule with a newline.
 enum Console {
+    /// The longest line printed: a server that answers 5 MB of error text still gives one line.
+    static let maximumLineLength = 2_000
+
     static func error(_ line: String) {
-        writeStandardError("error: \(line)\n")
+        writeStandardError("error: \(printable(line, limit: maximumLineLength))\n")
     }
 
     @Sendable static func warning(_ line: String) {
-        writeStandardError("warning: \(line)\n")
+        writeStandardError("warning: \(printable(line, limit: maximumLineLength))\n")
     }
 
     static func status(_ line: String) {
-        writeStandardError("\(line)\n")
+        writeStandardError("\(printable(line, limit: maximumLineLength))\n")
     }
 
     /// Writes to standard error; a closed pipe (`render-session … 2>&1 | head`) is not an error.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SessionKit
+import SessionTimeline
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -68,14 +69,17 @@ struct ListCommand: AsyncParsableCommand {
                 if !library.problems.isEmpty { throw ExitCode.failure }
                 return
             }
+            // Names, titles and subtitles are the scripts' own text: printed with their control
+            // characters escaped, so a script cannot send the terminal escape sequences.
             var text = ""
             for category in categories {
-                text +=
-                    "\(category.name) (\(category.id)): \(category.scriptCount) script\(category.scriptCount == 1 ? "" : "s")\n"
+                let count = "\(category.scriptCount) script\(category.scriptCount == 1 ? "" : "s")"
+                text += "\(printable(category.name)) (\(printable(category.id))): \(count)\n"
                 for script in category.scripts {
                     let duration = Console.duration(script.durationSeconds)
+                    let order = String(script.orderIndex).leftPadded(to: 3)
                     text +=
-                        "  \(String(script.orderIndex).leftPadded(to: 3))  \(script.id)  \(script.title) — \(script.subtitle)  \(duration)  \(script.kind)\n"
+                        "  \(order)  \(printable(script.id))  \(printable(script.title)) — \(printable(script.subtitle))  \(duration)  \(script.kind)\n"
                 }
             }
             Console.writeStandardOutput(Data(text.utf8))

@@ -1,0 +1,152 @@
+import Foundation
+import SessionAudio
+import SessionKit
+import SessionTimeline
+import TestSupport
+import Testing
+
+/// What crosses the tool's borders from others (issue 22), tried through the command.
+@Suite("Hostile input through the command: voice names, printed titles, input sizes")
+struct HostileInputCommandTests {
+    static let script = Repository.script("ten-minute-session").path
+
+    /// Each command that speaks, with the arguments that make it write into `folder`.
+    static func commands(_ folder: TemporaryFolder) -> [[String]] {
+        [
+            ["timeline", script, "--cache", folder.path("cache")],
+            ["render", script, "--cache", folder.path("cache"), "-o", folder.path("out.wav")],
+            ["prepare", script, "--cache", folder.path("cache")],
+            ["batch", script, "--cache", folder.path("cache"), "-o", folder.path("batch")],
+            ["queue", script, "--cache", folder.path("cache"), "-o", folder.path("queue")],
+        ]
+    }
+
+    @Test(
+        "A voice id is a name from the engine's list, never a path: one line, exit 1, before any work",
+        arguments: [
+            (
+                "espeak:../../../../etc/passwd",
+                #"error: unknown voice "espeak:../../../../etc/passwd": eSpeak NG has no such voice; `render-session voices` lists them"#
+            ),
+            (
+                "espeak:en-su",
+                #"error: unknown voice "espeak:en-su": eSpeak NG has no such voice (did you mean "espeak:en-us"?); `render-session voices` lists them"#
+            ),
+            (
+                "piper:../../models/evil",
+                #"error: unknown voice "piper:../../models/evil": a Piper voice is a model's file name without .onnx, such as piper:en_US-joe-medium"#
+            ),
+        ]
+    )
+    func voiceIsNeverAPath(voice: String, expected: String) throws {
+        for arguments in Self.commands(try TemporaryFolder()) {
+            let folder = try TemporaryFolder()
+            let command = Self.commands(folder)[Self.commands(folder).firstIndex { $0[0] == arguments[0] }!]
+            let result = try renderSession(command + ["--voice", voice])
+            #expect(result.status == 1, "\(command[0])")
+            #expect(result.standardError == expected + "\n", "\(command[0])")
+            #expect(try folder.contents() == [], "\(command[0]) wrote nothing")
+        }
+    }
+
+    @Test("A session file's own voice is checked the same way")
+    func scriptVoice() throws {
+        let folder = try TemporaryFolder()
+        let json = #"{"kind": "timer", "id": "t", "title": "T", "durationSeconds": 60, "voice": "espeak:/dev/zero"}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: folder.path("timer.json")))
+        let result = try renderSession(["timeline", folder.path("timer.json"), "--cache", folder.path("cache")])
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "error: unknown voice \"espeak:/dev/zero\": eSpeak NG has no such voice; `render-session voices` lists them\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: folder.path("cache")))
+    }
+
+    @Test("list escapes control characters in titles; error lines escape them too")
+    func terminalEscapes() throws {
+        let folder = try TemporaryFolder()
+        var script =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.script)))
+            as! [String: Any]
+        script["title"] = "Evil \u{1B}]0;pwned\u{07}\u{1B}[2J title"
+        script["subtitle"] = "sub\u{9B}31mtitle"
+        try JSONSerialization.data(withJSONObject: script).write(to: URL(fileURLWithPath: folder.path("evil.json")))
+        let list = try renderSession(["list", folder.url.path])
+        #expect(list.status == 0)
+        #expect(!list.standardOutputBytes.contains(0x1B) && !list.standardOutput.unicodeScalars.contains("\u{9B}"))
+        #expect(list.standardOutput.contains(#"Evil \u{1b}]0;pwned\u{7}\u{1b}[2J title — sub\u{9b}31mtitle"#))
+
+        // A control character in a text is refused at its path, and the message shows it escaped.
+        script["title"] = "T"
+        script["segments"] = [["id": "a", "phase": "opening", "startSeconds": 0, "text": "Hi\u{1B}[2J"]]
+        try JSONSerialization.data(withJSONObject: script).write(to: URL(fileURLWithPath: folder.path("evil.json")))
+        let timeline = try renderSession(["timeline", folder.path("evil.json")])
+        #expect(timeline.status == 1 && !timeline.standardError.utf8.contains(0x1B))
+        #expect(
+            timeline.standardError
+                == "error: \(folder.path("evil.json")): segments[0].text: holds the control character U+001B at character 3; control characters are not speech\n"
+        )
+    }
+
+    @Test("A script over 16 MiB is refused before parsing, from a file and from standard input")
+    func oversizedScript() throws {
+        let folder = try TemporaryFolder()
+        let big = Data(#"{"id": ""#.utf8) + Data(repeating: UInt8(ascii: "x"), count: 16 << 20) + Data(#""}"#.utf8)
+        try big.write(to: URL(fileURLWithPath: folder.path("big.json")))
+        let file = try renderSession(["timeline", folder.path("big.json")])
+        #expect(file.status == 1)
+        #expect(
+            file.standardError
+                == "error: \(folder.path("big.json")): the script is larger than 16 MiB, the most a script may be\n"
+        )
+        let standardInput = try renderSession(["timeline", "-"], input: big)
+        #expect(
+            standardInput.standardError
+                == "error: <stdin>: the script is larger than 16 MiB, the most a script may be\n"
+        )
+    }
+
+    @Test("A UTF-8 byte-order mark before a script file is skipped; a duplicate key is one line")
+    func byteOrderMarkAndDuplicates() throws {
+        let folder = try TemporaryFolder()
+        let original = try Data(contentsOf: URL(fileURLWithPath: Self.script))
+        try (Data([0xEF, 0xBB, 0xBF]) + original).write(to: URL(fileURLWithPath: folder.path("bom.json")))
+        let plain = try renderSession(["timeline", Self.script, "--cache", Repository.cache.path, "--seed", "7"])
+        let marked = try renderSession([
+            "timeline", folder.path("bom.json"), "--cache", Repository.cache.path, "--seed", "7",
+        ])
+        #expect(marked.status == 0 && marked.standardOutput == plain.standardOutput)
+
+        let duplicated = String(decoding: original, as: UTF8.self)
+            .replacingOccurrences(
+                of: #""durationSeconds": 600"#,
+                with: #""durationSeconds": 600, "durationSeconds": 60"#
+            )
+        try Data(duplicated.utf8).write(to: URL(fileURLWithPath: folder.path("dup.json")))
+        let result = try renderSession(["timeline", folder.path("dup.json")])
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("error: \(folder.path("dup.json")): line "))
+        #expect(
+            result.standardError.hasSuffix(
+                #": the key "durationSeconds" appears twice in the top-level object; only one of them can count"# + "\n"
+            )
+        )
+    }
+
+    @Test("Every eSpeak voice `voices` lists speaks (en-gb, fr-fr and the like were refused)")
+    func everyListedEspeakVoiceSpeaks() throws {
+        let ids = VoiceCatalog().voices.filter { $0.provider == "espeak" }.map(\.id)
+        #expect(ids.count > 100)
+        var failures: [String] = []
+        for id in ids {
+            do {
+                let mp3 = try EmbeddedVoice.mp3(text: "one", voice: String(id.dropFirst("espeak:".count)), speed: 1)
+                if mp3.count < 200 { failures.append("\(id): \(mp3.count) bytes") }
+            } catch {
+                failures.append("\(id): \(error)")
+            }
+        }
+        #expect(failures == [])
+    }
+}
