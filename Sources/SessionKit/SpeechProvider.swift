@@ -1,5 +1,6 @@
 public import Foundation
 internal import SessionAudio
+internal import SessionTimeline
 
 /// Something that speaks text: the embedded eSpeak NG voice, Piper, the app backend's TTS proxy,
 /// or an OpenAI-compatible speech server. Whatever it returns is checked and stored in the clip
@@ -117,16 +118,95 @@ public struct ProviderSettings: Sendable {
         self.retry = retry
     }
 
-    /// Parses a `--header` value, `Name: value`.
+    /// The environment variable that may hold extra request headers, one `Name: value` a line,
+    /// so that tokens need not appear in a command line (`ps` shows those).
+    public static let headersVariable = "RENDER_SESSION_HEADERS"
+
+    /// Parses a header given as `Name: value`; `nil` when it is not one (``headerProblem(_:)`` says why).
     public static func header(_ text: String) -> (name: String, value: String)? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let name = text[..<colon].trimmingCharacters(in: .whitespaces)
         let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard headerProblem(name: name, value: value) == nil else { return nil }
+        return (name, value)
+    }
+
+    /// Why `text` is not a `Name: value` header, or `nil` when it is one. The message names the
+    /// header's name at most, never its value (a token).
+    public static func headerProblem(_ text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":") else {
+            return "a header is 'Name: value', and this one has no colon (its text is not shown)"
+        }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return headerProblem(name: name, value: value)
+    }
+
+    /// Why a header's name or value cannot be sent (RFC 9110: a name is a token; a value has no
+    /// control character but tab), or `nil`. Names the header, never shows its value.
+    public static func headerProblem(name: String, value: String) -> String? {
         let token = CharacterSet(
             charactersIn: "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
         )
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains) else { return nil }
-        return (name, value)
+        guard !name.isEmpty else { return "a header has no name before its colon" }
+        guard name.unicodeScalars.allSatisfy(token.contains) else {
+            return "the header name \(quoted(name)) has characters a header name cannot have"
+        }
+        if value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
+            return "the value of header \(name) holds a control character (a line break, carriage return or NUL?)"
+        }
+        return nil
+    }
+
+    /// Parses headers given one a line, `Name: value`, as in a `--header-file` or
+    /// ``headersVariable``; blank lines and lines starting with `#` are skipped.
+    /// - Throws: ``SessionError`` (`invalidSetting`) naming `source` and the line number of the
+    ///   first bad line, never its value.
+    public static func headers(
+        lines text: String,
+        source: String
+    ) throws(SessionError) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        // "\r\n" is one Character in Swift: both it and "\n" end a line.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if let problem = headerProblem(String(line)) {
+                throw SessionError(.invalidSetting, "\(source) line \(index + 1): \(problem)")
+            }
+            if let header = header(String(line)) { headers.append(header) }
+        }
+        return headers
+    }
+
+    /// Reads headers from a file, one `Name: value` a line (as ``headers(lines:source:)``).
+    /// - Throws: ``SessionError`` (`invalidSetting`) when the file cannot be read, is not a
+    ///   regular file of UTF-8 text up to 1 MiB, or has a bad line (named by number, never shown).
+    public static func headers(file path: String) throws(SessionError) -> [(name: String, value: String)] {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let attributes else {
+            throw SessionError(
+                .invalidSetting,
+                "Cannot read the header file \(path): \(FileProblem.describeUnreadable(path))"
+            )
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw SessionError(.invalidSetting, "Cannot read the header file \(path): it is not a regular file")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw SessionError(
+                .invalidSetting,
+                "Cannot read the header file \(path): \(FileProblem.describe(error, path: path))"
+            )
+        }
+        guard data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else {
+            throw SessionError(.invalidSetting, "The header file \(path) is not UTF-8 text of at most 1 MiB")
+        }
+        return try headers(lines: text, source: "The header file \(path)")
     }
 
     /// The provider these settings describe.
@@ -148,20 +228,26 @@ public struct ProviderSettings: Sendable {
                     "The proxy provider needs the backend's base URL (the part before /tts/synthesize)"
                 )
             }
-            return ProxySpeechProvider(baseURL: baseURL, transport: transport)
+            return ProxySpeechProvider(baseURL: baseURL, transport: try transport())
         case .openai:
             return OpenAISpeechProvider(
                 baseURL: baseURL ?? URL(string: "https://api.openai.com")!,
                 model: model,
                 apiKey: environment[apiKeyVariable],
                 apiKeyVariable: apiKeyVariable,
-                transport: transport
+                transport: try transport()
             )
         }
     }
 
-    private var transport: HTTPTransport {
-        HTTPTransport(headers: headers, timeoutSeconds: timeoutSeconds, retry: retry)
+    /// The transport for the HTTP providers, once every header is known to be sendable.
+    private func transport() throws(SessionError) -> HTTPTransport {
+        for header in headers {
+            if let problem = Self.headerProblem(name: header.name, value: header.value) {
+                throw SessionError(.invalidSetting, problem)
+            }
+        }
+        return HTTPTransport(headers: headers, timeoutSeconds: timeoutSeconds, retry: retry)
     }
 }
 
@@ -279,6 +365,12 @@ public struct OpenAISpeechProvider: SpeechProvider {
             throw SessionError(
                 .providerFailed,
                 "the environment variable \(apiKeyVariable) holds no API key (name another variable to read it from)"
+            )
+        }
+        guard !apiKey.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw SessionError(
+                .providerFailed,
+                "the API key in the environment variable \(apiKeyVariable) holds a control character (a line break or carriage return?)"
             )
         }
         struct Request: Encodable {

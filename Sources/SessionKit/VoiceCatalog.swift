@@ -90,7 +90,7 @@ public struct VoiceCatalog: Sendable, Encodable {
                 language: "en-US",
                 available: proxyReady,
                 detail: proxyReady
-                    ? "the proxy at \(settings.baseURL?.absoluteString ?? "") chooses the voice"
+                    ? "the proxy at \(settings.baseURL.map(redacted) ?? "") chooses the voice"
                     : "needs --provider proxy --tts-url (the backend chooses the voice)"
             )
         )

@@ -103,6 +103,15 @@ struct ProviderOptions: ParsableArguments {
     var headers: [String] = []
 
     @Option(
+        name: .customLong("header-file"),
+        help: ArgumentHelp(
+            "A file of extra HTTP headers, one 'Name: value' a line (blank lines and # comments skipped), read before --header; repeatable. $\(ProviderSettings.headersVariable) may hold such lines too, read first.",
+            valueName: "file"
+        )
+    )
+    var headerFiles: [String] = []
+
+    @Option(
         name: .customLong("api-key-env"),
         help: ArgumentHelp("The environment variable holding the OpenAI API key.", valueName: "name")
     )
@@ -127,14 +136,15 @@ struct ProviderOptions: ParsableArguments {
     var noFallback = false
 
     func validate() throws {
-        for header in headers where ProviderSettings.header(header) == nil {
-            throw ValidationError("--header: \"\(header)\" is not 'Name: value'")
+        for header in headers {
+            if let problem = ProviderSettings.headerProblem(header) { throw ValidationError("--header: \(problem)") }
         }
         if let ttsURL {
             guard let url = URL(string: ttsURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
                 url.host != nil
             else {
-                throw ValidationError("--tts-url: \"\(ttsURL)\" is not an http or https URL")
+                // Not echoed: a URL can carry a password or a key.
+                throw ValidationError("--tts-url: the URL given is not an http or https URL with a host")
             }
         }
         if provider == .proxy && ttsURL == nil {
@@ -150,15 +160,34 @@ struct ProviderOptions: ParsableArguments {
     /// The clip source these options describe: the provider, or offline.
     func source(offline: Bool, jobs: Int? = nil) throws -> ClipSource {
         guard !offline else { return .offline }
-        return .provider(try settings.makeProvider(), jobs: jobs)
+        do {
+            return .provider(try settings().makeProvider(), jobs: jobs)
+        } catch {
+            // Printed as the commands' own errors are (this runs before their work starts).
+            for line in error.lines { Console.error(line) }
+            throw ExitCode.failure
+        }
+    }
+
+    /// The extra headers, in the order they apply (a later one replaces an earlier one of the
+    /// same name): `$RENDER_SESSION_HEADERS`, each `--header-file`, each `--header`.
+    func resolvedHeaders(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SessionError) -> [(name: String, value: String)] {
+        var resolved: [(name: String, value: String)] = []
+        if let lines = environment[ProviderSettings.headersVariable] {
+            resolved += try ProviderSettings.headers(lines: lines, source: "$\(ProviderSettings.headersVariable)")
+        }
+        for file in headerFiles { resolved += try ProviderSettings.headers(file: file) }
+        return resolved + headers.compactMap(ProviderSettings.header)
     }
 
     /// The provider settings these options describe.
-    var settings: ProviderSettings {
+    func settings() throws(SessionError) -> ProviderSettings {
         ProviderSettings(
             kind: provider,
             baseURL: ttsURL.flatMap(URL.init(string:)),
-            headers: headers.compactMap(ProviderSettings.header),
+            headers: try resolvedHeaders(),
             apiKeyVariable: apiKeyVariable,
             model: model,
             piperModelFolders: piper.folders,

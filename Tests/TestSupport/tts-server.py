@@ -12,6 +12,16 @@ request, so that one server serves every test:
     [delay=2]        wait 2 seconds before answering
     [body=html]      answer 200 with an HTML page      [body=empty]  200 with no body
     [body=badbase64] proxy: audio that is not base64   [body=fail]   proxy: {"success": false, "error": {...}}
+Hostile answers (a good answer's length is announced in each, the body then misbehaves):
+    [stall-body=20]  send the head and half the body, then nothing for 20 seconds, then close
+    [trickle=0.5]    send the body one byte every 0.5 seconds (for at most 60 seconds, then close)
+    [close=mid-body] send the head and half the body, then close the connection (FIN)
+    [reset=mid-body] send the head and half the body, then reset the connection (RST)
+    [garbage=1]      answer bytes that are not HTTP at all, then close
+    [redirect=URL]   answer 307 (or [redirect-status=…]) with Location URL + the request's path,
+                     unless URL is this server's own
+    [error-body=escape]  HTTP 400 whose JSON error message holds terminal escapes and a newline
+    [error-body=huge]    HTTP 400 with a 5 MB text body
 
 Prints the port it listens on, then serves until standard input closes.
 """
@@ -19,6 +29,8 @@ import argparse
 import base64
 import json
 import re
+import socket
+import struct
 import sys
 import threading
 import time
@@ -78,9 +90,67 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 state["inFlight"] -= 1
 
+    def good_body(self):
+        if self.path == "/tts/synthesize":
+            return json.dumps({"success": True, "data": {"audio": base64.b64encode(self.mp3).decode()}}).encode(), \
+                "application/json"
+        return self.mp3, "audio/mpeg"
+
+    def hostile(self, steer):
+        """Answers a hostile directive; False when there is none."""
+        body, content_type = self.good_body()
+        half = len(body) // 2
+        if "redirect" in steer:
+            target = steer["redirect"].rstrip("/")
+            if not target.endswith(f":{self.server.server_address[1]}"):
+                status = int(steer.get("redirect-status", "307"))
+                self.answer(status, b"", "text/plain", headers=[("Location", target + self.path)])
+                return True
+            return False
+        if "garbage" in steer:
+            self.wfile.write(b"SSH-2.0-OpenSSH_9.2 this is not HTTP\r\n\x00\x01\x02\r\n\r\n")
+            self.wfile.flush()
+            self.close_connection = True
+            return True
+        if "error-body" in steer:
+            if steer["error-body"] == "huge":
+                return self.answer(400, (b"x" * 99 + b"\n") * 50_000, "text/plain") or True
+            message = "quota \x1b[2J\x1b]0;owned\x07 exceeded\nsecond line \x9b31m red"
+            return self.answer(400, json.dumps({"error": {"message": message}}).encode()) or True
+        if not any(k in steer for k in ("stall-body", "trickle", "close", "reset")):
+            return False
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.close_connection = True
+        try:
+            if "trickle" in steer:
+                interval, end = float(steer["trickle"]), time.monotonic() + 60
+                for i in range(len(body)):
+                    if time.monotonic() > end:
+                        break
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(interval)
+                return True
+            self.wfile.write(body[:half])
+            self.wfile.flush()
+            if "stall-body" in steer:
+                time.sleep(float(steer["stall-body"]))
+            elif "reset" in steer:
+                time.sleep(0.2)
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+        except OSError:
+            pass  # the client went away
+        return True
+
     def respond(self, text, seen):
         steer = directives(text)
         time.sleep(float(steer.get("delay", "0.05")))
+        if self.hostile(steer):
+            return
         if "status" in steer:
             status, _, times = steer["status"].partition("x")
             if not times or seen < int(times):
