@@ -9,6 +9,12 @@ import Glibc
 /// Gapless decoding is on: when the file carries a LAME/Xing tag, the encoder's delay and
 /// padding are removed, so the frames decoded are exactly the frames that were encoded.
 /// The decoder owns its `mpg123_handle` and frees it in `deinit`.
+///
+/// A file is cut short when it holds fewer frames than its tag promises, or fewer bytes (a last
+/// frame cut part of the way, which libmpg123's scan still counts), and the one check of that
+/// (``checkPromise(holding:)``) runs wherever a file's length is found: after a scan
+/// (``scannedFrameCount()``) and at the end of every decode (``read(into:maximumFrames:)``), so a
+/// measurement, a check before storing and a render all refuse it alike.
 final class MPEGDecoder {
     private let handle: OpaquePointer
     /// The file libmpg123 reads through; kept alive as long as the handle.
@@ -18,7 +24,13 @@ final class MPEGDecoder {
     let channelCount: Int
     /// Whether the file's LAME/Xing tag gave the encoder delay or padding, which were removed.
     let gapless: Bool
-
+    /// The frames the file's LAME/Xing tag promises (its delay and padding subtracted); 0 without one.
+    private let promisedFrames: Int64
+    /// The bytes the file's Xing/Info tag promises from its first frame to its last frame's end,
+    /// and the bytes the file holds from that first frame on; `nil` without a tag that counts bytes.
+    private let promisedBytes: (promised: Int64, held: Int64)?
+    /// The frames ``read(into:maximumFrames:)`` has delivered so far.
+    private var framesDelivered: Int64 = 0
     /// Opens `path` and reads far enough to know its format.
     ///
     /// The corresponding libmpg123 calls are `mpg123_new`, `mpg123_param2`, `mpg123_format2`,
@@ -79,6 +91,9 @@ final class MPEGDecoder {
         mpg123_getstate2(handle, Int32(MPG123_ENC_DELAY.rawValue), &delay, nil)
         mpg123_getstate2(handle, Int32(MPG123_ENC_PADDING.rawValue), &padding, nil)
         gapless = delay >= 0 || padding >= 0
+        // With a LAME/Xing tag, the length known before any scan is the tag's promise.
+        promisedFrames = gapless ? max(0, Int64(mpg123_length(handle))) : 0
+        promisedBytes = file.xingByteCount()
     }
 
     deinit {
@@ -94,8 +109,6 @@ final class MPEGDecoder {
     /// against this length, so a file that still lies is caught at decode time.
     /// The corresponding libmpg123 calls are `mpg123_scan` and `mpg123_length`.
     func scannedFrameCount() throws(AudioError) -> Int64 {
-        // With a LAME/Xing tag, the length known before the scan is the tag's promise.
-        let promised = gapless ? Int64(mpg123_length(handle)) : -1
         let result = mpg123_scan(handle)
         guard result == MPG123_OK.rawValue else {
             throw AudioError(.cannotDecode, path: path, reason: Self.describe(result, handle: handle))
@@ -114,22 +127,44 @@ final class MPEGDecoder {
                     "the stream is several streams stitched together (its format or encoder tag changes part of the way through)"
             )
         }
-        if promised > 0 && Int64(length) < promised {
+        try checkPromise(holding: Int64(length))
+        return Int64(length)
+    }
+
+    /// Throws if a stream of `frameCount` frames is shorter than the file's LAME/Xing tag promises,
+    /// or the file holds fewer bytes than the tag counts.
+    private func checkPromise(holding frameCount: Int64) throws(AudioError) {
+        if promisedFrames > 0 && frameCount < promisedFrames {
             throw AudioError(
                 .truncated,
                 path: path,
                 reason:
-                    "the file is cut short: its LAME/Xing tag promises \(promised) frames, the stream holds \(length)"
+                    "the file is cut short: its LAME/Xing tag promises \(promisedFrames) frames, the stream holds \(frameCount)"
             )
         }
-        return Int64(length)
+        if let (promised, held) = promisedBytes, held < promised {
+            throw AudioError(
+                .truncated,
+                path: path,
+                reason:
+                    "the file is cut short: its LAME/Xing tag promises \(promised) bytes of MPEG frames, the file holds \(held)"
+            )
+        }
     }
 
     /// Decodes up to `maximumFrames` frames into `samples` (interleaved, from index 0).
     ///
-    /// Returns the number of frames decoded; 0 only at the end of the stream.
+    /// Returns the number of frames decoded; 0 only at the end of the stream. At the end, a stream
+    /// that delivered fewer frames than its tag promises is an error (``checkPromise(holding:)``).
     /// The corresponding libmpg123 call is `mpg123_read`.
     func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
+        let frames = try readFrames(into: &samples, maximumFrames: maximumFrames)
+        framesDelivered += Int64(frames)
+        if frames == 0 { try checkPromise(holding: framesDelivered) }
+        return frames
+    }
+
+    private func readFrames(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
         let wanted = maximumFrames * channelCount
         if samples.count < wanted { samples = [Float](repeating: 0, count: wanted) }
         while true {
@@ -223,6 +258,44 @@ private final class BufferedFile {
             position += Int64(chunk)
         }
         return copied
+    }
+
+    /// Up to `count` bytes at `offset`, without moving the position.
+    private func bytes(at offset: Int64, count: Int) -> [UInt8] {
+        guard offset >= 0, offset < size else { return [] }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
+        return read > 0 ? Array(bytes.prefix(read)) : []
+    }
+
+    /// The byte count of the Xing/Info tag in the file's first MPEG frame (after any ID3v2 tag, and
+    /// junk of less than 4 KiB), with the bytes the file holds from that frame on; `nil` if there is
+    /// no such tag or it does not count bytes. The layout is LAME's (``LAMETag``): `Xing` or `Info`
+    /// after the side information, 4 bytes of flags (bit 1: the byte count is there), then the
+    /// frame count if flagged (bit 0), then the byte count.
+    func xingByteCount() -> (promised: Int64, held: Int64)? {
+        var start: Int64 = 0
+        let id3 = bytes(at: 0, count: 10)
+        if id3.count == 10, id3.starts(with: Array("ID3".utf8)), id3[6..<10].allSatisfy({ $0 < 0x80 }) {
+            let tagSize = id3[6..<10].reduce(Int64(0)) { $0 << 7 | Int64($1) }
+            start = 10 + tagSize + (id3[5] & 0x10 != 0 ? 10 : 0)
+        }
+        let head = bytes(at: start, count: 4_096 + 200)
+        guard head.count > 4 else { return nil }
+        for offset in 0..<min(4_096, head.count - 4) where head[offset] == 0xFF {
+            guard let header = MPEGFrameHeader(head[offset..<(offset + 4)]) else { continue }
+            let tag = offset + 4 + (header.hasCRC ? 2 : 0) + header.sideInfoByteCount
+            guard tag + 16 <= head.count else { return nil }
+            let name = Array(head[tag..<(tag + 4)])
+            guard name == Array("Xing".utf8) || name == Array("Info".utf8) else { return nil }
+            func word(_ at: Int) -> Int64 { head[at..<(at + 4)].reduce(Int64(0)) { $0 << 8 | Int64($1) } }
+            let flags = word(tag + 4)
+            guard flags & 2 != 0 else { return nil }
+            let promised = word(tag + 8 + (flags & 1 != 0 ? 4 : 0))
+            guard promised > 0 else { return nil }
+            return (promised, size - start - Int64(offset))
+        }
+        return nil
     }
 
     /// Moves the position as `lseek` does; returns the new position, or −1.

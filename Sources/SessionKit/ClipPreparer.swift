@@ -34,11 +34,14 @@ extension ClipCache {
     ///     in the clip's sidecar (written the same safe way, after the clip). Otherwise the
     ///     result's loudness is `nil` and no sidecar is written.
     ///   - replacingExisting: whether to replace an entry that is there (one found corrupt).
+    ///   - lengthLimit: the longest the clip may be for its text (``ClipLengthLimit``): longer
+    ///     audio is refused, never stored.
     public func store(
         _ audio: Data,
         for entry: Entry,
         measuringLoudness: Bool = false,
-        replacingExisting: Bool = false
+        replacingExisting: Bool = false,
+        lengthLimit: ClipLengthLimit? = nil
     ) throws(SessionError) -> AudioSourceInfo {
         let file = AtomicFile(destination: entry.path, removingStaleTemporaries: false)
         do {
@@ -59,6 +62,10 @@ extension ClipCache {
                 .providerFailed,
                 "the audio received (\(audio.count) bytes) is not a usable MP3: \(error.reason)"
             )
+        }
+        if let lengthLimit, let problem = lengthLimit.problem(measurement.frameCount, at: measurement.sampleRate) {
+            file.discard()
+            throw SessionError(.providerFailed, problem)
         }
         if replacingExisting {
             try file.commit()
@@ -215,7 +222,12 @@ public struct ClipPreparer: Sendable {
                             audio,
                             for: entry,
                             measuringLoudness: measureLoudness,
-                            replacingExisting: corruptKeys.contains(entry.key)
+                            replacingExisting: corruptKeys.contains(entry.key),
+                            lengthLimit: ClipLengthLimit(
+                                text: entry.text,
+                                speed: identity.speed,
+                                pacing: identity.pacing
+                            )
                         )
                         return (entry, .success(stored))
                     } catch {
@@ -243,6 +255,57 @@ public struct ClipPreparer: Sendable {
         result.elapsed = clock.now - started
         if Task.isCancelled { throw SessionError.cancelled }
         return result
+    }
+}
+
+/// The longest a clip of a text may plausibly be: a provider's answer longer than this is not
+/// speech of that text (a server looping, a wrong file) and is refused before it is stored.
+///
+/// The rule: `max(10 s, 0.5 s × characters) ÷ min(speed, 1)`, plus the longer of the two
+/// ``SpeechPacing`` pauses for every place a voice may pause inside the clip (each `.`, `!`, `?`,
+/// `;`, `:`, `…` and line break). Half a second a character is five times a slow reading
+/// (10 characters a second), and the floor covers a voice's own silence around a word or two.
+public struct ClipLengthLimit: Sendable, Equatable {
+    /// The shortest limit, for very short texts.
+    public static let floorSeconds = 10.0
+    /// The allowance per character of text.
+    public static let secondsPerCharacter = 0.5
+    /// The characters after which a voice may pause (Piper's sentence and paragraph pauses).
+    static let pauseMarks: Set<Character> = [".", "!", "?", ";", ":", "…", "\n"]
+
+    /// The text the limit is for.
+    public let text: String
+    /// The limit, in seconds.
+    public let seconds: Double
+
+    /// The limit for `text` spoken at `speed` with `pacing`'s pauses.
+    public init(text: String, speed: Double, pacing: SpeechPacing = .standard) {
+        let characters = text.count
+        let pauses = text.reduce(into: 0) { count, character in
+            if Self.pauseMarks.contains(character) { count += 1 }
+        }
+        let speech = max(Self.floorSeconds, Self.secondsPerCharacter * Double(characters))
+        let slowest = speed.isFinite && speed > 0 ? min(speed, 1) : 1
+        let pause = max(pacing.sentencePauseSeconds, pacing.paragraphPauseSeconds, 0)
+        self.text = text
+        self.seconds = speech / slowest + Double(pauses) * (pause.isFinite ? pause : 0)
+    }
+
+    /// The limit in frames at `sampleRate`, rounded up.
+    public func frames(at sampleRate: SampleRate) -> Frames {
+        Frames(Int64((seconds * Double(sampleRate.hertz)).rounded(.up)))
+    }
+
+    /// Why a clip of `frameCount` frames at `sampleRate` is too long for the text, or `nil` if it is not.
+    public func problem(_ frameCount: Frames, at sampleRate: SampleRate) -> String? {
+        guard frameCount > frames(at: sampleRate) else { return nil }
+        let length = sampleRate.seconds(of: frameCount)
+        return
+            "the audio received is \(Self.format(length)) s long, more than the \(Self.format(seconds)) s a clip of \(quoted(text)) (\(text.count) characters) may plausibly be"
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        String(format: "%.1f", seconds)
     }
 }
 

@@ -84,14 +84,27 @@ struct LoudnessSidecar: Codable, Equatable {
         }
     }
 
-    /// The sidecar at `path`, if there is one that parses and is of this version with sane values.
+    /// The integrated loudness a clip can have, in LUFS: BS.1770's absolute gate is −70 LUFS, and
+    /// a full-scale square wave measures about +3.
+    static let plausibleLoudness: ClosedRange<Double> = -70...10
+
+    /// The sidecar at `path`, if there is one that parses and is of this version with sane values
+    /// (a loudness that is finite and within ``plausibleLoudness``).
     static func read(from path: String) -> LoudnessSidecar? {
         guard let data = FileManager.default.contents(atPath: path),
             let sidecar = try? JSONDecoder().decode(LoudnessSidecar.self, from: data),
             sidecar.version == version, sidecar.bytes >= 0, sidecar.frames > .zero,
-            sidecar.integratedLoudness?.isFinite ?? true
+            sidecar.integratedLoudness.map(plausibleLoudness.contains) ?? true
         else { return nil }
         return sidecar
+    }
+
+    /// Whether this sidecar's format and length are what a scan of its clip found
+    /// (``AudioFileDecoder/measure(path:)``): a sidecar is only a cache of a measurement, and a
+    /// rate, channel count or length it claims never overrides the clip's own.
+    func agrees(with scan: AudioMeasurement) -> Bool {
+        sampleRate == scan.sampleRate && channels == scan.channelCount && frames == scan.frameCount
+            && gapless == scan.gapless
     }
 
     /// Whether this sidecar was measured from exactly `clip`'s bytes.
@@ -143,7 +156,8 @@ extension ClipCache {
     }
 
     /// Measures the entry's file with its loudness: from its sidecar if that describes the file's
-    /// exact bytes (nothing is decoded), otherwise by decoding it in full
+    /// exact bytes and agrees with a scan of the file (its rate, channels and length; the scan
+    /// also refuses a file cut short), otherwise by decoding it in full
     /// (``AudioFileDecoder/measureLoudness(path:)``) and writing a new sidecar.
     /// - Returns: `nil` if there is no file.
     /// - Throws: ``SessionError`` (`unusableClips`) for a file that is not a usable clip.
@@ -160,7 +174,10 @@ extension ClipCache {
         let sidecarPath = loudnessPath(forKey: entry.key)
         let before = ClipFingerprint(path: entry.path)
         if let before, let sidecar = LoudnessSidecar.read(from: sidecarPath), sidecar.describes(before) {
-            return sidecar.source(path: entry.path)
+            // The scan, not the sidecar, says whether the clip is whole and how long it is.
+            if sidecar.agrees(with: try AudioFileDecoder.measure(path: entry.path)) {
+                return sidecar.source(path: entry.path)
+            }
         }
         let measurement = try AudioFileDecoder.measureLoudness(path: entry.path)
         // Only if the clip did not change while it was measured (another process replacing it).

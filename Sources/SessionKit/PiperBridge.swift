@@ -2,14 +2,24 @@ import Foundation
 
 /// The small program each Piper worker runs: it loads the model once, then answers requests,
 /// one line of JSON each on its standard input, with a line of JSON and the audio on its
-/// standard output. It is handed to the engine's interpreter as `python3 -c SOURCE MODEL CONFIG THREADS`,
+/// standard output. It is handed to the engine's interpreter as `python3 -I -c SOURCE MODEL CONFIG THREADS`,
 /// so the bridge always matches the command that speaks to it and nothing is installed beside Piper.
+///
+/// The interpreter runs isolated, so that nothing but the engine's own environment runs inside it:
+/// `-I` (no current directory or script folder on `sys.path`, no user site-packages, no `PYTHON*`
+/// variables), in a fixed working directory (``workingDirectory``), with an environment of its own
+/// (``environment``), never the user's: a `json.py` or `sitecustomize.py` where the command is run,
+/// `PYTHONPATH`, API keys and `RENDER_SESSION_*` headers never reach it.
 ///
 /// The protocol:
 /// - first, `{"ready": true, "sampleRate": 22050}` once the model is loaded, or `{"error": "…"}` and exit 1;
 /// - per request `{"text": "…", "lengthScale": 1.0, "sentencePauseFrames": n, "paragraphPauseFrames": m}`,
 ///   `{"frames": N}` followed by N little-endian 16-bit mono samples, or `{"error": "…"}`;
 /// - end of input ends the worker.
+///
+/// What the worker writes is read as a protocol from a process that may be broken
+/// (``maximumLineBytes``, and at most the frames a clip of the request's text may hold,
+/// ``ClipLengthLimit``): anything else ends the process with an error naming it.
 ///
 /// Piper's `synthesize` speaks a text as one chunk per sentence; the bridge joins them with the
 /// sentence pause, and the paragraphs (parted by a blank line) with the paragraph pause. It asks for
@@ -73,8 +83,23 @@ enum PiperBridge {
 
     /// The arguments after the interpreter for a worker of `model` running `threads` threads.
     static func arguments(model: PiperModel, threads: Int) -> [String] {
-        ["-c", source, model.modelPath, model.configPath, String(threads)]
+        ["-I", "-c", source, model.modelPath, model.configPath, String(threads)]
     }
+
+    /// The working directory of every worker: fixed, whatever the command's is.
+    static let workingDirectory = "/"
+
+    /// The whole environment of every worker: a fixed search path and a UTF-8 locale, nothing of
+    /// the user's (no keys, no headers, no `PYTHON*` variables; `-I` ignores those anyway).
+    static let environment: [String: String] = [
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    ]
+
+    /// The longest line the worker may write: its greeting and headers are a few dozen bytes,
+    /// an error message a few hundred.
+    static let maximumLineBytes = 65_536
 
     /// One request: the text, Piper's length scale (1 / speed) and the pauses in the model's frames.
     struct Request: Encodable, Sendable {

@@ -73,7 +73,8 @@ public struct PiperSpeechProvider: PacedSpeechProvider {
             sentencePauseFrames: pauses.sentence.count,
             paragraphPauseFrames: pauses.paragraph.count
         )
-        return try await pool.speak(request).get()
+        let limit = ClipLengthLimit(text: text, speed: speed, pacing: pacing)
+        return try await pool.speak(request, maximumFrames: Int(limit.frames(at: sampleRate).count)).get()
     }
 
     /// The process ids of `voice`'s running workers: for tests that kill one mid-batch.

@@ -28,6 +28,8 @@ final class PiperWorker: Sendable {
 
     private struct Job: Sendable {
         let request: PiperBridge.Request
+        /// The most frames an answer may announce (``ClipLengthLimit`` at the model's rate).
+        let maximumFrames: Int
         let reply: CheckedContinuation<Answer, Never>
         /// Set when the task that asked is cancelled: the job is answered `cancelled`, never retried.
         let cancelled: Locked<Bool>
@@ -76,13 +78,17 @@ final class PiperWorker: Sendable {
 
     /// Speaks `request`, waiting for the worker's process to be free.
     ///
+    /// An answer of more than `maximumFrames` frames is a broken protocol: the process is ended
+    /// and the request fails, naming the worker, without being tried again.
+    ///
     /// Cancelling the calling task ends the process speaking it (a long clip takes seconds, and
     /// nobody waits for it any more): Ctrl-C stops a batch at once. The worker then starts anew.
-    func speak(_ request: PiperBridge.Request) async -> Answer {
+    func speak(_ request: PiperBridge.Request, maximumFrames: Int) async -> Answer {
         let cancelled = Locked(false)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { reply in
-                if case .terminated = mailbox.yield(Job(request: request, reply: reply, cancelled: cancelled)) {
+                let job = Job(request: request, maximumFrames: maximumFrames, reply: reply, cancelled: cancelled)
+                if case .terminated = mailbox.yield(job) {
                     reply.resume(returning: .failure(SessionError(.providerFailed, "the Piper worker has stopped")))
                 }
             }
@@ -126,17 +132,31 @@ final class PiperWorker: Sendable {
             launched = true
             var mailboxClosed = false
             var loaded = false
+            var process: Int32 = 0
             let outcome: Result<TerminationStatus, any Error>
             do {
                 let result = try await run(
                     .path(FilePath(python)),
                     arguments: Arguments(PiperBridge.arguments(model: model, threads: threads)),
+                    environment: .custom(
+                        Dictionary(
+                            uniqueKeysWithValues: PiperBridge.environment.map {
+                                (Environment.Key(stringLiteral: $0), $1)
+                            }
+                        )
+                    ),
+                    workingDirectory: FilePath(PiperBridge.workingDirectory),
                     input: .inputWriter,
                     output: .sequence,
                     error: .discarded
                 ) { execution in
-                    identifiers.withLock { $0 = [execution.processIdentifier.value] }
-                    var reader = BridgeReader(execution.standardOutput.makeAsyncIterator())
+                    process = execution.processIdentifier.value
+                    identifiers.withLock { $0 = [process] }
+                    var reader = BridgeReader(
+                        execution.standardOutput.makeAsyncIterator(),
+                        process: process,
+                        worker: "the Piper worker for \(model.name) (process \(process))"
+                    )
                     let greeting = try await reader.header()
                     guard greeting.ready == true, let hertz = greeting.sampleRate, let rate = SampleRate(hertz) else {
                         throw WorkerFailure.said(greeting.error ?? "the Piper worker did not say it was ready")
@@ -162,10 +182,13 @@ final class PiperWorker: Sendable {
                         try await execution.standardInputWriter.write(Array(job.request.line))
                         let header = try await reader.header()
                         if let frames = header.frames {
-                            guard frames >= 0 else {
-                                throw WorkerFailure.said("the Piper worker announced \(frames) frames")
+                            let (byteCount, overflow) = frames.multipliedReportingOverflow(by: 2)
+                            guard frames >= 0, frames <= job.maximumFrames, !overflow else {
+                                throw reader.broken(
+                                    "it announced \(frames) frames, outside the 0…\(job.maximumFrames) a clip of this text may hold"
+                                )
                             }
-                            let samples = try await reader.bytes(count: frames * 2)
+                            let samples = try await reader.bytes(count: byteCount)
                             job.reply.resume(
                                 returning: .success(PiperAudio(littleEndianSamples: samples, sampleRate: rate))
                             )
@@ -184,6 +207,12 @@ final class PiperWorker: Sendable {
             identifiers.withLock { $0 = [] }
             if mailboxClosed { return }
             let reason = Self.describe(outcome)
+            // A broken protocol is the engine's fault, not the process's fate: trying again would
+            // only repeat it (and load the model again), so the request it held fails at once.
+            if case .failure(WorkerFailure.brokenProtocol) = outcome, loaded, let job = held {
+                job.reply.resume(returning: .failure(SessionError(.providerFailed, reason)))
+                held = nil
+            }
             if !loaded {
                 failedStarts += 1
                 if !reportedStart {
@@ -219,6 +248,7 @@ final class PiperWorker: Sendable {
         case .success(.exited(let code)): "the Piper worker exited with status \(code)"
         case .success(.signaled(let signal)): "the Piper worker was killed by signal \(signal)"
         case .failure(WorkerFailure.said(let reason)): reason
+        case .failure(WorkerFailure.brokenProtocol(let worker, let detail)): "\(worker) broke its protocol: \(detail)"
         case .failure(WorkerFailure.ended): "the Piper worker ended its output early"
         case .failure(let error): "the Piper worker could not run: \(error)"
         }
@@ -227,48 +257,91 @@ final class PiperWorker: Sendable {
 
 /// How a worker's process failed, inside its closure.
 private enum WorkerFailure: Error {
-    /// It said why it cannot go on (no Piper package, a model that does not load), or broke its protocol.
+    /// It said why it cannot go on (no Piper package, a model that does not load).
     case said(String)
+    /// It wrote what the protocol does not allow: the worker (as a phrase) and what it wrote.
+    case brokenProtocol(String, String)
     /// Its output ended in the middle of an answer, or before one.
     case ended
 }
 
 /// Reads the bridge's answers from a process's standard output: lines of JSON, and runs of bytes.
+///
+/// Linear in what it reads, and bounded: a line is searched for its end once, byte by byte, and
+/// may be at most ``PiperBridge/maximumLineBytes`` long; a run of bytes is at most what the
+/// caller allows (checked before it is asked for).
 private struct BridgeReader {
     private var chunks: SubprocessOutputSequence.Iterator
-    private var buffer = Data()
+    /// Bytes read and not yet taken: `buffer[start...]`.
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// How many bytes from `start` are known to hold no newline.
+    private var searched = 0
+    /// The worker's process, ended when it breaks the protocol.
+    private let process: Int32
+    /// The worker, as a phrase for errors: `the Piper worker for NAME (process PID)`.
+    private let worker: String
 
-    init(_ chunks: SubprocessOutputSequence.Iterator) {
+    init(_ chunks: SubprocessOutputSequence.Iterator, process: Int32, worker: String) {
         self.chunks = chunks
+        self.process = process
+        self.worker = worker
+    }
+
+    /// Ends the process, which broke the protocol (what it writes next means nothing, and it may
+    /// never stop writing or never read its input again), and says how.
+    func broken(_ detail: String) -> WorkerFailure {
+        kill(process, SIGKILL)
+        return .brokenProtocol(worker, detail)
     }
 
     /// The next line, decoded.
     mutating func header() async throws -> PiperBridge.Header {
+        let limit = PiperBridge.maximumLineBytes
         while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer = Data(buffer[(newline + 1)...])
+            if let newline = buffer[(start + searched)...].firstIndex(of: 0x0A) {
+                guard newline - start <= limit else { throw tooLong() }
+                let line = Data(buffer[start..<newline])
+                take(upTo: newline + 1)
                 guard let header = try? JSONDecoder().decode(PiperBridge.Header.self, from: line) else {
-                    throw WorkerFailure.said(
-                        "the Piper worker wrote something that is not its protocol: \(String(decoding: line.prefix(200), as: UTF8.self))"
-                    )
+                    let start = printable(String(decoding: line.prefix(200), as: UTF8.self))
+                    throw broken("it wrote something that is not its protocol: \(start)")
                 }
                 return header
             }
+            searched = buffer.count - start
+            guard searched <= limit else { throw tooLong() }
             try await fill()
         }
     }
 
     /// The next `count` bytes.
     mutating func bytes(count: Int) async throws -> Data {
-        while buffer.count < count { try await fill() }
-        let taken = Data(buffer.prefix(count))
-        buffer = Data(buffer.dropFirst(count))
+        while buffer.count - start < count { try await fill() }
+        let taken = Data(buffer[start..<(start + count)])
+        take(upTo: start + count)
         return taken
+    }
+
+    private func tooLong() -> WorkerFailure {
+        broken("it wrote a line longer than \(PiperBridge.maximumLineBytes) bytes")
+    }
+
+    /// Drops the bytes before `end`; the buffer is compacted once half of it is taken, so each byte moves at most once or twice.
+    private mutating func take(upTo end: Int) {
+        start = end
+        searched = 0
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            start = 0
+        }
     }
 
     private mutating func fill() async throws {
         guard let chunk = try await chunks.next() else { throw WorkerFailure.ended }
-        buffer.append(Data(buffer: chunk))
+        chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
     }
 }

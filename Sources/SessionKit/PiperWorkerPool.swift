@@ -64,11 +64,11 @@ actor PiperWorkerPool {
         }
     }
 
-    /// Speaks `request` on the first free worker.
-    func speak(_ request: PiperBridge.Request) async -> PiperWorker.Answer {
+    /// Speaks `request` on the first free worker; an answer of more than `maximumFrames` frames is refused.
+    func speak(_ request: PiperBridge.Request, maximumFrames: Int) async -> PiperWorker.Answer {
         let worker = await acquire()
         defer { release(worker) }
-        return await worker.speak(request)
+        return await worker.speak(request, maximumFrames: maximumFrames)
     }
 
     /// The process ids of the workers' current processes (for tests that kill one).

@@ -20,6 +20,9 @@ struct FixedProvider: SpeechProvider {
 
 @Suite("Loudness sidecars in the clip cache", .serialized)
 struct LoudnessSidecarTests {
+    /// A text not in the cache, long enough for any fixture clip to be a plausible answer (``ClipLengthLimit``).
+    static let newText = "Something new, spoken slowly and at length, as long as one of the fixture clips is."
+
     /// Two fixture clips of different lengths and loudness, 22,050 Hz mono.
     static func clips() throws -> [FixtureClip] {
         let mono = try FixtureClip.all().filter { $0.channels == 1 }
@@ -139,11 +142,11 @@ struct LoudnessSidecarTests {
         _ = try await preparer.prepare(texts: clips.map(\.text))
         // A value no decode of the clip gives: if it comes back, the sidecar was used, not a decode.
         let sidecarPath = folder.path("\(clips[0].key).loudness.json")
-        try Self.edit(sidecarPath, ["integratedLoudness": -42.5, "frames": 1_234])
+        try Self.edit(sidecarPath, ["integratedLoudness": -42.5])
         let edited = try Data(contentsOf: URL(fileURLWithPath: sidecarPath))
         let again = try await preparer.prepare(texts: clips.map(\.text))
         let source = try Self.source(again, clips[0].key)
-        #expect(source.loudness == -42.5 && source.frameCount == 1_234)
+        #expect(source.loudness == -42.5 && source.frameCount == Frames(clips[0].sourceFrames))
         #expect(try Data(contentsOf: URL(fileURLWithPath: sidecarPath)) == edited, "left as it was")
         // A recorded null is trusted too: the clip had nothing over the gates.
         try Self.edit(sidecarPath, ["integratedLoudness": NSNull()])
@@ -224,9 +227,9 @@ struct LoudnessSidecarTests {
         let provider = FixedProvider(audio: try Data(contentsOf: URL(fileURLWithPath: clip.path)))
         let folder = try TemporaryFolder()
         let preparer = Self.preparer(folder, provider: provider)
-        let result = try await preparer.prepare(texts: ["Something new."])
+        let result = try await preparer.prepare(texts: [Self.newText])
         #expect(result.synthesized == 1)
-        let key = ClipCache.key(text: "Something new.", voice: ClipIdentity.defaultVoice, speed: 1.0)
+        let key = ClipCache.key(text: Self.newText, voice: ClipIdentity.defaultVoice, speed: 1.0)
         let measured = try AudioFileDecoder.measureLoudness(path: clip.path)
         let source = try Self.source(result, key)
         #expect(source.loudness == measured.loudness && source.frameCount == measured.frameCount)
@@ -235,7 +238,7 @@ struct LoudnessSidecarTests {
         #expect(sidecar["sha256"] as? String == (try Self.sha256(clip.path)))
         #expect(try folder.contents() == ["\(key).loudness.json", "\(key).mp3"], "no temporaries left")
         // The next prepare trusts it: no request, the same source.
-        let again = try await preparer.prepare(texts: ["Something new."])
+        let again = try await preparer.prepare(texts: [Self.newText])
         #expect(again.alreadyCached == 1 && provider.requests.withLock { $0 } == 1)
         #expect(try Self.source(again, key) == source)
     }
@@ -262,7 +265,7 @@ struct LoudnessSidecarTests {
         let folder = try Self.cache(with: clips)
         let provider = FixedProvider(audio: try Data(contentsOf: URL(fileURLWithPath: clips[0].path)))
         let result = try await Self.preparer(folder, provider: provider, loudness: false)
-            .prepare(texts: clips.map(\.text) + ["Something new."])
+            .prepare(texts: clips.map(\.text) + [Self.newText])
         #expect(result.alreadyCached == 2 && result.synthesized == 1)
         for state in result.states.values {
             guard case .ready(let source) = state else {

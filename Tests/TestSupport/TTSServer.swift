@@ -25,8 +25,9 @@ public final class TTSServer: @unchecked Sendable {
         public let requests: [Request]
     }
 
-    /// Starts the server, answering every success with the MP3 file at `mp3`.
-    public init(mp3: String = FixtureClip.anyPath) throws {
+    /// Starts the server, answering every success with the MP3 file at `mp3` (by default a clip
+    /// short enough for any text, ``FixtureClip/shortPath``).
+    public init(mp3: String = FixtureClip.shortPath) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("tts-server.py")
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -81,6 +82,13 @@ public enum JSONScalar: Decodable, Sendable, Hashable {
 }
 
 extension FixtureClip {
+    /// The shortest fixture clip ("Breathe in.", 0.85 s at 22,050 Hz mono): a plausible answer
+    /// for any text (``ClipLengthLimit``), for servers that answer every text with one clip.
+    public static var shortPath: String {
+        Repository.cache.appendingPathComponent("512214808b21cc16f2827048f91cec31a3019c599508f74b8c193ee04f9852a6.mp3")
+            .path
+    }
+
     /// A fixture clip's path, for servers that need some valid MP3 to answer with.
     public static var anyPath: String {
         Repository.cache.appendingPathComponent("4b0b675e1097fa06f132563b96bd40e80a4d691fed028f63a032d86811764305.mp3")
