@@ -128,6 +128,20 @@ let package = Package(
     ]
 )
 
+// The libFuzzer targets that need SessionKit (and so SwiftNIO and swift-crypto), only when
+// scripts/fuzz asks for them: `swift build --sanitize=fuzzer` links libFuzzer's own `main`, which
+// an ordinary build lacks.
+if Context.environment["RENDER_SESSION_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "fuzz-sessionkit",
+            dependencies: ["SessionKit", "SessionTimeline", "SessionAudio"],
+            path: "Fuzz/SessionKit",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        )
+    )
+}
+
 // The same language settings for every Swift target, as swift-crypto applies its own.
 for target in package.targets where target.type != .system {
     target.swiftSettings =

@@ -282,10 +282,10 @@ struct HTTPTransport: Sendable {
             )
         }
         if String(reflecting: type(of: error)).hasPrefix("NIOSSL.") {
-            let detail = (error as? any CustomStringConvertible).map { ": \(printable($0.description, limit: 200))" }
+            let detail = printable(String(describing: error), limit: 200)
             return TransportFailure(
                 .providerFailed,
-                "the TLS connection to \(place) failed (no TLS there, or its certificate is not trusted)\(detail ?? "")"
+                "the TLS connection to \(place) failed (no TLS there, or its certificate is not trusted): \(detail)"
             )
         }
         return TransportFailure(.providerFailed, "cannot reach \(place): \(describe(error))")

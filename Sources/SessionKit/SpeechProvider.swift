@@ -327,6 +327,12 @@ public struct ProxySpeechProvider: SpeechProvider {
     public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
         let body = (try? JSONEncoder().encode(["text": text])) ?? Data()
         let answer = try await transport.post(baseURL.appendingPathComponent("tts/synthesize"), json: body)
+        return try Self.audio(inAnswer: answer)
+    }
+
+    /// The MP3 bytes in the proxy's answer `{"success": true, "data": {"audio": "<base64>"}}`.
+    /// - Throws: ``SessionError`` (`providerFailed`) saying what the answer is instead.
+    static func audio(inAnswer answer: Data) throws(SessionError) -> Data {
         struct Reply: Decodable {
             struct Payload: Decodable { let audio: String? }
             let success: Bool?

@@ -22,6 +22,10 @@ struct HostilePiperTests {
     }
 
     /// Prepares `texts` in the fake engine's voice, failing the test if that takes longer than `seconds`.
+    ///
+    /// The deadline only catches a hang: under the whole suite, tests that wait synchronously for
+    /// a child process hold the (two) cooperative threads, so a prepare that takes 30 ms alone can
+    /// wait a minute for a thread (seen: 82 s).
     static func prepare(
         _ texts: [String],
         with installation: PiperInstallation,
@@ -33,8 +37,6 @@ struct HostilePiperTests {
             provider: PiperSpeechProvider(installation: installation),
             jobs: 1
         )
-        let clock = ContinuousClock()
-        let started = clock.now
         let result = await withTaskGroup(of: Result<PreparedClips, SessionError>?.self) { group in
             group.addTask {
                 do throws(SessionError) {
@@ -51,12 +53,10 @@ struct HostilePiperTests {
             group.cancelAll()
             return first
         }
-        let elapsed = clock.now - started
         guard let result else {
             Issue.record("preparing took longer than \(seconds) s")
             return nil
         }
-        #expect(elapsed < .seconds(seconds))
         return try result.get()
     }
 
@@ -78,7 +78,7 @@ struct HostilePiperTests {
             """
         )
         let reason = try Self.reason(
-            try await Self.prepare(["Hello."], with: installation, in: folder, within: 60)
+            try await Self.prepare(["Hello."], with: installation, in: folder, within: 300)
         )
         #expect(reason.hasPrefix("the Piper worker for fake (process "), "\(reason)")
         #expect(
@@ -100,7 +100,7 @@ struct HostilePiperTests {
             """
         )
         let reason = try Self.reason(
-            try await Self.prepare(["Hello."], with: installation, in: folder, within: 60)
+            try await Self.prepare(["Hello."], with: installation, in: folder, within: 300)
         )
         #expect(reason.hasSuffix("it announced 793800000 frames, outside the 0…253575 a clip of this text may hold"))
     }
@@ -122,7 +122,7 @@ struct HostilePiperTests {
         let (folder, installation) = try Self.engine(body)
         let outcome: Result<PreparedClips?, any Error>
         do {
-            outcome = .success(try await Self.prepare(["Hello."], with: installation, in: folder, within: 60))
+            outcome = .success(try await Self.prepare(["Hello."], with: installation, in: folder, within: 300))
         } catch {
             outcome = .failure(error)
         }
