@@ -58,6 +58,98 @@ struct HostileFilesTests {
         return entries
     }
 
+    // MARK: - Item 3: queue -o never deletes the user's files
+
+    enum Planted: String, CaseIterable, Sendable {
+        case dotEntriesOnly
+        case queuePlusForeignFile
+        case queuePlusLink
+        case queuePlusSubfolder
+        case existingQueueWithNoOverwrite
+    }
+
+    @Test(
+        "queue -o refuses a folder that is not exactly an export; -n refuses any existing folder",
+        arguments: Planted.allCases
+    )
+    func queueKeepsTheUsersFiles(planted: Planted) throws {
+        let folder = try TemporaryFolder()
+        let destination = folder.path("dest")
+        let manager = FileManager.default
+        if planted == .dotEntriesOnly {
+            try manager.createDirectory(atPath: destination + "/.git", withIntermediateDirectories: true)
+            try Data("HEAD".utf8).write(to: URL(fileURLWithPath: destination + "/.git/HEAD"))
+            try Data("SECRET=1".utf8).write(to: URL(fileURLWithPath: destination + "/.env"))
+        } else {
+            let made = try renderSession(
+                ["queue", Self.script, "-o", destination] + Self.queueArguments,
+                deadline: 120
+            )
+            #expect(made?.status == 0, "\(made?.standardError ?? "timed out")")
+            switch planted {
+            case .queuePlusForeignFile:
+                try Data("mine".utf8).write(to: URL(fileURLWithPath: destination + "/notes.txt"))
+            case .queuePlusLink:
+                try Data("outside".utf8).write(to: URL(fileURLWithPath: folder.path("outside.txt")))
+                try manager.createSymbolicLink(
+                    atPath: destination + "/extra.mp3",
+                    withDestinationPath: folder.path("outside.txt")
+                )
+            case .queuePlusSubfolder:
+                try manager.createDirectory(atPath: destination + "/photos", withIntermediateDirectories: true)
+                try Data("jpeg".utf8).write(to: URL(fileURLWithPath: destination + "/photos/a.jpg"))
+            default: break
+            }
+        }
+        let before = try snapshot(destination)
+        let noOverwrite = planted == .existingQueueWithNoOverwrite ? ["-n"] : []
+        let result = try #require(
+            try renderSession(
+                ["queue", Self.script, "-o", destination] + Self.queueArguments + noOverwrite,
+                deadline: 120
+            )
+        )
+        #expect(result.status == 1, "\(result.standardError)")
+        let expected =
+            switch planted {
+            case .dotEntriesOnly:
+                "error: Cannot write the queue to \(destination): it holds .env, which a queue does not; name a new or empty folder\n"
+            case .queuePlusForeignFile:
+                "error: Cannot write the queue to \(destination): it holds notes.txt, which its queue.json does not list; name a new or empty folder\n"
+            case .queuePlusLink:
+                "error: Cannot write the queue to \(destination): extra.mp3 is a symbolic link, which a queue does not hold; name a new or empty folder\n"
+            case .queuePlusSubfolder:
+                "error: Cannot write the queue to \(destination): it holds the folder photos, which a queue does not; name a new or empty folder\n"
+            case .existingQueueWithNoOverwrite:
+                "error: \(destination) exists; not replacing it (-n/--no-overwrite was given)\n"
+            }
+        #expect(result.standardError == expected)
+        #expect(try snapshot(destination) == before, "every planted file survives, byte for byte")
+        #expect(try folder.contents().allSatisfy { !$0.hasSuffix(".partial") }, "no temporary is left beside it")
+    }
+
+    @Test("queue -n refuses even an empty existing folder; without -n an empty one is filled")
+    func queueIntoEmptyFolder() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("empty"), withIntermediateDirectories: true)
+        let refused = try #require(
+            try renderSession(
+                ["queue", Self.script, "-o", folder.path("empty"), "-n"] + Self.queueArguments,
+                deadline: 120
+            )
+        )
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("exists; not replacing it (-n/--no-overwrite was given)"))
+        let written = try #require(
+            try renderSession(["queue", Self.script, "-o", folder.path("empty")] + Self.queueArguments, deadline: 120)
+        )
+        #expect(written.status == 0, "\(written.standardError)")
+        let again = try #require(
+            try renderSession(["queue", Self.script, "-o", folder.path("empty")] + Self.queueArguments, deadline: 120)
+        )
+        #expect(again.status == 0, "an export is replaced by an export: \(again.standardError)")
+    }
+
     // MARK: - Item 9: FIFOs, devices, links out of a library, links in a queue
 
     @Test("A FIFO or /dev/stdin as a sound path is an error at once, not a wait", arguments: ["fifo", "/dev/stdin"])
@@ -130,6 +222,89 @@ struct HostileFilesTests {
         }
         var status = stat()
         #expect(lstat(clip, &status) == 0 && status.st_mode & S_IFMT == S_IFREG, "prepare put a clip in its place")
+    }
+
+    @Test("queue copies a linked cache entry's bytes: the queue holds a regular file, not a link")
+    func linkedCacheEntryInQueue() throws {
+        let folder = try TemporaryFolder()
+        let cache = try copiedCache(in: folder)
+        let clip = cache + "/\(Self.openingKey).mp3"
+        let elsewhere = folder.path("elsewhere.mp3")
+        try FileManager.default.moveItem(atPath: clip, toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: clip, withDestinationPath: elsewhere)
+        let result = try #require(
+            try renderSession(
+                ["queue", Self.script, "-o", folder.path("queue"), "--cache", cache, "--offline", "--seed", "7"],
+                deadline: 120
+            )
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let copied = folder.path("queue/001-opening.mp3")
+        var status = stat()
+        #expect(lstat(copied, &status) == 0 && status.st_mode & S_IFMT == S_IFREG, "a regular file, not a link")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copied)) == Data(contentsOf: URL(fileURLWithPath: elsewhere)))
+    }
+
+    // MARK: - Item 15: a full disk says so
+
+    /// Runs `mount` or `umount` with `arguments`; whether it succeeded.
+    static func system(_ tool: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    /// Whether a tmpfs can be mounted here (as root in a container that allows it).
+    static let canMountTmpfs: Bool = {
+        guard getuid() == 0 else { return false }
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "render-session-mount-probe-\(getpid())"
+        ).path
+        try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        guard system("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe]) else { return false }
+        return system("umount", [probe])
+    }()
+
+    // A full disk needs a small file system of its own: a tmpfs, which only root can mount (and
+    // only where the container allows it). Elsewhere this test is reported as skipped, with the reason.
+    @Test(
+        "A full disk is an error that says the disk is full, naming the folder",
+        .enabled(if: canMountTmpfs, "mounting a tmpfs needs root in a container that allows mount(2)")
+    )
+    func fullDisk() throws {
+        let folder = try TemporaryFolder()
+        let disk = folder.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        try #require(Self.system("mount", ["-t", "tmpfs", "-o", "size=200k", "tmpfs", disk]))
+        defer { _ = Self.system("umount", [disk]) }
+        // Fill it to the last byte.
+        let filler = open(disk + "/filler", O_WRONLY | O_CREAT, 0o644)
+        var block = [UInt8](repeating: 0, count: 4_096)
+        while block.withUnsafeMutableBytes({ write(filler, $0.baseAddress, $0.count) }) > 0 {}
+        close(filler)
+        let timeline = try #require(
+            try renderSession(
+                [
+                    "render", Self.script, "-o", "/dev/null", "--timeline", disk + "/t.json", "--cache",
+                    "Fixtures/cache", "--offline",
+                ],
+                deadline: 120
+            )
+        )
+        #expect(timeline.status == 1)
+        #expect(timeline.standardError == "error: Cannot write \(disk)/t.json: the disk holding \(disk) is full\n")
+        let queue = try #require(
+            try renderSession(["queue", Self.script, "-o", disk + "/q"] + Self.queueArguments, deadline: 120)
+        )
+        #expect(queue.status == 1)
+        #expect(queue.standardError.contains("the disk holding \(disk)"), "\(queue.standardError)")
+        #expect(queue.standardError.contains(" is full\n"), "\(queue.standardError)")
     }
 
 }
