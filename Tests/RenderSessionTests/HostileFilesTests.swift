@@ -150,6 +150,73 @@ struct HostileFilesTests {
         #expect(again.status == 0, "an export is replaced by an export: \(again.standardError)")
     }
 
+    // MARK: - Item 8: batch never writes through a planted link
+
+    /// A folder of one script, and an output folder beside it.
+    func batchFolders() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder.path("out"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder.path("elsewhere"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Repository.script("ten-minute-session").path,
+            toPath: folder.path("scripts/ten-minute-session.json")
+        )
+        return folder
+    }
+
+    @Test("batch refuses a link planted as an output; the file it points to stays byte-identical")
+    func batchPlantedOutputLink() throws {
+        let folder = try batchFolders()
+        let outside = folder.path("elsewhere/file")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: outside))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("out/ten-minute-session.wav"),
+            withDestinationPath: outside
+        )
+        let result = try #require(
+            try renderSession(
+                ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline"],
+                deadline: 120
+            )
+        )
+        #expect(result.status == 1)
+        #expect(
+            result.standardError.contains(
+                "error: ten-minute-session: Cannot write \(folder.path("out/ten-minute-session.wav")): it is a symbolic link, which is never followed in an output folder render-session owns; remove it\n"
+            ),
+            "\(result.standardError)"
+        )
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == Data("precious".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("elsewhere")) == ["file"])
+    }
+
+    @Test("batch refuses a linked lock file; nothing is created where it points")
+    func batchPlantedLockLink() throws {
+        let folder = try batchFolders()
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: folder.path("elsewhere/existing")))
+        for (link, target) in [("out/.render-session.lock", "elsewhere/lock")] {
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.path(link),
+                withDestinationPath: folder.path(target)
+            )
+        }
+        let result = try #require(
+            try renderSession(
+                ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline"],
+                deadline: 120
+            )
+        )
+        #expect(result.status == 1)
+        #expect(
+            result.standardError.contains(
+                "error: Cannot lock \(folder.path("out/.render-session.lock")): it is a symbolic link, which render-session never follows for its lock file; remove it\n"
+            ),
+            "\(result.standardError)"
+        )
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("elsewhere")) == ["existing"])
+    }
+
     // MARK: - Item 9: FIFOs, devices, links out of a library, links in a queue
 
     @Test("A FIFO or /dev/stdin as a sound path is an error at once, not a wait", arguments: ["fifo", "/dev/stdin"])
@@ -307,4 +374,58 @@ struct HostileFilesTests {
         #expect(queue.standardError.contains(" is full\n"), "\(queue.standardError)")
     }
 
+    // MARK: - Item 16: a truncated output is not up to date
+
+    @Test("batch renders again an output cut short since, with a message; not 'up to date'")
+    func truncatedOutputRerendered() throws {
+        let folder = try batchFolders()
+        let arguments = [
+            "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
+        ]
+        let first = try #require(try renderSession(arguments, deadline: 120))
+        #expect(first.status == 0, "\(first.standardError)")
+        let output = folder.path("out/ten-minute-session.wav")
+        let original = try Data(contentsOf: URL(fileURLWithPath: output))
+        #expect(truncate(output, 1_000_000) == 0)
+        let second = try #require(try renderSession(arguments, deadline: 120))
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(
+            second.standardError.contains(
+                "warning: ten-minute-session: \(output) is 1000000 bytes, not the \(original.count) written; rendering it again\n"
+            ),
+            "\(second.standardError)"
+        )
+        #expect(second.standardError.contains(": 1 rendered, 0 up to date, 0 failed"), "\(second.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == original)
+        let third = try #require(try renderSession(arguments, deadline: 120))
+        #expect(third.standardError.contains(": 0 rendered, 1 up to date, 0 failed"), "\(third.standardError)")
+    }
+
+    // MARK: - Item 18: an all-invalid batch leaves nothing
+
+    @Test("A batch whose every script is invalid creates nothing: no folder, no lock file")
+    func allInvalidBatchLeavesNothing() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
+        try Data(#"{"id": 3}"#.utf8).write(to: URL(fileURLWithPath: folder.path("scripts/bad.json")))
+        try FileManager.default.createDirectory(atPath: folder.path("existing"), withIntermediateDirectories: true)
+        for output in ["new", "existing"] {
+            let result = try #require(
+                try renderSession(
+                    [
+                        "batch", folder.path("scripts"), "-o", folder.path(output), "--cache", "Fixtures/cache",
+                        "--offline",
+                    ],
+                    deadline: 60
+                )
+            )
+            #expect(result.status == 1)
+            #expect(result.standardError.contains("1 failed"), "\(result.standardError)")
+        }
+        #expect(try folder.contents() == ["existing", "scripts"], "no output folder is created")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.path("existing")) == [],
+            "no lock file is left"
+        )
+    }
 }
