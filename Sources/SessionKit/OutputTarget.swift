@@ -42,20 +42,6 @@ struct OutputTarget: Sendable, Equatable {
         guard case .path(let path) = destination else {
             return OutputTarget(destination: destination, kind: .standardOutput)
         }
-        if inOwnedFolder {
-            var status = stat()
-            if lstat(path, &status) == 0 {
-                switch status.st_mode & S_IFMT {
-                case S_IFREG, S_IFDIR: break
-                case S_IFLNK:
-                    throw cannotWrite(
-                        path,
-                        "it is a symbolic link, which is never followed in an output folder render-session owns; remove it"
-                    )
-                default: throw cannotWrite(path, "it is not a regular file; remove it")
-                }
-            }
-        }
         var current = path
         // Follow links to what they finally name; a chain longer than the kernel's limit is a loop.
         for _ in 0..<40 {
@@ -67,6 +53,12 @@ struct OutputTarget: Sendable, Equatable {
             }
             switch status.st_mode & S_IFMT {
             case S_IFLNK:
+                guard !inOwnedFolder else {
+                    throw cannotWrite(
+                        path,
+                        "it is a symbolic link, which is never followed in an output folder render-session owns; remove it"
+                    )
+                }
                 current = try linkTarget(current, for: path)
             case S_IFDIR:
                 throw cannotWrite(path, current == path ? "it is a directory" : "it links to the directory \(current)")
@@ -80,6 +72,7 @@ struct OutputTarget: Sendable, Equatable {
                 try checkWritableFolder(of: current, for: path)
                 return OutputTarget(destination: destination, kind: .replace(path: current))
             default:
+                guard !inOwnedFolder else { throw cannotWrite(path, "it is not a regular file; remove it") }
                 guard access(current, W_OK) == 0 else { throw cannotWrite(path, FileProblem.reason(errno: errno)) }
                 return OutputTarget(destination: destination, kind: .stream(path: current))
             }
