@@ -237,24 +237,23 @@ public enum QueueWriter {
         if let hidden = names.first(where: { $0.hasPrefix(".") }) {
             throw refuse("it holds \(hidden), which a queue does not")
         }
+        for name in names {
+            switch kind(name) ?? 0 {
+            case S_IFREG: continue
+            case S_IFLNK: throw refuse("\(name) is a symbolic link, which a queue does not hold")
+            case S_IFDIR: throw refuse("it holds the folder \(name), which a queue does not")
+            default: throw refuse("it holds \(name), which is not a regular file")
+            }
+        }
         let description = (folder as NSString).appendingPathComponent(descriptionFileName)
-        guard names.contains(descriptionFileName), kind(descriptionFileName) == S_IFREG,
-            let data = FileManager.default.contents(atPath: description),
+        guard names.contains(descriptionFileName), let data = FileManager.default.contents(atPath: description),
             let listed = try? JSONDecoder().decode(ExportedQueue.self, from: data), listed.kind == QueueFile.kind
         else {
             throw refuse("it holds \(names[0]) and no \(descriptionFileName) of a queue")
         }
         let files = Set(listed.items.map(\.file) + (listed.overlays ?? []).map(\.file))
-        for name in names where name != descriptionFileName {
-            switch kind(name) ?? 0 {
-            case S_IFREG:
-                guard files.contains(name) else {
-                    throw refuse("it holds \(name), which its \(descriptionFileName) does not list")
-                }
-            case S_IFLNK: throw refuse("\(name) is a symbolic link, which a queue does not hold")
-            case S_IFDIR: throw refuse("it holds the folder \(name), which a queue does not")
-            default: throw refuse("it holds \(name), which is not a regular file")
-            }
+        if let foreign = names.first(where: { $0 != descriptionFileName && !files.contains($0) }) {
+            throw refuse("it holds \(foreign), which its \(descriptionFileName) does not list")
         }
         return names
     }
