@@ -1,6 +1,10 @@
 import Foundation
 public import SessionTimeline
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a measurement found out about an audio file before decoding it for real.
 public struct AudioMeasurement: Sendable, Equatable {
     /// The file's sample rate.
@@ -55,18 +59,24 @@ public final class AudioFileDecoder {
     public let formatName: String
 
     /// Opens `path`, choosing the decoder by the file's first bytes, never by its name.
+    ///
+    /// This is the one place audio files are opened for reading (sounds, clips, cache entries):
+    /// the file is opened once, checked to be a regular file on that descriptor, and decoded from
+    /// it, so a FIFO or a device (`/dev/stdin`) is an error at once, never a wait.
     public init(path: String) throws(AudioError) {
-        let prefix = try Self.firstBytes(of: path)
+        let descriptor = try Self.openRegularFile(path)
+        defer { close(descriptor) }
+        let prefix = try Self.firstBytes(of: descriptor, path: path)
         let rate: Int
         let channels: Int
         if Self.isSoundFileContainer(prefix) {
-            let reader = try SoundFileReader(path: path)
+            let reader = try SoundFileReader(descriptor: try Self.duplicate(descriptor, path: path), path: path)
             backend = .soundFile(reader)
             (rate, channels) = (reader.sampleRate, reader.channelCount)
             gapless = false
             formatName = reader.formatName
         } else {
-            let decoder = try MPEGDecoder(path: path)
+            let decoder = try MPEGDecoder(descriptor: try Self.duplicate(descriptor, path: path), path: path)
             backend = .mpeg(decoder)
             (rate, channels) = (decoder.sampleRate, decoder.channelCount)
             gapless = decoder.gapless
@@ -199,25 +209,61 @@ public final class AudioFileDecoder {
         )
     }
 
-    /// The first bytes of `path`, after checking that it is a readable regular file, so that the
-    /// error says what is really wrong (libsndfile says "does not exist" for much else).
-    private static func firstBytes(of path: String) throws(AudioError) -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw AudioError(.cannotOpen, path: path, reason: "no such file")
+    /// Opens `path` for reading and checks, on the open descriptor (no window between a check and
+    /// the open), that it is a regular file, so that the error says what is really wrong
+    /// (libsndfile says "does not exist" for much else). `O_NONBLOCK` makes opening a FIFO return
+    /// at once rather than wait for a writer. The corresponding system calls are `open` and `fstat`.
+    private static func openRegularFile(_ path: String) throws(AudioError) -> Int32 {
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason =
+                switch errno {
+                case ENOENT, ENOTDIR: "no such file"
+                case EACCES, EPERM: "the file is not readable (permission denied)"
+                case let code: String(cString: strerror(code))
+                }
+            throw AudioError(.cannotOpen, path: path, reason: reason)
         }
-        guard !isDirectory.boolValue else {
-            throw AudioError(.cannotOpen, path: path, reason: "it is a directory, not an audio file")
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw AudioError(.cannotOpen, path: path, reason: reason)
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw AudioError(.cannotOpen, path: path, reason: "the file is not readable (permission denied)")
+        let kind: String? =
+            switch status.st_mode & S_IFMT {
+            case S_IFREG: nil
+            case S_IFDIR: "it is a directory, not an audio file"
+            case S_IFIFO: "it is a FIFO, not a regular file"
+            case S_IFCHR: "it is a character device, not a regular file"
+            case S_IFBLK: "it is a block device, not a regular file"
+            case S_IFSOCK: "it is a socket, not a regular file"
+            default: "it is not a regular file"
+            }
+        if let kind {
+            close(descriptor)
+            throw AudioError(.cannotOpen, path: path, reason: kind)
         }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: 12)) ?? nil
-        guard let data, !data.isEmpty else {
-            throw AudioError(.noAudio, path: path, reason: "the file is empty")
+        return descriptor
+    }
+
+    /// A descriptor of its own for a decoder, which closes it.
+    private static func duplicate(_ descriptor: Int32, path: String) throws(AudioError) -> Int32 {
+        let copy = dup(descriptor)
+        guard copy >= 0 else { throw AudioError(.cannotOpen, path: path, reason: String(cString: strerror(errno))) }
+        _ = fcntl(copy, F_SETFD, FD_CLOEXEC)
+        return copy
+    }
+
+    /// The first bytes of the file open at `descriptor`.
+    private static func firstBytes(of descriptor: Int32, path: String) throws(AudioError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 12)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count >= 0 else {
+            throw AudioError(.cannotOpen, path: path, reason: String(cString: strerror(errno)))
         }
-        return [UInt8](data)
+        guard count > 0 else { throw AudioError(.noAudio, path: path, reason: "the file is empty") }
+        return Array(bytes[..<count])
     }
 
     /// Whether `prefix` starts like a container libsndfile reads (RIFF/RF64 WAV, AIFF, FLAC, Ogg, CAF, …).

@@ -31,17 +31,21 @@ final class MPEGDecoder {
     private let promisedBytes: (promised: Int64, held: Int64)?
     /// The frames ``read(into:maximumFrames:)`` has delivered so far.
     private var framesDelivered: Int64 = 0
-    /// Opens `path` and reads far enough to know its format.
+
+    /// Reads far enough into the file to know its format.
     ///
     /// The corresponding libmpg123 calls are `mpg123_new`, `mpg123_param2`, `mpg123_format2`,
     /// `mpg123_replace_reader_handle`, `mpg123_open_handle` and `mpg123_getformat`.
-    init(path: String) throws(AudioError) {
+    /// `descriptor` is the open file, which the decoder owns from now on (closed on failure too);
+    /// `path` names it in errors.
+    init(descriptor: Int32, path: String) throws(AudioError) {
         Self.initializeLibrary
         var error: Int32 = 0
         guard let handle = mpg123_new(nil, &error) else {
+            close(descriptor)
             throw AudioError(.cannotOpen, path: path, reason: "mpg123: \(Self.message(for: error))")
         }
-        guard let file = BufferedFile(path: path) else {
+        guard let file = BufferedFile(descriptor: descriptor) else {
             let reason = String(cString: strerror(errno))
             mpg123_delete(handle)
             throw AudioError(.cannotOpen, path: path, reason: reason)
@@ -223,9 +227,9 @@ private final class BufferedFile {
     private var bufferCount = 0
     private var position: Int64 = 0
 
-    init?(path: String) {
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+    /// Reads the file open at `descriptor`, which it owns (and closes, on failure too).
+    init?(descriptor: Int32) {
+        self.descriptor = descriptor
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             close(descriptor)

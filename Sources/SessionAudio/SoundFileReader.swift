@@ -12,10 +12,11 @@ final class SoundFileReader {
     /// libsndfile's name for the container, such as `WAV (Microsoft)`.
     let formatName: String
 
-    /// Opens `path` for reading. The corresponding libsndfile call is `sf_open`.
-    init(path: String) throws(AudioError) {
+    /// Reads the file open at `descriptor`, which it owns from now on (libsndfile closes it, on
+    /// failure too); `path` names it in errors. The corresponding libsndfile call is `sf_open_fd`.
+    init(descriptor: Int32, path: String) throws(AudioError) {
         var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, Int32(SF_TRUE)) else {
             throw AudioError(.cannotOpen, path: path, reason: "libsndfile: \(String(cString: sf_strerror(nil)))")
         }
         guard info.channels > 0, info.samplerate > 0 else {

@@ -34,7 +34,7 @@ public struct AtomicFile: Sendable {
     public func commit() throws(SessionError) {
         flushTemporary()
         guard rename(temporaryPath, destination) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = FileProblem.reason(errno: errno, folder: (destination as NSString).deletingLastPathComponent)
             discard()
             throw SessionError(
                 .cannotWrite,
@@ -105,6 +105,12 @@ public struct AtomicFile: Sendable {
     /// Removes the temporary, leaving any earlier file at the destination untouched.
     public func discard() {
         Self.removeTemporary(temporaryPath)
+        Self.registered.withLock { _ = $0.remove(temporaryPath) }
+    }
+
+    /// Stops tracking the temporary and leaves it where it is (a moved-aside folder that holds
+    /// something render-session did not write, which must not be removed with it).
+    func forget() {
         Self.registered.withLock { _ = $0.remove(temporaryPath) }
     }
 

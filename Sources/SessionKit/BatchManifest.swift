@@ -1,9 +1,14 @@
+internal import Crypto
 internal import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `manifest.json` in a batch's output folder: per output name, the inputs hash and seed it was
-/// rendered with.
+/// rendered with, and the size and SHA-256 of each file written.
 ///
 /// Several processes may record into one manifest at once (the shards of a batch, on one host or
 /// several sharing the folder). Each record is a read–modify–write under the folder's update lock
@@ -18,6 +23,15 @@ final class BatchManifest: Sendable {
         /// The audio file's name and format (`mp3`); absent in manifests written before formats.
         var file: String?
         var format: String?
+        /// Each output file (audio, timeline) by name, as written; absent in manifests written
+        /// before they were checked, whose sessions are then rendered again.
+        var files: [String: Stamp]?
+    }
+
+    /// An output file's size and SHA-256, taken when it was written.
+    struct Stamp: Codable, Equatable {
+        let bytes: Int64
+        let sha256: String
     }
 
     private struct File: Codable {
@@ -57,9 +71,84 @@ final class BatchManifest: Sendable {
         file.withLock { $0.outputs[name]?.inputsHash }
     }
 
-    /// Records an output: merges it into the manifest on disk, under the update lock, atomically.
-    func record(_ name: String, hash: String, seed: UInt64, file audioFile: String, format: AudioFileFormat) {
-        let record = Record(inputsHash: hash, seed: seed, file: audioFile, format: format.rawValue)
+    /// What has become of the output files of `name` (`outputs`, their paths) since they were
+    /// recorded, in a few words, or `nil` if each is still the file written: the same size and SHA-256.
+    func change(of name: String, outputs: [String]) -> String? {
+        guard let recorded = file.withLock({ $0.outputs[name]?.files }) else {
+            return "the manifest records no size and digest of its files"
+        }
+        for path in outputs {
+            let fileName = (path as NSString).lastPathComponent
+            guard let expected = recorded[fileName] else { return "the manifest records no digest of \(fileName)" }
+            switch Self.stamp(path) {
+            case .failure(let problem): return "\(path): \(problem)"
+            case .success(let found) where found.bytes != expected.bytes:
+                return "\(path) is \(found.bytes) bytes, not the \(expected.bytes) written"
+            case .success(let found) where found.sha256 != expected.sha256:
+                return "\(path) is not the file written (its SHA-256 differs)"
+            case .success: continue
+            }
+        }
+        return nil
+    }
+
+    /// Why a stamp could not be taken.
+    struct Unreadable: Error {
+        let reason: String
+    }
+
+    /// The size and SHA-256 of the regular file at `path`, read without waiting on a FIFO, and
+    /// unless `followingLinks`, without following a link.
+    static func stamp(_ path: String, followingLinks: Bool = false) -> Result<Stamp, Unreadable> {
+        let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)
+        let descriptor = Glibc.open(path, flags)
+        guard descriptor >= 0 else {
+            return .failure(
+                Unreadable(reason: errno == ELOOP ? "it is a symbolic link" : FileProblem.reason(errno: errno))
+            )
+        }
+        defer { Glibc.close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            return .failure(Unreadable(reason: FileProblem.reason(errno: errno)))
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            return .failure(Unreadable(reason: "it is not a regular file"))
+        }
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total: Int64 = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(Unreadable(reason: FileProblem.reason(errno: errno)))
+            }
+            if count == 0 { break }
+            total += Int64(count)
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return .success(Stamp(bytes: total, sha256: digest))
+    }
+
+    /// Records an output: merges it into the manifest on disk, under the update lock, atomically,
+    /// with the size and SHA-256 of each of its files (`outputs`, their paths) as they are now.
+    func record(
+        _ name: String,
+        hash: String,
+        seed: UInt64,
+        file audioFile: String,
+        format: AudioFileFormat,
+        outputs: [String]
+    ) {
+        var files: [String: Stamp] = [:]
+        for path in outputs {
+            // A file that cannot be read back is not recorded: the next run renders the session again.
+            guard case .success(let stamp) = Self.stamp(path) else { return }
+            files[(path as NSString).lastPathComponent] = stamp
+        }
+        let record = Record(inputsHash: hash, seed: seed, file: audioFile, format: format.rawValue, files: files)
         file.withLock { file in
             lock.withLock { lock in
                 // A manifest that cannot be written only costs re-rendering next time.

@@ -84,8 +84,9 @@ public struct BatchReport: Sendable {
 /// Every clip of every script is prepared (and measured) once, before any session renders.
 /// `manifest.json` in the output folder records, per output, a SHA-256 of everything that
 /// determines its bytes: the tool's version, the script file, the voice, speed and output
-/// settings, the bell, the seed, and each clip's key, size and modification time. A session whose
-/// hash matches and whose files exist is skipped. The manifest is rewritten (atomically) after each
+/// settings, the bell, the seed, and each clip's key, size and modification time; and, per output
+/// file, the size and SHA-256 it was written with. A session whose hash matches and whose files are
+/// still those bytes is skipped; one whose file is missing, cut short or changed is rendered again. The manifest is rewritten (atomically) after each
 /// session, so an interrupted batch resumes where it stopped. One failing session does not stop
 /// the others. Batches into one output folder take turns: the second waits for the first's lock.
 ///
@@ -136,8 +137,19 @@ public enum BatchRenderer {
         }
         try options.pipeline.checkVoices(of: library.entries.map(\.script))
         let folder = options.outputFolder
+        let all = sessions(of: library, options: options)
+        guard !all.isEmpty else {
+            // Every script failed to load: nothing to render, so nothing is created (no folder, no lock).
+            return BatchReport(
+                sessions: [],
+                totalCount: 0,
+                shard: options.shard,
+                results: [],
+                clips: PreparedClips(entries: [])
+            )
+        }
         let manifestPath = (folder as NSString).appendingPathComponent("manifest.json")
-        _ = try OutputTarget.resolve(.path(manifestPath), replaceExisting: true)
+        _ = try OutputTarget.resolve(.path(manifestPath), replaceExisting: true, inOwnedFolder: true)
         // One batch (or one shard of it) at a time per output folder: a second one waits, then
         // finds the work done.
         let part = options.shard.map(FolderLock.Part.shard) ?? .whole
@@ -148,7 +160,6 @@ public enum BatchRenderer {
         defer { withExtendedLifetime(lock) {} }
         let manifest = BatchManifest(folder: folder, warn: options.pipeline.observer.warning)
 
-        let all = sessions(of: library, options: options)
         let sessions = options.shard.map { shard in all.filter { shard.contains($0.name) } } ?? all
         // Only the clips of the scripts this batch renders; a script's variants share them.
         let scriptPaths = Set(sessions.map(\.scriptPath))
@@ -193,15 +204,21 @@ public enum BatchRenderer {
         pipeline.output.audio = .path(session.outputPath)
         pipeline.output.timeline = .path(session.timelinePath)
         pipeline.output.replaceExisting = true
+        // The batch owns its output folder: a link planted there is refused, never written through.
+        pipeline.output.inOwnedFolder = true
         let observer = pipeline.observer
         pipeline.observer = PipelineObserver(warning: { observer.warning("\(session.name): \($0)") })
         // The texts are asked once: for a kind other than guided, asking reads the sound library.
         let texts = (try? pipeline.texts(of: session.script)) ?? session.script.allTexts
         let hash = inputsHash(session, texts: texts, pipeline: pipeline)
         let outputs = [session.outputPath, session.timelinePath]
-        if !options.force, manifest.hash(for: session.name) == hash, outputs.allSatisfy(FileManager.default.fileExists)
-        {
-            return .upToDate
+        if !options.force, manifest.hash(for: session.name) == hash {
+            // The files must still be the ones recorded, byte for byte: one cut short or changed is rendered again.
+            if let change = manifest.change(of: session.name, outputs: outputs) {
+                observer.warning("\(session.name): \(change); rendering it again")
+            } else {
+                return .upToDate
+            }
         }
         // Clips that could not be made were reported once, for the whole batch.
         let failed = Set(clips.problems.compactMap { if case .failed = $0.state { $0.entry.key } else { nil } })
@@ -216,7 +233,8 @@ public enum BatchRenderer {
                 hash: hash,
                 seed: session.seed,
                 file: (session.outputPath as NSString).lastPathComponent,
-                format: pipeline.output.resolvedFormat
+                format: pipeline.output.resolvedFormat,
+                outputs: outputs
             )
             return .rendered
         } catch {
@@ -267,8 +285,9 @@ public enum BatchRenderer {
         return "\(size) \(modified)"
     }
 
+    /// The SHA-256 of the regular file at `path`; `unreadable` for anything else (a FIFO is not waited on).
     private static func fileDigest(_ path: String) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { return "unreadable" }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        guard case .success(let stamp) = BatchManifest.stamp(path, followingLinks: true) else { return "unreadable" }
+        return stamp.sha256
     }
 }

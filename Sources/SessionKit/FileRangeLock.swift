@@ -26,13 +26,24 @@ final class FileRangeLock {
     /// The lock file, for errors.
     let path: String
 
-    /// Opens (creating if needed) the lock file at `path`.
+    /// Opens (creating if needed) the lock file at `path`: a regular file, never a link followed
+    /// (one planted there is an error, not a file created elsewhere) nor a FIFO waited on.
     init(path: String) throws(SessionError) {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
-            throw SessionError(.cannotWrite, "Cannot lock \(path): \(String(cString: strerror(errno)))")
+            let reason =
+                errno == ELOOP
+                ? "it is a symbolic link, which render-session never follows for its lock file; remove it"
+                : FileProblem.reason(errno: errno, folder: (path as NSString).deletingLastPathComponent)
+            throw SessionError(.cannotWrite, "Cannot lock \(path): \(reason)")
         }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(descriptor)
+            throw SessionError(.cannotWrite, "Cannot lock \(path): it is not a regular file; remove it")
+        }
+        self.descriptor = descriptor
     }
 
     /// Takes the lock on `range`, first calling `waiting` if another holder has it, then waiting.
@@ -64,7 +75,7 @@ final class FileRangeLock {
         request.l_pid = 0
         if fcntl(descriptor, command, &request) == 0 { return true }
         if errno == EAGAIN || errno == EACCES || errno == EINTR { return false }
-        throw SessionError(.cannotWrite, "Cannot lock \(path): \(String(cString: strerror(errno)))")
+        throw SessionError(.cannotWrite, "Cannot lock \(path): \(FileProblem.reason(errno: errno))")
     }
 
     deinit {

@@ -27,9 +27,18 @@ struct OutputTarget: Sendable, Equatable {
     let kind: Kind
 
     /// Finds out how `destination` will be written, creating its folder if needed.
+    ///
+    /// With `inOwnedFolder` (a batch's outputs, in a folder the tool owns) only a regular file or
+    /// nothing is written: a link, a FIFO or a device there is refused, never followed or written
+    /// through. What is then written is renamed over the path, which replaces a link planted
+    /// meanwhile rather than following it.
     /// - Throws: ``SessionError`` (`cannotWrite`, `outputExists`) for a folder, an unwritable
     ///   place, or an existing file when `replaceExisting` is false.
-    static func resolve(_ destination: OutputDestination, replaceExisting: Bool) throws(SessionError) -> OutputTarget {
+    static func resolve(
+        _ destination: OutputDestination,
+        replaceExisting: Bool,
+        inOwnedFolder: Bool = false
+    ) throws(SessionError) -> OutputTarget {
         guard case .path(let path) = destination else {
             return OutputTarget(destination: destination, kind: .standardOutput)
         }
@@ -38,12 +47,18 @@ struct OutputTarget: Sendable, Equatable {
         for _ in 0..<40 {
             var status = stat()
             guard lstat(current, &status) == 0 else {
-                guard errno == ENOENT else { throw cannotWrite(path, String(cString: strerror(errno))) }
+                guard errno == ENOENT else { throw cannotWrite(path, FileProblem.reason(errno: errno)) }
                 try createFolder(of: current, for: path)
                 return OutputTarget(destination: destination, kind: .replace(path: current))
             }
             switch status.st_mode & S_IFMT {
             case S_IFLNK:
+                guard !inOwnedFolder else {
+                    throw cannotWrite(
+                        path,
+                        "it is a symbolic link, which is never followed in an output folder render-session owns; remove it"
+                    )
+                }
                 current = try linkTarget(current, for: path)
             case S_IFDIR:
                 throw cannotWrite(path, current == path ? "it is a directory" : "it links to the directory \(current)")
@@ -57,7 +72,8 @@ struct OutputTarget: Sendable, Equatable {
                 try checkWritableFolder(of: current, for: path)
                 return OutputTarget(destination: destination, kind: .replace(path: current))
             default:
-                guard access(current, W_OK) == 0 else { throw cannotWrite(path, String(cString: strerror(errno))) }
+                guard !inOwnedFolder else { throw cannotWrite(path, "it is not a regular file; remove it") }
+                guard access(current, W_OK) == 0 else { throw cannotWrite(path, FileProblem.reason(errno: errno)) }
                 return OutputTarget(destination: destination, kind: .stream(path: current))
             }
         }
@@ -82,7 +98,7 @@ struct OutputTarget: Sendable, Equatable {
     private static func linkTarget(_ link: String, for path: String) throws(SessionError) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink(link, &buffer, buffer.count - 1)
-        guard length >= 0 else { throw cannotWrite(path, String(cString: strerror(errno))) }
+        guard length >= 0 else { throw cannotWrite(path, FileProblem.reason(errno: errno)) }
         let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if target.hasPrefix("/") { return target }
         return (URL(fileURLWithPath: link).deletingLastPathComponent().path as NSString).appendingPathComponent(target)

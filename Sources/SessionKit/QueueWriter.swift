@@ -9,8 +9,8 @@ import Glibc
 ///
 /// The folder is built beside its destination under a temporary name and renamed into place when
 /// complete, so a failure, a cancellation or a kill never leaves half a queue. A folder that
-/// exists is replaced only if it is empty or a queue folder (it holds `queue.json`); anything else
-/// is refused, so nothing of the user's is lost.
+/// exists is replaced only if it is empty or exactly what an export writes (``checkDestination(_:replaceExisting:)``);
+/// anything else is refused, so nothing of the user's is lost.
 public enum QueueWriter {
     /// The name of the queue's description in its folder.
     public static let descriptionFileName = "queue.json"
@@ -113,14 +113,40 @@ public enum QueueWriter {
         return items + overlays
     }
 
+    /// Copies the bytes of `source` (a cache entry, or a sound) into the new file `path`: a queue
+    /// holds regular files, never links, whatever the source is (a linked cache entry is read
+    /// through); a source that is not a regular file (a FIFO) is refused rather than waited on.
     private static func copy(_ source: String, to path: String, as file: String) throws(SessionError) {
-        do {
-            try FileManager.default.copyItem(atPath: source, toPath: path)
-        } catch {
-            throw SessionError(
-                .unusableClips,
-                "Cannot copy \(source) into the queue as \(file): \(FileProblem.describe(error, path: source))"
-            )
+        func failure(_ reason: String) -> SessionError {
+            SessionError(.unusableClips, "Cannot copy \(source) into the queue as \(file): \(reason)")
+        }
+        let input = Glibc.open(source, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard input >= 0 else { throw failure(FileProblem.reason(errno: errno)) }
+        defer { Glibc.close(input) }
+        var status = stat()
+        guard fstat(input, &status) == 0 else { throw failure(FileProblem.reason(errno: errno)) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw failure("it is not a regular file") }
+        let folder = (path as NSString).deletingLastPathComponent
+        let output = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw failure(FileProblem.reason(errno: errno, folder: folder)) }
+        defer { Glibc.close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+            if count == 0 { return }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(FileProblem.reason(errno: errno))
+            }
+            var written = 0
+            while written < count {
+                let result = buffer.withUnsafeBytes { Glibc.write(output, $0.baseAddress! + written, count - written) }
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw failure(FileProblem.reason(errno: errno, folder: folder))
+                }
+                written += result
+            }
         }
     }
 
@@ -154,24 +180,90 @@ public enum QueueWriter {
         ) { _ in }
     }
 
-    /// Refuses, before any work, a destination that is not a folder, or one that holds the user's files.
+    /// Refuses, before any work, a destination that is not a folder, or one that holds anything a
+    /// queue export does not write.
+    ///
+    /// A folder is replaced only when it is empty, or when everything in it is exactly what an
+    /// export writes: a `queue.json` that reads as a queue, and regular files it lists; no
+    /// dot-entries, no subfolders, no links. With `replaceExisting` false any existing folder is refused.
     static func checkDestination(_ folder: String, replaceExisting: Bool) throws(SessionError) {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { return }
-        guard isFolder.boolValue else {
-            throw SessionError(.cannotWrite, "Cannot write the queue to \(folder): it is a file, not a folder")
+        var status = stat()
+        guard lstat(folder, &status) == 0 else {
+            guard errno == ENOENT else {
+                throw SessionError(
+                    .cannotWrite,
+                    "Cannot write the queue to \(folder): \(FileProblem.reason(errno: errno, folder: folder))"
+                )
+            }
+            return
         }
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }
-        guard !names.isEmpty else { return }
-        guard names.contains(descriptionFileName) else {
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR: break
+        case S_IFLNK:
             throw SessionError(
                 .cannotWrite,
-                "Cannot write the queue to \(folder): the folder holds other files and no \(descriptionFileName); name a new or empty folder"
+                "Cannot write the queue to \(folder): it is a symbolic link; name a new or empty folder"
             )
+        default:
+            throw SessionError(.cannotWrite, "Cannot write the queue to \(folder): it is a file, not a folder")
         }
         guard replaceExisting else {
-            throw SessionError(.outputExists, "\(folder) already holds a queue (and -n was given)")
+            throw SessionError(.outputExists, "\(folder) exists; not replacing it (-n/--no-overwrite was given)")
         }
+        _ = try exportedFiles(in: folder)
+    }
+
+    /// The names in `folder`, a folder that exists, if it is empty or exactly what an export writes.
+    /// - Throws: ``SessionError`` naming the first entry that a queue export does not write.
+    private static func exportedFiles(in folder: String) throws(SessionError) -> [String] {
+        func refuse(_ reason: String) -> SessionError {
+            SessionError(.cannotWrite, "Cannot write the queue to \(folder): \(reason); name a new or empty folder")
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        } catch {
+            throw SessionError(
+                .cannotWrite,
+                "Cannot write the queue to \(folder): \(FileProblem.describe(error, path: folder))"
+            )
+        }
+        guard !names.isEmpty else { return [] }
+        func kind(_ name: String) -> mode_t? {
+            var status = stat()
+            return lstat((folder as NSString).appendingPathComponent(name), &status) == 0
+                ? status.st_mode & S_IFMT : nil
+        }
+        if let hidden = names.first(where: { $0.hasPrefix(".") }) {
+            throw refuse("it holds \(hidden), which a queue does not")
+        }
+        for name in names {
+            switch kind(name) ?? 0 {
+            case S_IFREG: continue
+            case S_IFLNK: throw refuse("\(name) is a symbolic link, which a queue does not hold")
+            case S_IFDIR: throw refuse("it holds the folder \(name), which a queue does not")
+            default: throw refuse("it holds \(name), which is not a regular file")
+            }
+        }
+        let description = (folder as NSString).appendingPathComponent(descriptionFileName)
+        guard names.contains(descriptionFileName), let data = FileManager.default.contents(atPath: description),
+            let listed = try? JSONDecoder().decode(ExportedQueue.self, from: data), listed.kind == QueueFile.kind
+        else {
+            throw refuse("it holds \(names[0]) and no \(descriptionFileName) of a queue")
+        }
+        let files = Set(listed.items.map(\.file) + (listed.overlays ?? []).map(\.file))
+        if let foreign = names.first(where: { $0 != descriptionFileName && !files.contains($0) }) {
+            throw refuse("it holds \(foreign), which its \(descriptionFileName) does not list")
+        }
+        return names
+    }
+
+    /// What the destination check reads of an existing `queue.json`: its kind and its files.
+    private struct ExportedQueue: Decodable {
+        struct File: Decodable { let file: String }
+        let kind: String
+        let items: [File]
+        let overlays: [File]?
     }
 
     /// Moves the finished folder into place: onto nothing or an empty folder in one rename, else
@@ -179,15 +271,30 @@ public enum QueueWriter {
     private static func commit(_ staging: AtomicFile, to folder: String) throws(SessionError) {
         if rename(staging.temporaryPath, folder) == 0 { return }
         guard errno == ENOTEMPTY || errno == EEXIST else {
-            throw SessionError(.cannotWrite, "Cannot write \(folder): \(String(cString: strerror(errno)))")
-        }
-        let old = AtomicFile(destination: folder, removingStaleTemporaries: false)
-        guard rename(folder, old.temporaryPath) == 0, rename(staging.temporaryPath, folder) == 0 else {
             throw SessionError(
                 .cannotWrite,
-                "Cannot replace the queue in \(folder): \(String(cString: strerror(errno)))"
+                "Cannot write \(folder): \(FileProblem.reason(errno: errno, folder: folder))"
             )
         }
-        old.discard()
+        // Checked again just before: what is moved aside and removed is only an export's files.
+        try checkDestination(folder, replaceExisting: true)
+        let old = AtomicFile(destination: folder, removingStaleTemporaries: false)
+        guard rename(folder, old.temporaryPath) == 0 else {
+            throw SessionError(
+                .cannotWrite,
+                "Cannot replace the queue in \(folder): \(FileProblem.reason(errno: errno, folder: folder))"
+            )
+        }
+        guard rename(staging.temporaryPath, folder) == 0 else {
+            let reason = FileProblem.reason(errno: errno, folder: folder)
+            _ = rename(old.temporaryPath, folder)
+            throw SessionError(.cannotWrite, "Cannot replace the queue in \(folder): \(reason)")
+        }
+        // The old export's own files one by one, then its folder: anything else that appeared in
+        // it meanwhile stays (the folder then stays too, under its temporary name).
+        if let names = try? exportedFiles(in: old.temporaryPath) {
+            for name in names { _ = unlink((old.temporaryPath as NSString).appendingPathComponent(name)) }
+        }
+        if rmdir(old.temporaryPath) == 0 { old.discard() } else { old.forget() }
     }
 }

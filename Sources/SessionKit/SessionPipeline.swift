@@ -316,10 +316,18 @@ public struct SessionPipeline: Sendable {
     private func resolveOutputs() throws(SessionError) -> (audio: OutputTarget?, timeline: OutputTarget?) {
         try checkSettings()
         let audio = try output.audio.map { (destination) throws(SessionError) in
-            try OutputTarget.resolve(destination, replaceExisting: output.replaceExisting)
+            try OutputTarget.resolve(
+                destination,
+                replaceExisting: output.replaceExisting,
+                inOwnedFolder: output.inOwnedFolder
+            )
         }
         let timeline = try output.timeline.map { (destination) throws(SessionError) in
-            try OutputTarget.resolve(destination, replaceExisting: output.replaceExisting)
+            try OutputTarget.resolve(
+                destination,
+                replaceExisting: output.replaceExisting,
+                inOwnedFolder: output.inOwnedFolder
+            )
         }
         return (audio, timeline)
     }

@@ -166,6 +166,9 @@ public struct OutputSettings: Sendable, Equatable {
     public var timeline: OutputDestination?
     /// Whether an existing output may be replaced; if not, an existing one fails the render before any work.
     public var replaceExisting: Bool
+    /// Whether the outputs go into a folder the tool owns (a batch's), where a link or anything but
+    /// a regular file at an output's path is refused rather than followed or written through.
+    var inOwnedFolder = false
 
     public init(
         sampleFormat: SampleFormat = .pcm16,

@@ -2,6 +2,10 @@ public import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A sound a library's `sounds.json` names: an id to ask for it by, the file that holds it, and
 /// how it is meant to be played.
 public struct SoundEntry: Sendable, Equatable {
@@ -97,6 +101,39 @@ public struct SoundLibrary: Sendable {
         }
         entries = try Self.entries(json: data, name: index)
         hasIndex = true
+        try checkInside(index: index)
+    }
+
+    /// Refuses an entry whose file, once links are resolved, is outside the library's folder (a
+    /// link in the folder that points out of it): a library's files stay inside its folder.
+    /// - Throws: ``SessionError`` with one line per such entry, naming `sounds.json` and the JSON path.
+    private func checkInside(index: String) throws(SessionError) {
+        guard let root = Self.resolvedPath(folder) else { return }
+        var problems: [String] = []
+        for (position, entry) in entries.enumerated() {
+            for candidate in candidates(for: entry.file) {
+                guard let resolved = Self.resolvedPath(candidate) else { continue }
+                if !Self.isInside(resolved, root) {
+                    problems.append(
+                        "\(index): [\(position)].file: \(quoted(entry.file)) leads to \(resolved), outside the library's folder; a library's files must stay inside its folder"
+                    )
+                    break
+                }
+            }
+        }
+        guard problems.isEmpty else { throw SessionError(.invalidSoundLibrary, lines: problems) }
+    }
+
+    /// `path` with every link resolved, if it exists.
+    private static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Whether the resolved path `path` is inside the resolved folder `root`.
+    private static func isInside(_ path: String, _ root: String) -> Bool {
+        root == "/" || path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
     }
 
     /// A library of `entries` in `folder`, as if read from its `sounds.json`.
@@ -173,6 +210,11 @@ public struct SoundLibrary: Sendable {
             let file = string("file", required: true)
             if let file, file.hasPrefix("/") {
                 report("file", "\(quoted(file)) must be a name in the library's folder, not an absolute path")
+            } else if let file, file.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
+                report(
+                    "file",
+                    "\(quoted(file)) must name a file inside the library's folder, not climb out of it with '..'"
+                )
             }
             var gain: Double?
             if let value = object["gain"], !(value is NSNull) {
@@ -239,10 +281,16 @@ public struct SoundLibrary: Sendable {
         return .missing(lookedFor: tried)
     }
 
-    /// Where `entry`'s file is, or every path tried.
+    /// Where `entry`'s file is, or every path tried. A file that is outside the folder (through
+    /// `..` or a link out of it) is never found.
     public func lookup(_ entry: SoundEntry) -> SoundLookup {
         let tried = candidates(for: entry.file)
-        if let path = tried.first(where: Self.isFile) { return .found(path: path, entry: entry) }
+        let root = Self.resolvedPath(folder)
+        let inside = { (path: String) in
+            guard let root, let resolved = Self.resolvedPath(path) else { return true }
+            return Self.isInside(resolved, root)
+        }
+        if let path = tried.first(where: { Self.isFile($0) && inside($0) }) { return .found(path: path, entry: entry) }
         return .missing(lookedFor: tried)
     }
 

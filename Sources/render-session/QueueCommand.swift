@@ -17,8 +17,10 @@ struct QueueCommand: AsyncParsableCommand {
             from the rendered session. Loudness is off unless --reencode is given: a copied clip \
             cannot carry a gain. With --reencode every clip is rendered at the session's rate and \
             gain, as WAV or the --format chosen. The folder appears only when complete; an \
-            existing queue folder is replaced unless -n is given. Prints the path of queue.json. \
-            Schema: docs/queue.md.
+            existing folder is replaced only if it is empty or exactly an earlier export (its \
+            queue.json and the files it lists, nothing else), and -n refuses any existing folder. \
+            Clips are copied as bytes, never as links. Prints the path of queue.json. Schema: \
+            docs/queue.md.
 
             Examples:
               render-session queue Fixtures/scripts/ten-minute-session.json \\

@@ -205,7 +205,7 @@ struct StreamingTests {
     /// and the same samples as the file `reference`.
     func expectReadable(_ bytes: [UInt8], as path: String, script: Script, reference: String) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let reader = try SoundFileReader(path: path)
+        let reader = try SoundFileReader(descriptor: open(path, O_RDONLY | O_CLOEXEC), path: path)
         #expect(reader.sampleRate == 44_100 && reader.channelCount == script.channelCount)
         #expect(reader.declaredFrameCount == script.frameCount, "the header's frame count")
         #expect(reader.dataShortfall == nil)

@@ -157,16 +157,33 @@ struct QueueExportTests {
         }
         #expect(
             refused?.lines == [
-                "Cannot write the queue to \(folder.path("mine")): the folder holds other files and no queue.json; name a new or empty folder"
+                "Cannot write the queue to \(folder.path("mine")): it holds notes.txt and no queue.json of a queue; name a new or empty folder"
             ]
         )
         #expect(try folder.contents(of: "mine") == ["notes.txt"])
 
         try await pipeline.writeQueue(script, to: folder.path("q"), reencode: false)
-        try Data("stale".utf8).write(to: folder.url.appendingPathComponent("q/old-item.mp3"))
+        let written = try folder.contents(of: "q")
+        try Data("stale".utf8).write(to: folder.url.appendingPathComponent("q/001-opening.mp3"))
         try await pipeline.writeQueue(script, to: folder.path("q"), reencode: false)
-        #expect(try !folder.contents(of: "q").contains("old-item.mp3"), "the old queue was replaced whole")
+        #expect(try folder.contents(of: "q") == written)
+        #expect(
+            try Data(contentsOf: folder.url.appendingPathComponent("q/001-opening.mp3")) != Data("stale".utf8),
+            "the old queue was replaced whole"
+        )
         #expect(try folder.contents() == ["mine", "q"], "nothing is left beside it")
+
+        // A file the queue does not list is the user's: the folder is refused, and it stays.
+        try Data("mine".utf8).write(to: folder.url.appendingPathComponent("q/old-item.mp3"))
+        let foreign = await #expect(throws: SessionError.self) {
+            try await pipeline.writeQueue(script, to: folder.path("q"), reencode: false)
+        }
+        #expect(
+            foreign?.lines == [
+                "Cannot write the queue to \(folder.path("q")): it holds old-item.mp3, which its queue.json does not list; name a new or empty folder"
+            ]
+        )
+        #expect(try folder.contents(of: "q") == (written + ["old-item.mp3"]).sorted())
 
         var keep = pipeline
         keep.output.replaceExisting = false
