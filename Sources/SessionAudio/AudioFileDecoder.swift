@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 public import SessionTimeline
 
 #if canImport(Glibc)
@@ -213,7 +213,8 @@ public final class AudioFileDecoder {
     /// the open), that it is a regular file, so that the error says what is really wrong
     /// (libsndfile says "does not exist" for much else). `O_NONBLOCK` makes opening a FIFO return
     /// at once rather than wait for a writer. The corresponding system calls are `open` and `fstat`.
-    private static func openRegularFile(_ path: String) throws(AudioError) -> Int32 {
+    /// `noun` says what the file should have been, for a folder: "an audio file".
+    static func openRegularFile(_ path: String, noun: String = "an audio file") throws(AudioError) -> Int32 {
         let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let reason =
@@ -233,7 +234,7 @@ public final class AudioFileDecoder {
         let kind: String? =
             switch status.st_mode & S_IFMT {
             case S_IFREG: nil
-            case S_IFDIR: "it is a directory, not an audio file"
+            case S_IFDIR: "it is a directory, not \(noun)"
             case S_IFIFO: "it is a FIFO, not a regular file"
             case S_IFCHR: "it is a character device, not a regular file"
             case S_IFBLK: "it is a block device, not a regular file"
@@ -245,6 +246,37 @@ public final class AudioFileDecoder {
             throw AudioError(.cannotOpen, path: path, reason: kind)
         }
         return descriptor
+    }
+
+    /// The bytes of the regular file at `path` (a library's `sounds.json`), at most `limit` of
+    /// them: a FIFO or device is refused at once rather than read from, and a larger file is
+    /// refused without being read to its end. The corresponding system calls are `open`, `fstat`
+    /// and `read`.
+    package static func contentsOfRegularFile(
+        _ path: String,
+        noun: String,
+        limit: Int
+    ) throws(AudioError) -> Data {
+        let descriptor = try openRegularFile(path, noun: noun)
+        defer { close(descriptor) }
+        var data = Data()
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = block.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw AudioError(.cannotOpen, path: path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: block[..<count])
+            guard data.count <= limit else {
+                throw AudioError(
+                    .cannotOpen,
+                    path: path,
+                    reason: "it is larger than \(limit >> 20) MiB, the most it may be"
+                )
+            }
+        }
     }
 
     /// A descriptor of its own for a decoder, which closes it.

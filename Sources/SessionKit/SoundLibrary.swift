@@ -92,12 +92,14 @@ public struct SoundLibrary: Sendable {
         }
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: index))
-        } catch {
-            throw SessionError(
-                .invalidSoundLibrary,
-                "\(index): cannot read the file: \(FileProblem.describe(error, path: index))"
+            // A FIFO or device planted as sounds.json is refused, never waited on.
+            data = try AudioFileDecoder.contentsOfRegularFile(
+                index,
+                noun: "a sounds.json file",
+                limit: ScriptRules.maximumFileBytes
             )
+        } catch {
+            throw SessionError(.invalidSoundLibrary, "\(index): cannot read the file: \(error.reason)")
         }
         entries = try Self.entries(json: data, name: index)
         hasIndex = true
@@ -148,9 +150,17 @@ public struct SoundLibrary: Sendable {
     /// The entries in the `sounds.json` bytes `data`; `name` stands for the file in errors.
     /// - Throws: ``SessionError`` with one line per problem: `name: [2].gain: -1 must be 0 or more`.
     public static func entries(json data: Data, name: String) throws(SessionError) -> [SoundEntry] {
+        // The scripts' parser first, for what Foundation's lets pass: a key twice in one object
+        // (last-wins there) is an error at its line and place, and a byte-order mark is skipped.
+        do {
+            _ = try JSONValue.parse(data)
+        } catch {
+            throw SessionError(.invalidSoundLibrary, lines: error.problems.map { "\(name): \($0)" })
+        }
         let root: Any
         do {
-            root = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            let json = data.starts(with: JSONValue.byteOrderMark) ? data.dropFirst(3) : data
+            root = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
         } catch {
             // Foundation's own words, "Invalid value around character 7.", made to read as a phrase.
             var detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"

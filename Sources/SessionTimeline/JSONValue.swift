@@ -1,6 +1,6 @@
 /// A parsed JSON document, kept loose so that a validator can report every problem in it
 /// rather than the first one a typed decoder trips over.
-enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
@@ -19,7 +19,7 @@ enum JSONValue: Sendable, Equatable {
     ///
     /// A UTF-8 byte-order mark before the document is skipped (editors on Windows write one); a
     /// key twice in one object is an error naming its JSON path, never "the last one wins".
-    static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(ScriptError) -> JSONValue {
+    package static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(ScriptError) -> JSONValue {
         var parser = JSONParser(
             bytes: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : Array(bytes)
         )
@@ -33,6 +33,9 @@ enum JSONValue: Sendable, Equatable {
             )
         }
     }
+
+    /// The UTF-8 byte-order mark a document may start with, which ``parse(_:)`` skips.
+    package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// The 1-based line and column (in characters) of byte `offset` of UTF-8 `bytes`.
     static func lineAndColumn(ofByte offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {

@@ -139,7 +139,12 @@ struct SoundLibraryTests {
             (#"{"id": "a"}"#, ["lib/sounds.json: (top level): expected an array of sounds, found an object"]),
             (#"[{"id": "a", "file": "a", "gain": -1}]"#, ["lib/sounds.json: [0].gain: -1 must be 0 or more"]),
             (#"[{"id": "a", "file": "a", "gain": -0.5}]"#, ["lib/sounds.json: [0].gain: -0.5 must be 0 or more"]),
-            (#"[{"id": }]"#, ["lib/sounds.json: not valid JSON: invalid value around character 8"]),
+            (
+                #"[{"id": }]"#,
+                [
+                    "lib/sounds.json: line 1, column 9: expected a value (object, array, string, number, true, false or null)"
+                ]
+            ),
             (
                 #"""
                 [{"id": "gong", "file": "g", "gain": 0, "loop": false}, "x", {"file": 3},
@@ -188,7 +193,7 @@ struct SoundLibraryTests {
         #expect(
             throws: SessionError(
                 .invalidSoundLibrary,
-                "\(folder.path("lib/sounds.json")): not valid JSON: unexpected end of file during JSON parse"
+                "\(folder.path("lib/sounds.json")): line 1, column 2: the text ends where a value was expected"
             )
         ) {
             try SoundLibrary(folder: folder.path("lib"))
