@@ -21,54 +21,62 @@ struct HostilePiperTests {
         return (folder, PiperInstallation(python: python, modelFolders: [models]))
     }
 
-    /// Prepares `texts` in the fake engine's voice, failing the test if that takes longer than `seconds`.
+    /// What `render-session prepare` of a one-segment script saying `text`, in the fake engine's
+    /// voice, printed on standard error and how it exited; a run past `seconds` is killed and
+    /// fails the test.
     ///
-    /// The deadline only catches a hang: under the whole suite, tests that wait synchronously for
-    /// a child process hold the (two) cooperative threads, so a prepare that takes 30 ms alone can
-    /// wait a minute for a thread (seen: 82 s).
+    /// The command runs in a process of its own: in this one, the whole suite's tests that wait for
+    /// child processes hold the cooperative threads, and a prepare that takes 30 ms alone waited
+    /// minutes for one (seen: 82 s and 594 s under the address sanitizer).
     static func prepare(
-        _ texts: [String],
+        _ text: String = "Hello.",
         with installation: PiperInstallation,
         in folder: TemporaryFolder,
         within seconds: Double
-    ) async throws -> PreparedClips? {
-        let preparer = ClipPreparer(
-            identity: ClipIdentity(cacheFolder: folder.path("cache"), voice: "piper:fake"),
-            provider: PiperSpeechProvider(installation: installation),
-            jobs: 1
+    ) throws -> (status: Int32, errors: [String]) {
+        let script =
+            #"{"id": "h", "category": "t", "title": "H", "subtitle": "s", "orderIndex": 1, "#
+            + #""durationSeconds": 20, "segments": [{"id": "a", "phase": "p", "startSeconds": 0, "text": "\#(text)"}]}"#
+        try Data(script.utf8).write(to: URL(fileURLWithPath: folder.path("script.json")))
+        let process = Process()
+        process.executableURL = Repository.binary
+        process.arguments = [
+            "prepare", folder.path("script.json"), "--cache", folder.path("cache"), "--voice", "piper:fake",
+            "--piper-models", installation.modelFolders[0], "--no-fallback",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["RENDER_SESSION_PIPER_PYTHON"] = installation.python
+        process.environment = environment
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("prepare took longer than \(seconds) s")
+        }
+        process.waitUntilExit()
+        let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (
+            process.terminationStatus, text.split(separator: "\n").filter { $0.hasPrefix("error: ") }.map(String.init)
         )
-        let result = await withTaskGroup(of: Result<PreparedClips, SessionError>?.self) { group in
-            group.addTask {
-                do throws(SessionError) {
-                    return .success(try await preparer.prepare(texts: texts))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        guard let result else {
-            Issue.record("preparing took longer than \(seconds) s")
-            return nil
-        }
-        return try result.get()
     }
 
-    /// The one failure of `result`'s single clip.
-    static func reason(_ result: PreparedClips?) throws -> String {
-        let result = try #require(result)
-        #expect(result.synthesized == 0 && result.failures.count == 1)
-        return try #require(result.failures.first).reason
+    /// The reason in the one error line for the script's one clip.
+    static func reason(_ result: (status: Int32, errors: [String])) throws -> String {
+        #expect(result.status == 1)
+        #expect(result.errors.count == 1, "\(result.errors)")
+        let line = try #require(result.errors.first)
+        let prefix = #"error: Cannot synthesize "Hello." (key "#
+        #expect(line.hasPrefix(prefix), "\(line)")
+        return String(line.drop { $0 != ")" }.dropFirst(3))
     }
 
     @Test("A frame count that would overflow is a broken protocol naming the worker, not a trap")
-    func overflowingFrameCount() async throws {
+    func overflowingFrameCount() throws {
         let (folder, installation) = try Self.engine(
             """
             echo '{"ready": true, "sampleRate": 22050}'
@@ -78,7 +86,7 @@ struct HostilePiperTests {
             """
         )
         let reason = try Self.reason(
-            try await Self.prepare(["Hello."], with: installation, in: folder, within: 300)
+            try Self.prepare(with: installation, in: folder, within: 60)
         )
         #expect(reason.hasPrefix("the Piper worker for fake (process "), "\(reason)")
         #expect(
@@ -90,7 +98,7 @@ struct HostilePiperTests {
     }
 
     @Test("A frame count beyond what a clip of the text may hold is refused before any audio is read")
-    func implausibleFrameCount() async throws {
+    func implausibleFrameCount() throws {
         let (folder, installation) = try Self.engine(
             """
             echo '{"ready": true, "sampleRate": 22050}'
@@ -100,7 +108,7 @@ struct HostilePiperTests {
             """
         )
         let reason = try Self.reason(
-            try await Self.prepare(["Hello."], with: installation, in: folder, within: 300)
+            try Self.prepare(with: installation, in: folder, within: 60)
         )
         #expect(reason.hasSuffix("it announced 793800000 frames, outside the 0…253575 a clip of this text may hold"))
     }
@@ -109,7 +117,7 @@ struct HostilePiperTests {
         "Megabytes without a newline end in a broken-protocol error, in bounded time",
         arguments: ["greeting", "answer"]
     )
-    func endlessLine(where place: String) async throws {
+    func endlessLine(where place: String) throws {
         let endless = "exec tr -d '\\n' < /dev/zero"
         let body =
             place == "greeting"
@@ -120,29 +128,25 @@ struct HostilePiperTests {
             \(endless)
             """
         let (folder, installation) = try Self.engine(body)
-        let outcome: Result<PreparedClips?, any Error>
-        do {
-            outcome = .success(try await Self.prepare(["Hello."], with: installation, in: folder, within: 300))
-        } catch {
-            outcome = .failure(error)
-        }
+        let result = try Self.prepare(with: installation, in: folder, within: 60)
         let expected = ") broke its protocol: it wrote a line longer than 65536 bytes"
-        switch outcome {
-        case .success(let result):
+        if place == "answer" {
             let reason = try Self.reason(result)
             #expect(reason.hasPrefix("the Piper worker for fake (process ") && reason.hasSuffix(expected), "\(reason)")
-        case .failure(let error as SessionError):
+        } else {
             // Before the model is loaded, the voice is unavailable, for the same reason.
-            #expect(place == "greeting")
-            #expect(error.code == .voiceUnavailable)
-            #expect(error.lines.count == 1 && error.lines[0].hasSuffix(expected + ")"), "\(error)")
-        case .failure(let error):
-            Issue.record("unexpected \(error)")
+            #expect(result.status == 1)
+            #expect(result.errors.count == 1, "\(result.errors)")
+            let line = result.errors.first ?? ""
+            #expect(
+                line.hasPrefix("error: Piper voice fake unavailable (") && line.hasSuffix(expected + ")"),
+                "\(line)"
+            )
         }
     }
 
     @Test("The worker runs isolated: -I, in /, with an environment of its own")
-    func isolated() async throws {
+    func isolated() throws {
         let (folder, installation) = try Self.engine(
             """
             env > "$(dirname "$0")/env.txt"
@@ -152,12 +156,8 @@ struct HostilePiperTests {
             exit 1
             """
         )
-        do {
-            _ = try await Self.prepare(["Hello."], with: installation, in: folder, within: 20)
-            Issue.record("the fake engine made a clip")
-        } catch let error as SessionError {
-            #expect(error.code == .voiceUnavailable)
-        }
+        let result = try Self.prepare(with: installation, in: folder, within: 60)
+        #expect(result.status == 1 && result.errors.count == 1, "the fake engine made no clip: \(result.errors)")
         let read = { (name: String) in
             try String(contentsOfFile: folder.path(name), encoding: .utf8).trimmingCharacters(in: .newlines)
         }
