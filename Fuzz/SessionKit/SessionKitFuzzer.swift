@@ -16,8 +16,8 @@
 //   error body. A clip that is stored decodes to its measured length within the limit; a
 //   Retry-After is nil or a finite delay ≥ 0; the printed error text holds no control character
 //   and at most 300 characters (each escape counted as one). The SwiftPM binary runs without leak
-//   detection: Foundation's file reading keeps a 4 KiB buffer of an empty file (a finding of the
-//   first run, not ours).
+//   detection: Foundation keeps a 4 KiB buffer of an empty file it read and DateFormatter's
+//   character sets (the first runs' only reports, not ours).
 import Foundation
 import SessionAudio
 import SessionTimeline
