@@ -67,7 +67,8 @@ def prepare_inputs():
     cache = os.path.join(WORK, "cache24")
     os.makedirs(cache, exist_ok=True)
     source = os.path.join(ROOT, "Fixtures", "cache")
-    for name in sorted(os.listdir(source)):
+    # Only the clips: the tests leave loudness sidecars (*.loudness.json) beside them.
+    for name in sorted(n for n in os.listdir(source) if n.endswith(".mp3")):
         target = os.path.join(cache, name)
         if os.path.exists(target):
             continue
