@@ -189,6 +189,9 @@ public struct SessionPipeline: Sendable {
         let unknown = "unknown voice \(quoted(voice))"
         if voice.hasPrefix("espeak:") {
             let language = String(voice.dropFirst("espeak:".count))
+            // The default needs no look-up: starting eSpeak NG to list its voices costs about
+            // 7 MiB and 0.15 s, which a render from the cache would otherwise pay every time.
+            if voice == ClipIdentity.defaultVoice { return }
             let known = (try? EmbeddedVoice.voices()) ?? []
             guard
                 !known.contains(where: { $0.languages.contains { $0.caseInsensitiveCompare(language) == .orderedSame } }
