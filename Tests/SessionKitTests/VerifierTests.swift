@@ -161,11 +161,13 @@ struct VerifierTests {
         let bytes = try Data(contentsOf: folder.url.appendingPathComponent("x.mp3"))
         try bytes.prefix(bytes.count * 7 / 10).write(to: folder.url.appendingPathComponent("cut.mp3"))
         let cut = try SessionVerifier.verify(file: folder.path("cut.mp3"), timeline: timeline).problems
-        #expect(cut.map(\.kind) == [.length])
+        // Short against the timeline, and refused by the decoder too: the LAME tag promises more.
+        #expect(cut.map(\.kind) == [.length, .undecodable])
         #expect(
             cut.first?.message.hasPrefix("decodes to ") == true
                 && cut.first?.message.contains(" fewer than the timeline's 702,567") == true
         )
+        #expect(cut.last?.message.contains("the file is cut short") == true, "\(cut.map(\.message))")
 
         // The LAME tag's 12-bit delay and 12-bit padding are 21 bytes after "LAME" in the first frame.
         var patched = [UInt8](bytes)
