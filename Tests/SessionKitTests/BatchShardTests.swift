@@ -1,4 +1,5 @@
 import Foundation
+import SessionTimeline
 import Testing
 
 @testable import SessionKit
@@ -29,7 +30,8 @@ struct BatchShardTests {
         ]
     )
     func parseErrors(text: String, message: String) {
-        #expect(throws: SessionError(.invalidSetting, message)) { try BatchShard.parse(text) }
+        #expect(throws: SessionError.self) { try BatchShard.parse(text) }
+        #expect(flagLines { () throws(SessionError) in try BatchShard.parse(text) } == [message])
     }
 
     @Test("--shard auto: JOB_COMPLETION_INDEX k is shard k + 1, of --shards, else of RENDER_SESSION_SHARDS")
@@ -72,7 +74,8 @@ struct BatchShardTests {
         ]
     )
     func environmentErrors(environment: [String: String], message: String) {
-        #expect(throws: SessionError(.invalidSetting, message)) { try BatchShard.fromEnvironment(environment) }
+        #expect(throws: SessionError.self) { try BatchShard.fromEnvironment(environment) }
+        #expect(flagLines { () throws(SessionError) in try BatchShard.fromEnvironment(environment) } == [message])
     }
 
     @Test("Jump consistent hash matches Lamping & Veach's reference code")
@@ -109,5 +112,17 @@ struct BatchShardTests {
         let moved = zip(three, four).filter { $0 != $1 }
         #expect(moved.count == 261, "about a quarter")
         #expect(moved.allSatisfy { $0.1 == 3 }, "every moved name went to the new shard")
+    }
+}
+
+/// The lines of the `invalidSetting` error `body` throws, settings named by the command's flags
+/// (the library names them in words; docs/cli.md lists the flags).
+private func flagLines(_ body: () throws(SessionError) -> BatchShard) -> [String] {
+    do {
+        _ = try body()
+        return []
+    } catch {
+        guard error.code == .invalidSetting else { return ["unexpected code \(error.code)"] }
+        return error.lines { setting in setting == .shards ? "--shards N" : "--\(setting.rawValue)" }
     }
 }

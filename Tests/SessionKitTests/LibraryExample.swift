@@ -27,10 +27,11 @@ func renderForApp(
         )
     )
 
-    // 3. Fill the cache with every clip the script can need; each is measured once.
-    let clips = try await pipeline.prepare(texts: script.allTexts)
-    // 4. Plan: every clip, silence and the bell at an exact frame.
-    let timeline = try pipeline.plan(script, clips: clips)
+    // 3. Fill the cache with every clip the script can need, whatever its kind (guided, timer,
+    //    breathing, workout, stretching); each clip is measured once.
+    let clips = try await pipeline.prepare(scripts: [script])
+    // 4. Plan: every clip, silence and the bell at an exact frame, in the voice that spoke them.
+    let timeline = try pipeline.adopting(clips).plan(script, clips: clips)
     // 5. Render the WAV and the timeline JSON (each appears only when complete).
     try pipeline.render(timeline)
 

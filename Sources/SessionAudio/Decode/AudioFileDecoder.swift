@@ -1,27 +1,27 @@
 package import Foundation
-public import SessionTimeline
+package import SessionTimeline
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// What a measurement found out about an audio file before decoding it for real.
-public struct AudioMeasurement: Sendable, Equatable {
+package struct AudioMeasurement: Sendable, Equatable {
     /// The file's sample rate.
-    public var sampleRate: SampleRate
+    package var sampleRate: SampleRate
     /// The file's channel count.
-    public var channelCount: ChannelCount
+    package var channelCount: ChannelCount
     /// The exact number of frames the file decodes to.
-    public var frameCount: Frames
+    package var frameCount: Frames
     /// Whether encoder delay and padding from a LAME/Xing tag were removed.
-    public var gapless: Bool
+    package var gapless: Bool
     /// What the file is: `MPEG audio` or libsndfile's name for the container.
-    public var formatName: String
+    package var formatName: String
     /// The EBU R128 integrated loudness of the decoded audio in LUFS; `nil` if it was not measured
     /// (``AudioFileDecoder/measure(path:)``) or if nothing passed the gates (silence, under 400 ms).
-    public var loudness: Double?
+    package var loudness: Double?
 
-    public init(
+    package init(
         sampleRate: SampleRate,
         channelCount: ChannelCount,
         frameCount: Frames,
@@ -40,7 +40,7 @@ public struct AudioMeasurement: Sendable, Equatable {
 
 /// Decodes an audio file to 32-bit float frames, whatever its format, detected by content:
 /// MPEG audio through libmpg123 (gapless), everything else through libsndfile.
-public final class AudioFileDecoder {
+package final class AudioFileDecoder {
     private enum Backend {
         case mpeg(MPEGDecoder)
         case soundFile(SoundFileReader)
@@ -48,22 +48,22 @@ public final class AudioFileDecoder {
 
     private let backend: Backend
     /// The file being decoded.
-    public let path: String
+    package let path: String
     /// The file's sample rate.
-    public let sampleRate: SampleRate
+    package let sampleRate: SampleRate
     /// The file's channel count.
-    public let channelCount: ChannelCount
+    package let channelCount: ChannelCount
     /// Whether encoder delay and padding from a LAME/Xing tag are being removed.
-    public let gapless: Bool
+    package let gapless: Bool
     /// What the file is: `MPEG audio` or libsndfile's name for the container.
-    public let formatName: String
+    package let formatName: String
 
     /// Opens `path`, choosing the decoder by the file's first bytes, never by its name.
     ///
     /// This is the one place audio files are opened for reading (sounds, clips, cache entries):
     /// the file is opened once, checked to be a regular file on that descriptor, and decoded from
     /// it, so a FIFO or a device (`/dev/stdin`) is an error at once, never a wait.
-    public init(path: String) throws(AudioError) {
+    package init(path: String) throws(AudioError) {
         let descriptor = try Self.openRegularFile(path)
         defer { close(descriptor) }
         let prefix = try Self.firstBytes(of: descriptor, path: path)
@@ -105,7 +105,7 @@ public final class AudioFileDecoder {
 
     /// Decodes up to `maximumFrames` frames into `samples`, interleaved from index 0, growing it if needed.
     /// Returns the number of frames decoded; 0 only at the end.
-    public func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
+    package func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
         switch backend {
         case .mpeg(let decoder): try decoder.read(into: &samples, maximumFrames: maximumFrames)
         case .soundFile(let reader): try reader.read(into: &samples, maximumFrames: maximumFrames)
@@ -118,7 +118,7 @@ public final class AudioFileDecoder {
     /// For MPEG audio the length comes from a scan of every frame header (nothing is decoded);
     /// for other formats the file is read through, since a header's length is only a claim.
     /// Zero frames is an error: libmpg123 reports success for empty and non-audio files.
-    public static func measure(path: String) throws(AudioError) -> AudioMeasurement {
+    package static func measure(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
         let frameCount: Frames
         switch decoder.backend {
@@ -133,7 +133,7 @@ public final class AudioFileDecoder {
 
     /// Decodes `path` in full, as a render would (gapless for MPEG audio), and measures its format,
     /// its length as decoded and its integrated loudness (``LoudnessMeter``).
-    public static func measureLoudness(path: String) throws(AudioError) -> AudioMeasurement {
+    package static func measureLoudness(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
         let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
         let frameCount = try decoder.decodeToEnd(metering: meter)
@@ -168,7 +168,7 @@ public final class AudioFileDecoder {
     /// Decodes `path` to its end and measures what came out, its loudness too (in the same pass):
     /// the check a clip passes before it is stored in the cache. Fails unless the file is MPEG audio
     /// with at least one frame.
-    public static func verifyMPEG(path: String) throws(AudioError) -> AudioMeasurement {
+    package static func verifyMPEG(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
         guard case .mpeg = decoder.backend else {
             throw AudioError(

@@ -1,5 +1,5 @@
 import Foundation
-public import SessionTimeline
+package import SessionTimeline
 
 /// A source of interleaved float frames at its own rate and channel count.
 protocol FrameSource: AnyObject {
@@ -48,11 +48,11 @@ final class MemoryFrameSource: FrameSource {
 /// Edges (unless turned off with `edgeFades: false`): if the first frame's largest absolute sample exceeds ``edgeThreshold`` (about −54 dBFS),
 /// the first ``fadeDuration`` seconds are faded in with a raised-cosine gain; the same holds
 /// for the last frame and a fade-out. Clips that start and end near zero pass untouched.
-public final class ClipStream {
+package final class ClipStream {
     /// The level above which an edge sample would click against silence.
-    public static let edgeThreshold: Float = 1.0 / 512
+    package static let edgeThreshold: Float = 1.0 / 512
     /// The length of an edge fade, when one is needed.
-    public static let fadeDuration = 0.005
+    package static let fadeDuration = 0.005
 
     private let source: any FrameSource
     private let path: String?
@@ -76,15 +76,15 @@ public final class ClipStream {
     private var finished = false
 
     /// Whether the start was faded in; known once the first frames are read.
-    public private(set) var fadedIn = false
+    package private(set) var fadedIn = false
     /// Whether the end was faded out; known once the stream is finished.
-    public private(set) var fadedOut = false
+    package private(set) var fadedOut = false
 
     /// A stream of the file `decoder` reads, which measured `sourceFrames` frames.
     ///
     /// With `edgeFades` false, the edges pass untouched whatever their level: for a caller that
     /// joins the stream to other audio itself, as ``LoopStream`` joins a file's end to its start.
-    public convenience init(
+    package convenience init(
         decoder: AudioFileDecoder,
         sourceFrames: Frames,
         outputRate: SampleRate,
@@ -104,7 +104,7 @@ public final class ClipStream {
     }
 
     /// A stream of interleaved frames in memory.
-    public convenience init(
+    package convenience init(
         samples: [Float],
         sampleRate: SampleRate,
         channelCount: ChannelCount,
@@ -153,7 +153,7 @@ public final class ClipStream {
 
     /// Writes up to `maximumFrames` frames into `samples` from index 0, growing it if needed.
     /// Returns the number of frames written; 0 only once all `outputFrames` have been read.
-    public func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
+    package func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
         while !finished && emittableFrames < maximumFrames {
             try pull()
         }

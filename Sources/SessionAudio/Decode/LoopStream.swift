@@ -1,4 +1,4 @@
-public import SessionTimeline
+package import SessionTimeline
 
 /// A sound file looped without end and without a seam, at the output's rate and channel count.
 ///
@@ -20,20 +20,20 @@ public import SessionTimeline
 /// a typical bed (the built-in ones are 24 s) costs one decode and one resampling for the whole
 /// session; a longer file is decoded anew each period (a new ``ClipStream`` whose first `C` frames
 /// are skipped), keeping only x[0..<C], the fade gains and one block.
-public final class LoopStream {
+package final class LoopStream {
     /// The most samples (frames × channels) of a period kept in memory rather than decoded again
     /// each time. Decoding and resampling a bed every period was 60% of a layered render.
-    public static let cachedPeriodLimit = 1_048_576
+    package static let cachedPeriodLimit = 1_048_576
     private static let blockFrames = 16_384
 
     /// The file being looped.
-    public let path: String
+    package let path: String
     /// The length of one period, `N`: the file's length at the output rate.
-    public let periodFrames: Frames
+    package let periodFrames: Frames
     /// The crossfade at each seam, `C`: the one asked for, clamped by ``crossfadeFrames(periodFrames:preferred:)``.
-    public let crossfade: Frames
+    package let crossfade: Frames
     /// The output's channel count.
-    public let outputChannels: ChannelCount
+    package let outputChannels: ChannelCount
 
     private let sourceFrames: Frames
     private let outputRate: SampleRate
@@ -58,7 +58,7 @@ public final class LoopStream {
     /// Loops the file at `path`, which measured `sourceFrames` frames, converted to `outputRate`
     /// and `outputChannels`, with seams crossfaded over `crossfade` frames (clamped so that a
     /// period holds two crossfades and a frame).
-    public init(
+    package init(
         path: String,
         sourceFrames: Frames,
         outputRate: SampleRate,
@@ -102,13 +102,13 @@ public final class LoopStream {
 
     /// The crossfade to use for a period of `periodFrames`: `preferred`, clamped to
     /// `0…⌊(N − 1) / 2⌋` so that a period holds both ends' crossfades and at least one frame between.
-    public static func crossfadeFrames(periodFrames: Frames, preferred: Frames) -> Frames {
+    package static func crossfadeFrames(periodFrames: Frames, preferred: Frames) -> Frames {
         TimelineOverlay.Bed.loopCrossfade(period: periodFrames, preferred: preferred)
     }
 
     /// Writes exactly `maximumFrames` frames into `samples` from index 0, growing it if needed,
     /// and returns `maximumFrames`: the loop never ends.
-    public func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
+    package func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
         let needed = maximumFrames * channels
         if samples.count < needed { samples = [Float](repeating: 0, count: needed) }
         var written = 0

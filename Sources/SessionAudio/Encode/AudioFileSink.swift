@@ -1,10 +1,10 @@
-public import SessionTimeline
+package import SessionTimeline
 
 /// A file being written frame by frame, in any format: what the renderer writes a session through.
 ///
 /// A sink owns its C handles; ``close()`` finishes the file (headers, tags, the last frames) and
 /// reports how it was encoded. Writing after ``close()`` fails.
-public protocol AudioFileSink: AnyObject {
+package protocol AudioFileSink: AnyObject {
     /// The file being written.
     var path: String { get }
     /// Frames written so far.
@@ -18,11 +18,11 @@ public protocol AudioFileSink: AnyObject {
 }
 
 /// Opens the sink for a format.
-public enum AudioFileWriter {
+package enum AudioFileWriter {
     /// Creates `path` (replacing any file there) in `settings.format`, for exactly `frameCount` frames.
     ///
     /// - Throws: ``AudioError`` (`unsupportedFormat`, `cannotWrite`, `cannotEncode`).
-    public static func create(
+    package static func create(
         path: String,
         sampleRate: SampleRate,
         channelCount: ChannelCount,

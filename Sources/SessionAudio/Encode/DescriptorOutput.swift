@@ -154,10 +154,10 @@ private enum SIGPIPEBlock {
 /// Bytes to a destination that cannot be renamed into (standard output, a FIFO, a device), written
 /// in full by ``DescriptorOutput`` just as a streamed WAV is: `EINTR` retried, a closed reader an
 /// error (`Broken pipe`) rather than death by SIGPIPE.
-public enum DescriptorStream {
+package enum DescriptorStream {
     /// Opens `path` for writing straight through; `name` stands for it in errors.
     /// The corresponding system call is `open`.
-    public static func open(_ path: String, name: String) throws(AudioError) -> Int32 {
+    package static func open(_ path: String, name: String) throws(AudioError) -> Int32 {
         let descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw AudioError(.cannotWrite, path: name, reason: String(cString: strerror(errno)))
@@ -166,7 +166,7 @@ public enum DescriptorStream {
     }
 
     /// Writes all of `bytes` to `descriptor`, which stays open; `name` stands for it in errors.
-    public static func write(_ bytes: [UInt8], to descriptor: Int32, name: String) throws(AudioError) {
+    package static func write(_ bytes: [UInt8], to descriptor: Int32, name: String) throws(AudioError) {
         let output = DescriptorOutput(descriptor: descriptor)
         guard output.write(bytes) else {
             throw AudioError(.cannotWrite, path: name, reason: output.failure ?? "the write failed")

@@ -1,5 +1,5 @@
 internal import CSndFile
-public import SessionTimeline
+package import SessionTimeline
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +16,7 @@ import Glibc
 /// A WAV can also be streamed to a descriptor that cannot seek (standard output, a pipe, a FIFO,
 /// a character device) with ``init(streamingTo:name:sampleRate:channelCount:format:frameCount:title:)``:
 /// see there for how its header and samples are written.
-public final class SoundFileWriter: AudioFileSink {
+package final class SoundFileWriter: AudioFileSink {
     private var file: OpaquePointer?
     private let descriptor: Int32
     private var bytesSinceWriteBack = 0
@@ -29,15 +29,15 @@ public final class SoundFileWriter: AudioFileSink {
     /// Chapters added after libsndfile has closed the file (FLAC); a WAV's went in with its header.
     private let chapters: [AudioChapter]
     /// The file being written, or the name a stream was given.
-    public let path: String
+    package let path: String
     /// The file's channel count.
-    public let channelCount: ChannelCount
+    package let channelCount: ChannelCount
     /// The channel count as C counts it, for buffer sizes.
     private let channels: Int
     /// The file's sample format.
-    public let format: SampleFormat
+    package let format: SampleFormat
     /// Frames written so far.
-    public var framesWritten: Frames { Frames(framesDone) }
+    package var framesWritten: Frames { Frames(framesDone) }
     private var framesDone: Int64 = 0
     private var integers: [Int32] = []
     private var shorts: [Int16] = []
@@ -46,7 +46,7 @@ public final class SoundFileWriter: AudioFileSink {
     /// Creates `path` (replacing any file there) for `frameCount` frames, or an unknown number.
     ///
     /// The corresponding libsndfile calls are `sf_open_fd` and `sf_set_string`.
-    public convenience init(
+    package convenience init(
         path: String,
         sampleRate: SampleRate,
         channelCount: ChannelCount,
@@ -76,7 +76,7 @@ public final class SoundFileWriter: AudioFileSink {
     ///
     /// - Throws: ``AudioError`` with code `unsupportedFormat` for MP3, Opus and Ogg Vorbis (their
     ///   own writers) and for what libsndfile cannot write; `cannotWrite` when the file cannot be created.
-    public convenience init(
+    package convenience init(
         path: String,
         sampleRate: SampleRate,
         channelCount: ChannelCount,
@@ -222,7 +222,7 @@ public final class SoundFileWriter: AudioFileSink {
     /// the reader the WAV has ended).
     ///
     /// The corresponding libsndfile calls are `sf_format_check` and `sf_open_virtual`.
-    public convenience init(
+    package convenience init(
         streamingTo descriptor: Int32,
         name: String,
         sampleRate: SampleRate,
@@ -355,7 +355,7 @@ public final class SoundFileWriter: AudioFileSink {
 
     /// Writes the first `frames` frames of interleaved `samples`.
     /// The corresponding libsndfile calls are `sf_writef_short`, `sf_writef_int` and `sf_writef_float`.
-    public func write(_ samples: [Float], frames: Int) throws(AudioError) {
+    package func write(_ samples: [Float], frames: Int) throws(AudioError) {
         guard let file else { throw AudioError(.cannotWrite, path: path, reason: "the file is already closed") }
         let count = frames * channels
         precondition(samples.count >= count, "write(_:frames:) was given fewer samples than frames × channels")
@@ -393,7 +393,7 @@ public final class SoundFileWriter: AudioFileSink {
 
     /// Writes `frames` frames of digital silence, straight from a block of zeros in the file's
     /// own sample type (no conversion). Stops early, between blocks, if the task is cancelled.
-    public func writeSilence(frames: Frames) throws(AudioError) {
+    package func writeSilence(frames: Frames) throws(AudioError) {
         guard let file else { throw AudioError(.cannotWrite, path: path, reason: "the file is already closed") }
         try checkRoom(for: frames.count)
         let block = 65_536
@@ -415,7 +415,7 @@ public final class SoundFileWriter: AudioFileSink {
     /// byte an odd-length data chunk needs; the descriptor stays open.
     /// The corresponding libsndfile calls are `sf_write_sync` and `sf_close`.
     @discardableResult
-    public func close() throws(AudioError) -> AudioEncoding {
+    package func close() throws(AudioError) -> AudioEncoding {
         guard let file else { return encoding }
         if let stream {
             self.file = nil
@@ -473,7 +473,7 @@ public final class SoundFileWriter: AudioFileSink {
     }
 
     /// How the file is encoded, as the timeline records it.
-    public var encoding: AudioEncoding { kind.encoding(format) }
+    package var encoding: AudioEncoding { kind.encoding(format) }
 
     private func failure(_ what: String) -> AudioError {
         if let cause = stream?.output.failure {

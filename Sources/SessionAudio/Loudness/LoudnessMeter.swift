@@ -1,5 +1,5 @@
 internal import CEbur128
-public import SessionTimeline
+package import SessionTimeline
 
 /// Measures the EBU R128 integrated loudness (ITU-R BS.1770-4, gated) of interleaved float frames
 /// with libebur128. Owns its `ebur128_state` and frees it in `deinit`.
@@ -8,16 +8,16 @@ public import SessionTimeline
 /// not grow with the length measured, and the result is within 0.1 LU of the exact gated mean.
 /// Channels are weighted by libebur128's default map (for mono and stereo the same as ffmpeg's
 /// `ebur128` filter): a mono file is one channel, not counted twice as dual mono.
-public final class LoudnessMeter {
+package final class LoudnessMeter {
     private let state: UnsafeMutablePointer<ebur128_state>
     /// The rate the frames are at.
-    public let sampleRate: SampleRate
+    package let sampleRate: SampleRate
     /// The number of interleaved channels in each frame.
-    public let channelCount: ChannelCount
+    package let channelCount: ChannelCount
 
     /// The corresponding libebur128 call is `ebur128_init` with `EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM`.
     /// - Throws: ``AudioError`` (`unsupportedFormat`) for a rate or channel count libebur128 refuses.
-    public init(sampleRate: SampleRate, channelCount: ChannelCount) throws(AudioError) {
+    package init(sampleRate: SampleRate, channelCount: ChannelCount) throws(AudioError) {
         let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_HISTOGRAM.rawValue)
         guard let state = ebur128_init(UInt32(channelCount.count), UInt(sampleRate.hertz), mode) else {
             throw AudioError(
@@ -40,7 +40,7 @@ public final class LoudnessMeter {
     ///
     /// The corresponding libebur128 call is `ebur128_add_frames_float`. In histogram mode it
     /// allocates nothing, so it cannot fail; a failure would be a broken library (a precondition).
-    public func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
+    package func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
         precondition(frames >= 0 && frames * channelCount.count <= samples.count, "fewer samples than frames")
         guard frames > 0, let base = samples.baseAddress else { return }
         let result = ebur128_add_frames_float(state, base, frames)
@@ -48,7 +48,7 @@ public final class LoudnessMeter {
     }
 
     /// Measures every frame of `samples` (interleaved; its count a multiple of the channel count).
-    public func add(_ samples: [Float]) {
+    package func add(_ samples: [Float]) {
         samples.withUnsafeBufferPointer { add($0, frames: $0.count / channelCount.count) }
     }
 
@@ -56,7 +56,7 @@ public final class LoudnessMeter {
     /// passes the gates (silence, or less than 400 ms added).
     ///
     /// The corresponding libebur128 call is `ebur128_loudness_global`.
-    public var integratedLoudness: Double? {
+    package var integratedLoudness: Double? {
         var loudness = -Double.infinity
         let result = ebur128_loudness_global(state, &loudness)
         precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_global failed with \(result)")

@@ -1,5 +1,5 @@
 import Foundation
-public import SessionTimeline
+package import SessionTimeline
 
 /// A look-ahead true-peak limiter: it lowers the gain just enough, and early enough, that the
 /// output's true peak (as ``TruePeakMeter`` and ffmpeg's `ebur128=peak=true` measure it) stays at or
@@ -20,20 +20,20 @@ public import SessionTimeline
 /// gain. ``latency`` frames are held back (`W + 10`); ``finish(into:)`` hands them out. When no gain
 /// under 1 is pending, frames are copied through unchanged, bit for bit, and blocks whose largest
 /// sample times the filter's largest gain stays under the ceiling are not oversampled at all.
-public final class TruePeakLimiter {
+package final class TruePeakLimiter {
     /// How far under the requested ceiling the limiter aims, in dB.
-    public static let internalMargin = 0.2
+    package static let internalMargin = 0.2
 
     /// The rate of the frames.
-    public let sampleRate: SampleRate
+    package let sampleRate: SampleRate
     /// The number of interleaved channels in each frame.
-    public let channelCount: ChannelCount
+    package let channelCount: ChannelCount
     /// The ceiling the output's true peak stays under, in dBTP.
-    public let ceilingDecibels: Double
+    package let ceilingDecibels: Double
     /// Frames held back: output lags input by this many frames until ``finish(into:)``.
-    public let latency: Int
+    package let latency: Int
     /// The largest gain reduction applied so far, in dB (0 when nothing was limited).
-    public private(set) var largestReductionDecibels: Double = 0
+    package private(set) var largestReductionDecibels: Double = 0
 
     /// Everything that changes as frames go through, in one value: inside its methods the
     /// per-frame work touches no class property (each such access is a run-time exclusivity check).
@@ -45,7 +45,7 @@ public final class TruePeakLimiter {
     ///   - lookAhead: how long the gain takes to glide down before a peak, in seconds; also how much
     ///     of the delay is the limiter's (5 ms: about 110 frames at 22,050 Hz).
     ///   - release: the time constant of the gain's return towards 1, in seconds.
-    public init(
+    package init(
         sampleRate: SampleRate,
         channelCount: ChannelCount,
         ceilingDecibels: Double,
@@ -72,7 +72,7 @@ public final class TruePeakLimiter {
     /// that are ready; returns how many frames it appended. Output frame `t` is input frame `t`:
     /// the first call returns `frames − latency` (or 0), and every frame comes out in the end.
     @discardableResult
-    public func process(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) -> Int {
+    package func process(_ input: UnsafeBufferPointer<Float>, frames: Int, into output: inout [Float]) -> Int {
         precondition(!finished, "process(_:frames:into:) after finish(into:)")
         precondition(frames >= 0 && frames * channelCount.count <= input.count, "fewer samples than frames")
         guard frames > 0, let base = input.baseAddress else { return 0 }
@@ -82,14 +82,14 @@ public final class TruePeakLimiter {
 
     /// Limits every frame of `input` (interleaved); see ``process(_:frames:into:)``.
     @discardableResult
-    public func process(_ input: [Float], into output: inout [Float]) -> Int {
+    package func process(_ input: [Float], into output: inout [Float]) -> Int {
         input.withUnsafeBufferPointer { process($0, frames: $0.count / channelCount.count, into: &output) }
     }
 
     /// Ends the stream: appends the frames still held back to `output` and returns how many
     /// (``latency``, or all frames if fewer came in). The limiter takes no more input after this.
     @discardableResult
-    public func finish(into output: inout [Float]) -> Int {
+    package func finish(into output: inout [Float]) -> Int {
         precondition(!finished, "finish(into:) twice")
         finished = true
         defer { largestReductionDecibels = core.largestReductionDecibels }

@@ -1,5 +1,5 @@
 import Foundation
-public import SessionTimeline
+package import SessionTimeline
 
 /// Measures the true peak of interleaved float frames: the largest magnitude of the signal between
 /// its samples as well as at them, as ITU-R BS.1770-4 Annex 2 estimates it (4× oversampling with the
@@ -10,25 +10,25 @@ public import SessionTimeline
 /// times the filter's largest gain (the biggest per-phase sum of |coefficients|, about 2.02) cannot
 /// exceed the peak found so far is not oversampled at all: after the first loud passage, quiet
 /// material costs one scan for its largest sample.
-public final class TruePeakMeter {
+package final class TruePeakMeter {
     /// The number of interleaved channels in each frame.
-    public let channelCount: ChannelCount
+    package let channelCount: ChannelCount
     private var filter: TruePeakFilter
     /// The largest true peak of any channel so far, linear (1 is full scale); 0 before any audio.
-    public private(set) var truePeak: Float = 0
+    package private(set) var truePeak: Float = 0
 
-    public init(channelCount: ChannelCount) {
+    package init(channelCount: ChannelCount) {
         self.channelCount = channelCount
         filter = TruePeakFilter(channelCount: channelCount.count)
     }
 
     /// The true peak in dBTP (`20 log10` of ``truePeak``); `-infinity` for silence.
-    public var truePeakDecibels: Double {
+    package var truePeakDecibels: Double {
         20 * log10(Double(truePeak))
     }
 
     /// Measures `frames` interleaved frames from the start of `samples`.
-    public func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
+    package func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
         precondition(frames >= 0 && frames * channelCount.count <= samples.count, "fewer samples than frames")
         guard frames > 0, let base = samples.baseAddress else { return }
         let channels = channelCount.count
@@ -46,7 +46,7 @@ public final class TruePeakMeter {
     }
 
     /// Measures every frame of `samples` (interleaved; its count a multiple of the channel count).
-    public func add(_ samples: [Float]) {
+    package func add(_ samples: [Float]) {
         samples.withUnsafeBufferPointer { add($0, frames: $0.count / channelCount.count) }
     }
 }

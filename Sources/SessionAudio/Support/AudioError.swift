@@ -2,16 +2,16 @@
 ///
 /// The description names the file and the cause, carrying the C library's own message where
 /// there is one: `Cannot decode /cache/3f9a….mp3: mpg123: invalid frame (code -1)`.
-public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
-    public let code: Code
+    package let code: Code
     /// The file concerned, if any.
-    public let path: String?
+    package let path: String?
     /// The cause, as a phrase.
-    public let reason: String
+    package let reason: String
 
     /// What kind of failure an ``AudioError`` is.
-    public enum Code: String, Sendable, Equatable {
+    package enum Code: String, Sendable, Equatable {
         /// The file could not be opened or is not a format the library reads.
         case cannotOpen
         /// The file opened but its audio could not be decoded to the end.
@@ -34,13 +34,13 @@ public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
         case cannotSynthesize
     }
 
-    public init(_ code: Code, path: String?, reason: String) {
+    package init(_ code: Code, path: String?, reason: String) {
         self.code = code
         self.path = path
         self.reason = reason
     }
 
-    public var description: String {
+    package var description: String {
         let verb =
             switch code {
             case .cannotOpen: "Cannot open"

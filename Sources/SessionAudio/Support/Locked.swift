@@ -5,18 +5,18 @@ import Foundation
 /// The lock is an `NSLock`, a pthread mutex, which the thread sanitizer understands.
 /// (`Synchronization.Mutex` locks with a bare futex on Linux, and the sanitizer reports every
 /// access to the value it guards as a race.)
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is read and written only inside `withLock`, under `lock`.
     private let lock = NSLock()
     private var value: Value
 
     /// Puts `value` behind a lock.
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with the value while holding the lock, and returns what it returns.
-    public func withLock<Result, Failure: Error>(
+    package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         lock.lock()

@@ -1,5 +1,5 @@
 import Foundation
-public import SessionTimeline
+package import SessionTimeline
 
 /// The default closing bell: a struck singing bowl, synthesized on demand, identical every time.
 ///
@@ -8,17 +8,17 @@ public import SessionTimeline
 /// that the tone beats gently, each decaying exponentially (higher modes faster). A 4 ms
 /// raised-cosine attack and a 1.5 s cosine release to exactly zero keep both ends click-free.
 /// Peak level −6 dBFS. Eight seconds at any sample rate.
-public enum BuiltinBell {
+package enum BuiltinBell {
     /// The bell's length in seconds.
-    public static let durationSeconds = 8
+    package static let durationSeconds = 8
 
     /// The bell's length at `sampleRate`: exactly ``durationSeconds`` × rate frames.
-    public static func frameCount(sampleRate: SampleRate) -> Frames {
+    package static func frameCount(sampleRate: SampleRate) -> Frames {
         Frames(Int64(durationSeconds * sampleRate.hertz))
     }
 
     /// The bell as mono float frames at `sampleRate`.
-    public static func samples(sampleRate: SampleRate) -> [Float] {
+    package static func samples(sampleRate: SampleRate) -> [Float] {
         let count = Int(frameCount(sampleRate: sampleRate).count)
         let rate = Double(sampleRate.hertz)
         var mix = [Double](repeating: 0, count: count)

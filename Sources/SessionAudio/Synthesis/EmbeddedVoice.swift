@@ -11,9 +11,9 @@ import Glibc
 /// eSpeak's C API keeps global state (one voice, one rate, one callback), so every call goes
 /// through one lock: syntheses run one at a time, whatever the caller's concurrency. Encoding
 /// happens outside the lock.
-public enum EmbeddedVoice {
+package enum EmbeddedVoice {
     /// eSpeak's normal speaking rate in words per minute, used at speed 1.0.
-    public static let normalWordsPerMinute = 175
+    package static let normalWordsPerMinute = 175
 
     /// The voice's speech for `text` as MP3 bytes.
     ///
@@ -26,13 +26,13 @@ public enum EmbeddedVoice {
     /// can come out a few samples longer or shorter depending on what was spoken before it in the
     /// same process. Once a clip is in the cache it never changes, so renders from a cache are
     /// byte-identical; two cold caches may differ by those few samples.
-    public static func mp3(text: String, voice: String, speed: Double) throws(AudioError) -> [UInt8] {
+    package static func mp3(text: String, voice: String, speed: Double) throws(AudioError) -> [UInt8] {
         let (samples, sampleRate) = try synthesize(text: text, voice: voice, speed: speed)
         return try SpeechClip.mp3(samples, sampleRate: sampleRate, voice: "eSpeak NG")
     }
 
     /// The words per minute eSpeak speaks at `speed`.
-    public static func wordsPerMinute(speed: Double) -> Int {
+    package static func wordsPerMinute(speed: Double) -> Int {
         let rate = (Double(normalWordsPerMinute) * speed).rounded()
         return Int(min(450, max(80, rate.isFinite ? rate : Double(normalWordsPerMinute))))
     }
@@ -90,7 +90,7 @@ public enum EmbeddedVoice {
 
     /// eSpeak NG's voices: each one's name and the languages it speaks, the first being the
     /// name `espeak:LANGUAGE` voice ids use. The corresponding libespeak-ng call is `espeak_ListVoices`.
-    public static func voices() throws(AudioError) -> [(name: String, languages: [String])] {
+    package static func voices() throws(AudioError) -> [(name: String, languages: [String])] {
         try engine.withLock { (state) throws(AudioError) -> [(name: String, languages: [String])] in
             state.listed(try state.started()).map { ($0.name, $0.languages) }
         }
@@ -98,7 +98,7 @@ public enum EmbeddedVoice {
 
     /// Whether eSpeak NG has a voice for `language` (`en-us`, `de`, letter case aside): one of
     /// the languages ``voices()`` lists, the only names ``mp3(text:voice:speed:)`` takes.
-    public static func hasVoice(_ language: String) throws(AudioError) -> Bool {
+    package static func hasVoice(_ language: String) throws(AudioError) -> Bool {
         try engine.withLock { (state) throws(AudioError) -> Bool in
             voice(for: language, in: state.listed(try state.started())) != nil
         }

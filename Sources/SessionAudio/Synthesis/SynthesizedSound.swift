@@ -1,4 +1,4 @@
-public import SessionTimeline
+package import SessionTimeline
 
 /// The project's own sounds: two gongs, a closing gong, two beds, and the cues of timer,
 /// breathing and workout sessions, synthesized in pure Swift, identical to the last bit on every
@@ -36,7 +36,7 @@ public import SessionTimeline
 /// over ``bedFadeSeconds``. A bed's two ends are uncorrelated noise-like sound, so an equal-power
 /// crossfade between its end and its start (``LoopStream``) keeps its level. The cues fade in and
 /// out over a few milliseconds (``CueTones``).
-public enum SynthesizedSound: String, CaseIterable, Sendable {
+package enum SynthesizedSound: String, CaseIterable, Sendable {
     case gong
     case tripleGong = "triple-gong"
     case completion
@@ -53,14 +53,14 @@ public enum SynthesizedSound: String, CaseIterable, Sendable {
     case closing = "ausklang"
 
     /// The rate every sound is made at.
-    public static let sampleRate: SampleRate = 44_100
+    package static let sampleRate: SampleRate = 44_100
     /// The level of every sound's loudest sample, in dBFS.
-    public static let peakDecibels = -3.0
+    package static let peakDecibels = -3.0
     /// How long a bed fades in at its start and out at its end, in seconds.
-    public static let bedFadeSeconds = 0.5
+    package static let bedFadeSeconds = 0.5
 
     /// The sound's length in milliseconds, a multiple of 10 so that it is a whole number of frames.
-    public var durationMilliseconds: Int {
+    package var durationMilliseconds: Int {
         switch self {
         case .gong: 7_000
         case .tripleGong: 12_000
@@ -78,18 +78,18 @@ public enum SynthesizedSound: String, CaseIterable, Sendable {
     }
 
     /// The sound's length: ``durationMilliseconds`` × 44.1 frames.
-    public var frameCount: Frames {
+    package var frameCount: Frames {
         Frames(Int64(durationMilliseconds * Self.sampleRate.hertz / 1_000))
     }
 
     /// Whether the sound is a bed, made to be looped under a session.
-    public var isBed: Bool { self == .rain || self == .drone }
+    package var isBed: Bool { self == .rain || self == .drone }
 
     /// Whether the sound is a cue: a short signal of a timer, breathing or workout session.
-    public var isCue: Bool { !isBed && ![.gong, .tripleGong, .completion].contains(self) }
+    package var isCue: Bool { !isBed && ![.gong, .tripleGong, .completion].contains(self) }
 
     /// The sound as mono float samples at ``sampleRate``: ``frameCount`` of them.
-    public func samples() -> [Float] {
+    package func samples() -> [Float] {
         let count = Int(frameCount.count)
         var mix: [Double]
         switch self {

@@ -1,27 +1,27 @@
 internal import Crypto
-public import Foundation
+package import Foundation
 internal import SessionAudio
-public import SessionTimeline
+package import SessionTimeline
 
 /// How a batch renders a folder of scripts.
-public struct BatchOptions: Sendable {
+package struct BatchOptions: Sendable {
     /// Where `{id}.wav`, `{id}.timeline.json` and `manifest.json` go.
-    public var outputFolder: String
+    package var outputFolder: String
     /// The settings every session shares; each session's seed and outputs replace the plan's seed
     /// and the output destinations (see ``baseSeed``).
-    public var pipeline: SessionPipeline
+    package var pipeline: SessionPipeline
     /// The seed each session's seed is derived from (`SeededGenerator.derive(base:label:)`).
-    public var baseSeed: UInt64
+    package var baseSeed: UInt64
     /// How many versions of each script with different interjection draws; 0 renders one, unnumbered.
-    public var variants: Int
+    package var variants: Int
     /// How many sessions render at once.
-    public var jobs: Int
+    package var jobs: Int
     /// Whether to render sessions whose output is up to date anyway.
-    public var force: Bool
+    package var force: Bool
     /// The share of the sessions to render, when several processes split the batch; `nil` for all.
-    public var shard: BatchShard?
+    package var shard: BatchShard?
 
-    public init(
+    package init(
         outputFolder: String,
         pipeline: SessionPipeline,
         baseSeed: UInt64 = 0,
@@ -41,18 +41,18 @@ public struct BatchOptions: Sendable {
 }
 
 /// One session of a batch: a script, which variant, its seed and where it goes.
-public struct BatchSession: Sendable {
+package struct BatchSession: Sendable {
     /// The output's name without extension: `reactivity-01` or `reactivity-01-v2`.
-    public let name: String
-    public let scriptPath: String
-    public let script: Script
-    public let seed: UInt64
-    public let outputPath: String
-    public let timelinePath: String
+    package let name: String
+    package let scriptPath: String
+    package let script: Script
+    package let seed: UInt64
+    package let outputPath: String
+    package let timelinePath: String
 }
 
 /// What became of a batch session.
-public enum BatchResult: Sendable, Equatable {
+package enum BatchResult: Sendable, Equatable {
     /// Rendered now.
     case rendered
     /// Its output was already up to date.
@@ -65,17 +65,17 @@ public enum BatchResult: Sendable, Equatable {
 }
 
 /// What a batch did: its sessions and what became of each, and the clips it prepared.
-public struct BatchReport: Sendable {
+package struct BatchReport: Sendable {
     /// The sessions it took (its shard's, or all), in script order, each script's variants together.
-    public let sessions: [BatchSession]
+    package let sessions: [BatchSession]
     /// How many sessions the whole batch has, over all shards.
-    public let totalCount: Int
+    package let totalCount: Int
     /// The share it took, if it took one.
-    public let shard: BatchShard?
+    package let shard: BatchShard?
     /// What became of each session, aligned with ``sessions``.
-    public let results: [BatchResult]
+    package let results: [BatchResult]
     /// The clips every session drew on, prepared once for all.
-    public let clips: PreparedClips
+    package let clips: PreparedClips
 }
 
 /// Renders many sessions through one pipeline, several at once, skipping those whose output is
@@ -93,9 +93,9 @@ public struct BatchReport: Sendable {
 /// With a ``BatchOptions/shard``, only that share of the sessions is prepared and rendered, and
 /// only that shard's lock is taken: the shards of a batch run at once, in as many processes or
 /// hosts, into one folder, and end with the same files and the same manifest as one batch.
-public enum BatchRenderer {
+package enum BatchRenderer {
     /// The sessions of `library` under `options`, in script order, each script's variants together.
-    public static func sessions(of library: ScriptLibrary, options: BatchOptions) -> [BatchSession] {
+    package static func sessions(of library: ScriptLibrary, options: BatchOptions) -> [BatchSession] {
         library.entries.flatMap { entry -> [BatchSession] in
             let variants: [Int?] = options.variants > 0 ? (1...options.variants).map { $0 } : [nil]
             return variants.map { variant in
@@ -124,7 +124,7 @@ public enum BatchRenderer {
     /// - Parameter progress: called as each session finishes, with the number done and the total.
     /// - Throws: ``SessionError`` if the library holds no script at all, the output folder cannot be
     ///   created or written, or the task is cancelled.
-    public static func run(
+    package static func run(
         _ library: ScriptLibrary,
         options: BatchOptions,
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
@@ -247,20 +247,23 @@ public enum BatchRenderer {
     static func inputsHash(_ session: BatchSession, texts: [String], pipeline: SessionPipeline) -> String {
         var hasher = SHA256()
         func add(_ line: String) { hasher.update(data: Data((line + "\n").utf8)) }
-        let (clips, plan) = (pipeline.clips(for: session.script), pipeline.plan)
+        let clips = pipeline.clips(for: session.script)
         add("render-session \(SessionKitVersion.current)")
         add("script \(fileDigest(session.scriptPath))")
-        add("voice \(clips.voice) speed \(clips.speed) seed \(session.seed)")
-        add(
-            "rate \(plan.sampleRate.map { String($0.hertz) } ?? "first-clip") channels \(plan.channelCount.count) allow-missing \(plan.allowMissing)"
-        )
-        let (encoder, output) = (pipeline.output.encoder, pipeline.output)
-        add(
-            "format \(encoder.format) samples \(encoder.sampleFormat.rawValue) bitrate \(encoder.bitrate.map(String.init) ?? "-") quality \(encoder.quality.map { String($0) } ?? "-") skips-silence \(encoder.skipsSilence)"
-        )
-        add("album \(output.album ?? "-") artist \(output.artist ?? "-")")
+        add("seed \(session.seed)")
+        // Every setting that shapes the output, as one value: a setting added to ClipIdentity,
+        // PlanSettings or EncoderSettings is part of the hash without a line here.
+        var plan = pipeline.plan
         let sound = plan.sound.overriding(session.script.sound)
-        add("sound \(String(decoding: CanonicalJSON.encode(sound), as: UTF8.self)) strict \(plan.strict)")
+        plan.sound = sound
+        let settings = HashedSettings(
+            clips: clips,
+            plan: plan,
+            encoder: pipeline.output.encoder,
+            album: pipeline.output.album,
+            artist: pipeline.output.artist
+        )
+        add("settings \(String(decoding: CanonicalJSON.encode(settings), as: UTF8.self))")
         let names = [sound.ambience, sound.startGong, sound.effectiveIntervalGong, sound.bell].compactMap { $0 }
         // Other kinds always play the library's cue sounds.
         if !names.isEmpty || session.script.kind != .guided {
@@ -275,6 +278,15 @@ public enum BatchRenderer {
             add("clip \(entry.key) \(stamp(entry.path))")
         }
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The settings a session's output bytes depend on, hashed as their canonical JSON.
+    private struct HashedSettings: Encodable {
+        let clips: ClipIdentity
+        let plan: PlanSettings
+        let encoder: EncoderSettings
+        let album: String?
+        let artist: String?
     }
 
     /// `size modified` of the file at `path` (`-1 0` if there is none): a change to it without reading it.

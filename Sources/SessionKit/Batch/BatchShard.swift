@@ -1,5 +1,6 @@
 internal import Crypto
-public import Foundation
+package import Foundation
+internal import SessionTimeline
 
 /// One of `count` shares of a batch, numbered from 1 like `jest --shard 2/3`: the sessions whose
 /// output name hashes into it.
@@ -8,42 +9,48 @@ public import Foundation
 /// big-endian, of the SHA-256 of its output name (`reactivity-03-v2`) into `count` buckets. The
 /// name alone decides, so every machine agrees without talking to the others, adding a script moves
 /// no other session, and changing the count from N to N + 1 moves only about 1/(N + 1) of them.
-public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
+package struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// Which share, 1 through ``count``.
-    public let index: Int
+    package let index: Int
     /// How many shares the batch is cut into.
-    public let count: Int
+    package let count: Int
 
     /// The most shares a batch can be cut into.
-    public static let maximumCount = 1_000
+    package static let maximumCount = 1_000
 
     /// The environment variable a Kubernetes Indexed Job sets to each pod's index, from 0.
-    public static let indexVariable = "JOB_COMPLETION_INDEX"
+    package static let indexVariable = "JOB_COMPLETION_INDEX"
     /// The environment variable that gives the number of shares when `--shards` does not.
-    public static let countVariable = "RENDER_SESSION_SHARDS"
+    package static let countVariable = "RENDER_SESSION_SHARDS"
 
     /// The share `index` of `count`; `nil` unless 1 ≤ index ≤ count ≤ ``maximumCount``.
-    public init?(index: Int, count: Int) {
+    package init?(index: Int, count: Int) {
         guard (1...Self.maximumCount).contains(count), (1...count).contains(index) else { return nil }
         self.index = index
         self.count = count
     }
 
     /// `2/3`.
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 
     /// Reads `I/N` (`--shard 2/3`).
     /// - Throws: ``SessionError`` (`invalidSetting`) naming the rule the text breaks.
-    public static func parse(_ text: String) throws(SessionError) -> BatchShard {
+    package static func parse(_ text: String) throws(SessionError) -> BatchShard {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
-            throw SessionError(.invalidSetting, "--shard \(text): a shard is I/N, such as 2/3, or auto")
+            throw SessionError(
+                .invalidSetting,
+                "\(SettingReference.shard.marker) \(text): a shard is I/N, such as 2/3, or auto"
+            )
         }
         guard (1...maximumCount).contains(count) else {
-            throw SessionError(.invalidSetting, "--shard \(text): the number of shards is 1 to \(maximumCount)")
+            throw SessionError(
+                .invalidSetting,
+                "\(SettingReference.shard.marker) \(text): the number of shards is 1 to \(maximumCount)"
+            )
         }
         guard let shard = BatchShard(index: index, count: count) else {
-            throw SessionError(.invalidSetting, "--shard \(text): the shard is 1 to \(count)")
+            throw SessionError(.invalidSetting, "\(SettingReference.shard.marker) \(text): the shard is 1 to \(count)")
         }
         return shard
     }
@@ -51,7 +58,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// The share a Kubernetes Indexed Job's pod renders: `JOB_COMPLETION_INDEX` k (from 0) is shard
     /// k + 1, of `count` shares, else of `RENDER_SESSION_SHARDS`.
     /// - Throws: ``SessionError`` (`invalidSetting`) naming the variable that is missing or wrong.
-    public static func fromEnvironment(
+    package static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment,
         count: Int? = nil
     ) throws(SessionError) -> BatchShard {
@@ -62,7 +69,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
             guard let text = environment[countVariable] else {
                 throw SessionError(
                     .invalidSetting,
-                    "--shard auto needs --shards N or \(countVariable), which is not set"
+                    "\(SettingReference.shard.marker) auto needs \(SettingReference.shards.marker) or \(countVariable), which is not set"
                 )
             }
             guard let value = Int(text), (1...maximumCount).contains(value) else {
@@ -74,7 +81,10 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
             shards = value
         }
         guard let text = environment[indexVariable] else {
-            throw SessionError(.invalidSetting, "--shard auto needs \(indexVariable), which is not set")
+            throw SessionError(
+                .invalidSetting,
+                "\(SettingReference.shard.marker) auto needs \(indexVariable), which is not set"
+            )
         }
         guard let value = Int(text), let shard = BatchShard(index: value + 1, count: shards) else {
             throw SessionError(
@@ -86,7 +96,7 @@ public struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the session whose output is named `name` belongs to this share.
-    public func contains(_ name: String) -> Bool {
+    package func contains(_ name: String) -> Bool {
         Self.bucket(of: name, count: count) == index - 1
     }
 

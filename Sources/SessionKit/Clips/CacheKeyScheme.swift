@@ -2,7 +2,7 @@
 ///
 /// Two apps fill caches in two layouts; naming the layout lets either cache be used as it is,
 /// without renaming a file. docs/cache.md describes both.
-public enum CacheKeyScheme: String, Sendable, CaseIterable {
+public enum CacheKeyScheme: String, Sendable, CaseIterable, Codable {
     /// SHA-256 of `text + voice + speed` (``ClipCache/key(text:voice:speed:)``): the seed app's
     /// `TTSAudioCache` layout, and the default. Clips of different voices and speeds never collide.
     case textVoiceSpeed = "voice"

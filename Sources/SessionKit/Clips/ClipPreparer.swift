@@ -1,16 +1,16 @@
-public import Foundation
+package import Foundation
 internal import SessionAudio
-public import SessionTimeline
+package import SessionTimeline
 
 extension ClipCache {
     /// Measures the entry's file: its exact decoded length, from a scan of its frame headers (fast).
     /// - Returns: `nil` if there is no file.
     /// - Throws: ``SessionError`` (`unusableClips`) for a file that is not a usable clip.
-    public func measure(_ entry: Entry) throws(SessionError) -> AudioSourceInfo? {
+    package func measure(_ entry: Entry) throws(SessionError) -> AudioSourceInfo? {
         do {
             return try measureFile(entry)
         } catch {
-            throw SessionError(.unusableClips, error.description)
+            throw SessionError(.unusableClips, wrapping: error)
         }
     }
 
@@ -36,7 +36,7 @@ extension ClipCache {
     ///   - replacingExisting: whether to replace an entry that is there (one found corrupt).
     ///   - lengthLimit: the longest the clip may be for its text (``ClipLengthLimit``): longer
     ///     audio is refused, never stored.
-    public func store(
+    package func store(
         _ audio: Data,
         for entry: Entry,
         measuringLoudness: Bool = false,
@@ -87,7 +87,7 @@ extension ClipCache {
     }
 
     /// Creates the cache folder if needed and checks that it can be written.
-    public func prepareFolder() throws(SessionError) {
+    package func prepareFolder() throws(SessionError) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -112,18 +112,18 @@ extension ClipCache {
 /// clip's comes from its sidecar (`{key}.loudness.json`) when that describes the clip's exact
 /// bytes, else from a full decode that writes the sidecar; a new clip's from the decode that
 /// checks it, which writes its sidecar as it is stored.
-public struct ClipPreparer: Sendable {
-    public let identity: ClipIdentity
-    public let provider: (any SpeechProvider)?
-    public let jobs: Int
+package struct ClipPreparer: Sendable {
+    package let identity: ClipIdentity
+    package let provider: (any SpeechProvider)?
+    package let jobs: Int
     /// Whether measurements carry the clips' integrated loudness (through the cache's sidecars).
-    public let measureLoudness: Bool
+    package let measureLoudness: Bool
 
     /// - Parameters:
     ///   - provider: where missing clips come from; `nil` leaves them missing (offline).
     ///   - jobs: how many clips to synthesize at once (`nil`: the provider's default).
     ///   - measureLoudness: whether to measure each clip's integrated loudness (``ClipCache/measureWithLoudness(_:)``).
-    public init(
+    package init(
         identity: ClipIdentity,
         provider: (any SpeechProvider)?,
         jobs: Int? = nil,
@@ -144,7 +144,7 @@ public struct ClipPreparer: Sendable {
     /// - Throws: ``SessionError`` if the cache folder cannot be created or written, if the voice
     ///   cannot be had at all (`voiceUnavailable`, before any clip is made), or `cancelled`;
     ///   clips that fail are in the result.
-    public func prepare(
+    package func prepare(
         texts: [String],
         warn: @Sendable (String) -> Void = { _ in },
         progress: @Sendable (PreparedClips) -> Void = { _ in }
@@ -265,21 +265,21 @@ public struct ClipPreparer: Sendable {
 /// ``SpeechPacing`` pauses for every place a voice may pause inside the clip (each `.`, `!`, `?`,
 /// `;`, `:`, `…` and line break). Half a second a character is five times a slow reading
 /// (10 characters a second), and the floor covers a voice's own silence around a word or two.
-public struct ClipLengthLimit: Sendable, Equatable {
+package struct ClipLengthLimit: Sendable, Equatable {
     /// The shortest limit, for very short texts.
-    public static let floorSeconds = 10.0
+    package static let floorSeconds = 10.0
     /// The allowance per character of text.
-    public static let secondsPerCharacter = 0.5
+    package static let secondsPerCharacter = 0.5
     /// The characters after which a voice may pause (Piper's sentence and paragraph pauses).
     static let pauseMarks: Set<Character> = [".", "!", "?", ";", ":", "…", "\n"]
 
     /// The text the limit is for.
-    public let text: String
+    package let text: String
     /// The limit, in seconds.
-    public let seconds: Double
+    package let seconds: Double
 
     /// The limit for `text` spoken at `speed` with `pacing`'s pauses.
-    public init(text: String, speed: Double, pacing: SpeechPacing = .standard) {
+    package init(text: String, speed: Double, pacing: SpeechPacing = .standard) {
         let characters = text.count
         let pauses = text.reduce(into: 0) { count, character in
             if Self.pauseMarks.contains(character) { count += 1 }
@@ -292,12 +292,12 @@ public struct ClipLengthLimit: Sendable, Equatable {
     }
 
     /// The limit in frames at `sampleRate`, rounded up.
-    public func frames(at sampleRate: SampleRate) -> Frames {
+    package func frames(at sampleRate: SampleRate) -> Frames {
         Frames(Int64((seconds * Double(sampleRate.hertz)).rounded(.up)))
     }
 
     /// Why a clip of `frameCount` frames at `sampleRate` is too long for the text, or `nil` if it is not.
-    public func problem(_ frameCount: Frames, at sampleRate: SampleRate) -> String? {
+    package func problem(_ frameCount: Frames, at sampleRate: SampleRate) -> String? {
         guard frameCount > frames(at: sampleRate) else { return nil }
         let length = sampleRate.seconds(of: frameCount)
         return

@@ -1,7 +1,7 @@
 internal import Crypto
 import Foundation
 internal import SessionAudio
-public import SessionTimeline
+package import SessionTimeline
 
 /// What a clip's loudness sidecar, `{key}.loudness.json` beside `{key}.mp3`, records: the clip's
 /// measurement from a full decode, and the size and SHA-256 of the exact bytes measured, so that a
@@ -151,7 +151,7 @@ struct ClipFingerprint: Equatable {
 
 extension ClipCache {
     /// Where the loudness sidecar of the clip with `key` is stored: `{key}.loudness.json`.
-    public func loudnessPath(forKey key: String) -> String {
+    package func loudnessPath(forKey key: String) -> String {
         (directory as NSString).appendingPathComponent("\(key).loudness.json")
     }
 
@@ -161,11 +161,11 @@ extension ClipCache {
     /// (``AudioFileDecoder/measureLoudness(path:)``) and writing a new sidecar.
     /// - Returns: `nil` if there is no file.
     /// - Throws: ``SessionError`` (`unusableClips`) for a file that is not a usable clip.
-    public func measureWithLoudness(_ entry: Entry) throws(SessionError) -> AudioSourceInfo? {
+    package func measureWithLoudness(_ entry: Entry) throws(SessionError) -> AudioSourceInfo? {
         do {
             return try measureFileWithLoudness(entry)
         } catch {
-            throw SessionError(.unusableClips, error.description)
+            throw SessionError(.unusableClips, wrapping: error)
         }
     }
 

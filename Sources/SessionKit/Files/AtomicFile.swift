@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 internal import SessionAudio
 
 #if canImport(Glibc)
@@ -13,15 +13,15 @@ import Glibc
 /// by ``removeStaleTemporaries(for:)`` once its process is gone. A process on another host sharing
 /// the folder (NFS) cannot be asked whether it runs, so its temporaries are removed only after a day. While a temporary exists it is registered, so that a process about to
 /// exit at once (a second Ctrl-C, a stuck cancellation) can remove it with ``removeAllRegistered()``.
-public struct AtomicFile: Sendable {
+package struct AtomicFile: Sendable {
     /// Where the finished file goes.
-    public let destination: String
+    package let destination: String
     /// Where it is written until then.
-    public let temporaryPath: String
+    package let temporaryPath: String
 
     /// Prepares to write `destination`, first removing stale temporaries that earlier, killed
     /// runs left for it (pass `false` when a caller cleans the whole folder itself).
-    public init(destination: String, removingStaleTemporaries: Bool = true) {
+    package init(destination: String, removingStaleTemporaries: Bool = true) {
         self.destination = destination
         let url = URL(fileURLWithPath: destination)
         let name = ".\(url.lastPathComponent).\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(Self.hostTag).partial"
@@ -31,7 +31,7 @@ public struct AtomicFile: Sendable {
     }
 
     /// Flushes the temporary to disk and renames it over the destination.
-    public func commit() throws(SessionError) {
+    package func commit() throws(SessionError) {
         flushTemporary()
         guard rename(temporaryPath, destination) == 0 else {
             let reason = FileProblem.reason(errno: errno, folder: (destination as NSString).deletingLastPathComponent)
@@ -54,7 +54,7 @@ public struct AtomicFile: Sendable {
     /// checked, then the temporary renamed: there, two writers at the same instant can still replace.
     /// - Returns: `true` if this file is now the destination; `false` if the destination already
     ///   existed, in which case the temporary is left for the caller to ``discard()`` or ``commit()``.
-    public func commitUnlessExists() throws(SessionError) -> Bool {
+    package func commitUnlessExists() throws(SessionError) -> Bool {
         flushTemporary()
         if link(temporaryPath, destination) != 0 {
             if errno == EEXIST { return false }
@@ -85,7 +85,7 @@ public struct AtomicFile: Sendable {
     }
 
     /// Writes `data` to `destination` atomically.
-    public static func write(_ data: Data, to destination: String) throws(SessionError) {
+    package static func write(_ data: Data, to destination: String) throws(SessionError) {
         try staged(data, for: destination, named: destination).commit()
     }
 
@@ -103,7 +103,7 @@ public struct AtomicFile: Sendable {
     }
 
     /// Removes the temporary, leaving any earlier file at the destination untouched.
-    public func discard() {
+    package func discard() {
         Self.removeTemporary(temporaryPath)
         Self.registered.withLock { _ = $0.remove(temporaryPath) }
     }
@@ -115,7 +115,7 @@ public struct AtomicFile: Sendable {
     }
 
     /// Removes every registered temporary; safe to call from any thread.
-    public static func removeAllRegistered() {
+    package static func removeAllRegistered() {
         registered.withLock { paths in
             for path in paths { removeTemporary(path) }
             paths.removeAll()
@@ -123,14 +123,14 @@ public struct AtomicFile: Sendable {
     }
 
     /// Removes temporaries for `destination` whose writing process no longer runs.
-    public static func removeStaleTemporaries(for destination: String) {
+    package static func removeStaleTemporaries(for destination: String) {
         let url = URL(fileURLWithPath: destination)
         removeStaleTemporaries(in: url.deletingLastPathComponent().path, prefix: ".\(url.lastPathComponent).")
     }
 
     /// Removes every temporary in `directory` whose writing process no longer runs; returns how many.
     @discardableResult
-    public static func removeStaleTemporaries(in directory: String, prefix: String = ".") -> Int {
+    package static func removeStaleTemporaries(in directory: String, prefix: String = ".") -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
         var removed = 0
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".partial") {

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// An exclusive lock on a folder, or on one part of it, held by one process at a time and released
 /// when the value is released or the process ends, however it ends.
@@ -8,9 +8,9 @@ public import Foundation
 /// shared file (the batch manifest); the whole folder is bytes 1 onwards, and each shard of a batch
 /// owns one byte among them. So two batches of the same shard take turns, an unsharded batch takes
 /// turns with every shard, and different shards run at once.
-public final class FolderLock {
+package final class FolderLock {
     /// What a lock covers.
-    public enum Part: Sendable, Equatable {
+    package enum Part: Sendable, Equatable {
         /// The whole folder.
         case whole
         /// One shard's share of a batch into the folder.
@@ -36,7 +36,7 @@ public final class FolderLock {
 
     /// Takes the lock on `part` of `folder`, first calling `waiting` if another process holds it,
     /// then waiting.
-    public init(folder: String, part: Part = .whole, waiting: () -> Void) throws(SessionError) {
+    package init(folder: String, part: Part = .whole, waiting: () -> Void) throws(SessionError) {
         file = try FileRangeLock(path: (folder as NSString).appendingPathComponent(Self.fileName))
         try file.lock(part.range, waiting: waiting)
     }

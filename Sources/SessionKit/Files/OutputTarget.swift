@@ -1,4 +1,5 @@
 import Foundation
+internal import SessionTimeline
 
 #if canImport(Glibc)
 import Glibc
@@ -66,7 +67,7 @@ struct OutputTarget: Sendable, Equatable {
                 guard replaceExisting else {
                     throw SessionError(
                         .outputExists,
-                        "\(path) exists; not replacing it (outputs are replaced unless -n/--no-overwrite is given)"
+                        "\(path) exists; not replacing it (outputs are replaced unless \(SettingReference.noOverwrite.marker) is given)"
                     )
                 }
                 try checkWritableFolder(of: current, for: path)

@@ -1,3 +1,5 @@
+package import SessionTimeline
+
 /// Why a session cannot be prepared, planned or rendered, as one line per problem.
 ///
 /// Every line names the file, the place (JSON path, clip key or text) and the rule broken:
@@ -7,63 +9,98 @@
 public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is.
     public let code: Code
-    /// One self-contained sentence per problem.
-    public let lines: [String]
+    /// The lines as made, settings still marked (``SettingReference``) for whoever prints them.
+    private let markedLines: [String]
+    /// The error this one was caused by, when there is one: an `AudioError` from decoding or
+    /// writing, a system error, a provider's error.
+    public let underlyingError: (any Error & Sendable)?
 
-    /// What kind of failure a ``SessionError`` is.
-    public enum Code: String, Sendable, Equatable {
+    /// One self-contained sentence per problem, settings named in the library's words.
+    public var lines: [String] { lines(namingSettings: { $0.words }) }
+
+    /// The lines with every setting named by `name`: the command names its flags.
+    package func lines(namingSettings name: (SettingReference) -> String) -> [String] {
+        markedLines.map { namingSettings(in: $0, name) }
+    }
+
+    /// What kind of failure a ``SessionError`` is: a struct over a private list, so that kinds can
+    /// be added without breaking code that switches over them (swift-subprocess's `SubprocessError.Code`).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Sendable {
+            case unreadableScript, invalidScript, noScripts, missingClips, unusableClips, unusableSound, missingSound,
+                invalidSoundLibrary, invalidSetting, providerFailed, providerUnavailable, voiceUnavailable,
+                unknownVoice, outputExists, cannotWrite, unreadableAudio, unreadableTimeline, positionOutOfRange,
+                cancelled
+        }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
         /// The script file cannot be read.
-        case unreadableScript
+        public static let unreadableScript = Code(.unreadableScript)
         /// The script is not valid JSON or Markdown, or breaks a rule.
-        case invalidScript
+        public static let invalidScript = Code(.invalidScript)
         /// A folder of scripts holds none.
-        case noScripts
+        public static let noScripts = Code(.noScripts)
         /// Clips the script needs are not in the cache.
-        case missingClips
+        public static let missingClips = Code(.missingClips)
         /// Clips are in the cache but cannot be decoded.
-        case unusableClips
+        public static let unusableClips = Code(.unusableClips)
         /// A sound (the bell, a gong, the ambience bed) exists but cannot be decoded.
-        case unusableSound
+        public static let unusableSound = Code(.unusableSound)
         /// A sound asked for is in no library and no file, and ``PlanSettings/strict`` makes that an error.
-        case missingSound
+        public static let missingSound = Code(.missingSound)
         /// A sound library's folder cannot be read, or its `sounds.json` is not valid JSON or breaks a rule.
-        case invalidSoundLibrary
+        public static let invalidSoundLibrary = Code(.invalidSoundLibrary)
         /// A setting's value cannot be used; ``SessionPipeline/problems`` names it.
-        case invalidSetting
+        public static let invalidSetting = Code(.invalidSetting)
         /// A speech provider answered with an error that trying again will not fix.
-        case providerFailed
+        public static let providerFailed = Code(.providerFailed)
         /// A speech provider did not answer in time or is overloaded (HTTP 429, 5xx): trying again may work.
-        case providerUnavailable
+        public static let providerUnavailable = Code(.providerUnavailable)
         /// A voice cannot be had at all: its engine or model is missing or does not load. The
         /// pipeline falls back to the embedded voice unless told not to.
-        case voiceUnavailable
+        public static let voiceUnavailable = Code(.voiceUnavailable)
         /// A voice id names no voice of its engine (a typo, or a path where a name belongs).
-        case unknownVoice
+        public static let unknownVoice = Code(.unknownVoice)
         /// An output exists and replacing outputs was not allowed.
-        case outputExists
+        public static let outputExists = Code(.outputExists)
         /// The output cannot be written.
-        case cannotWrite
+        public static let cannotWrite = Code(.cannotWrite)
         /// An audio file to verify cannot be read at all (no such file, a folder, permission denied).
-        case unreadableAudio
+        public static let unreadableAudio = Code(.unreadableAudio)
         /// A timeline JSON file cannot be read, or is not a timeline; or a queue JSON file, likewise.
-        case unreadableTimeline
+        public static let unreadableTimeline = Code(.unreadableTimeline)
         /// A position, item or offset asked of a timeline or queue lies outside it; the line gives the range.
-        case positionOutOfRange
+        public static let positionOutOfRange = Code(.positionOutOfRange)
         /// The task was cancelled (Ctrl-C, SIGTERM); unfinished files were removed.
-        case cancelled
+        public static let cancelled = Code(.cancelled)
+
+        /// The kind's name: `invalidScript`.
+        public var description: String { kind.rawValue }
     }
 
     /// The error for work stopped by cancellation.
     public static let cancelled = SessionError(.cancelled, "Interrupted; unfinished files were removed")
 
-    public init(_ code: Code, lines: [String]) {
+    public init(_ code: Code, lines: [String], underlyingError: (any Error & Sendable)? = nil) {
         precondition(!lines.isEmpty, "a SessionError needs at least one line")
         self.code = code
-        self.lines = lines
+        self.markedLines = lines
+        self.underlyingError = underlyingError
     }
 
-    public init(_ code: Code, _ line: String) {
-        self.init(code, lines: [line])
+    public init(_ code: Code, _ line: String, underlyingError: (any Error & Sendable)? = nil) {
+        self.init(code, lines: [line], underlyingError: underlyingError)
+    }
+
+    /// `cause`'s own sentence as the one line, keeping `cause` as the underlying error.
+    package init(_ code: Code, wrapping cause: some Error & Sendable & CustomStringConvertible) {
+        self.init(code, lines: [cause.description], underlyingError: cause)
+    }
+
+    /// Equal when the kind and the lines are; the underlying error is not compared.
+    public static func == (left: SessionError, right: SessionError) -> Bool {
+        left.code == right.code && left.markedLines == right.markedLines
     }
 
     /// Whether trying the same request again may succeed.

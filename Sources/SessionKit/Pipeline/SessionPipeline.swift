@@ -84,7 +84,7 @@ public struct SessionPipeline: Sendable {
                 problems.append(
                     SettingProblem(
                         .audioOutput,
-                        "cannot write .\(suffix) files; the formats written are .wav, .flac, .mp3, .opus and .ogg (or name one with --format)"
+                        "cannot write .\(suffix) files; the formats written are .wav, .flac, .mp3, .opus and .ogg (or name one with \(SettingReference.format.marker))"
                     )
                 )
             }

@@ -1,6 +1,6 @@
-public import Foundation
+package import Foundation
 internal import SessionAudio
-public import SessionTimeline
+package import SessionTimeline
 
 #if canImport(Glibc)
 import Glibc
@@ -88,7 +88,7 @@ enum SessionRenderer {
         do {
             try body()
         } catch {
-            throw SessionError(.cannotWrite, error.description)
+            throw SessionError(.cannotWrite, wrapping: error)
         }
     }
 
@@ -109,7 +109,7 @@ enum SessionRenderer {
             do {
                 descriptor = try DescriptorStream.open(path, name: name)
             } catch {
-                throw SessionError(.cannotWrite, error.description)
+                throw SessionError(.cannotWrite, wrapping: error)
             }
         }
         defer { if let descriptor, descriptor != STDOUT_FILENO { Glibc.close(descriptor) } }
@@ -150,7 +150,7 @@ enum SessionRenderer {
                 )
             }
         } catch {
-            throw fail(SessionError(.cannotWrite, error.description))
+            throw fail(SessionError(.cannotWrite, wrapping: error))
         }
         var measurement: (integrated: Double?, truePeak: Double)?
         do {
@@ -170,7 +170,7 @@ enum SessionRenderer {
                 spool.discard()
             }
         } catch {
-            throw fail(SessionError(.cannotWrite, error.description))
+            throw fail(SessionError(.cannotWrite, wrapping: error))
         }
         return (temporary, measurement, encoding)
     }
@@ -205,7 +205,7 @@ enum SessionRenderer {
             do {
                 try writer.write(buffer, frames: frames)
             } catch {
-                throw SessionError(.cannotWrite, error.description)
+                throw SessionError(.cannotWrite, wrapping: error)
             }
             progress(writer.framesWritten)
         }
@@ -264,18 +264,18 @@ enum SessionRenderer {
 
 /// The timeline's JSON form: pretty-printed, keys sorted (so the same timeline is always the same
 /// bytes), slashes unescaped, a final newline.
-public enum TimelineJSON {
-    public static func encode(_ timeline: Timeline) -> Data {
+package enum TimelineJSON {
+    package static func encode(_ timeline: Timeline) -> Data {
         CanonicalJSON.encode(timeline)
     }
 }
 
 /// Writes files of silence, the seed app's `SilenceGenerator`.
-public enum SilenceFile {
+package enum SilenceFile {
     /// Writes `frameCount` frames of mono silence at `sampleRate` to `destination`, encoded as
     /// `encoder` says (16-bit WAV by default).
     /// - Throws: ``SessionError``; nothing is left at a path on failure.
-    public static func write(
+    package static func write(
         frameCount: Frames,
         sampleRate: SampleRate,
         to destination: OutputDestination,

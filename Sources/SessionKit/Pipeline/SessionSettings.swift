@@ -5,7 +5,7 @@ public import SessionTimeline
 /// Which clip a text is: the cache it lives in and the voice and speed it is spoken in.
 /// Together with the text these make the cache key, so changing any of them means other clips;
 /// under ``CacheKeyScheme/text`` only the text does.
-public struct ClipIdentity: Sendable, Equatable {
+public struct ClipIdentity: Sendable, Equatable, Encodable {
     /// The range of speaking speeds accepted (the OpenAI speech API's range).
     public static let speedRange: ClosedRange<Double> = 0.25...4.0
     /// The voice used when none is chosen.
@@ -36,6 +36,11 @@ public struct ClipIdentity: Sendable, Equatable {
         self.pacing = pacing
     }
 
+    /// What decides a clip's sound, for hashing the settings: everything but where the cache is.
+    private enum CodingKeys: String, CodingKey {
+        case voice, speed, keyScheme, pacing
+    }
+
     /// The cache these clips live in.
     public var cache: ClipCache { ClipCache(directory: cacheFolder) }
 
@@ -53,7 +58,7 @@ public struct ClipIdentity: Sendable, Equatable {
 
 /// What decides the plan besides the script: the random draws, the output's shape, the sounds
 /// and loudness, and whether missing clips and sounds are tolerated.
-public struct PlanSettings: Sendable, Equatable {
+public struct PlanSettings: Sendable, Equatable, Encodable {
     /// The output channel counts accepted.
     public static let channelCountRange: ClosedRange<Int> = 1...8
 
@@ -202,7 +207,7 @@ public struct OutputSettings: Sendable, Equatable {
     }
 
     /// The encoder's settings.
-    public var encoder: EncoderSettings {
+    package var encoder: EncoderSettings {
         EncoderSettings(
             format: resolvedFormat,
             sampleFormat: sampleFormat,
@@ -213,7 +218,7 @@ public struct OutputSettings: Sendable, Equatable {
     }
 
     /// The tags and chapters an audio file of `timeline` carries.
-    public func metadata(for timeline: Timeline) -> AudioMetadata {
+    package func metadata(for timeline: Timeline) -> AudioMetadata {
         AudioMetadata(title: timeline.title, album: album, artist: artist, chapters: timeline.chapters)
     }
 }
@@ -252,12 +257,19 @@ public struct SettingProblem: Sendable, Equatable, CustomStringConvertible {
 
     /// The setting.
     public let setting: Setting
+    /// The rule broken, as a phrase, other settings still marked (``SettingReference``).
+    private let markedRule: String
     /// The rule broken, as a phrase: `5.0 is outside 0.25…4.0`.
-    public let rule: String
+    public var rule: String { rule(namingSettings: { $0.words }) }
+
+    /// The rule with the other settings it mentions named by `name`: the command names its flags.
+    package func rule(namingSettings name: (SettingReference) -> String) -> String {
+        namingSettings(in: markedRule, name)
+    }
 
     public init(_ setting: Setting, _ rule: String) {
         self.setting = setting
-        self.rule = rule
+        self.markedRule = rule
     }
 
     /// `speed: 5.0 is outside 0.25…4.0`.

@@ -1,11 +1,11 @@
 import Foundation
-public import SessionTimeline
+package import SessionTimeline
 
 /// A timeline or queue JSON file read for its playback positions: what `render-session position`
 /// maps times and items with.
-public struct PlaybackFile: Sendable {
+package struct PlaybackFile: Sendable {
     /// What the file was.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A timeline (docs/timeline.md): items at the timeline's rate.
         case timeline
         /// An on-device queue (`"kind": "queue"`): items at their own rates.
@@ -13,16 +13,16 @@ public struct PlaybackFile: Sendable {
     }
 
     /// What the file is called in messages: its path, or `<stdin>`.
-    public let name: String
+    package let name: String
     /// Whether it was a timeline or a queue.
-    public let kind: Kind
+    package let kind: Kind
     /// Its items, mapped.
-    public let map: PlaybackMap
+    package let map: PlaybackMap
 
     /// Reads the timeline or queue at `path` (`-`: standard input), told apart by `"kind": "queue"`.
     /// - Throws: ``SessionError/Code-swift.enum/unreadableTimeline`` naming the file and the cause,
     ///   in the words ``SessionVerifier/readTimeline(at:)`` uses for a timeline.
-    public static func read(_ path: String) throws(SessionError) -> PlaybackFile {
+    package static func read(_ path: String) throws(SessionError) -> PlaybackFile {
         let name = path == "-" ? ScriptFile.standardInputName : path
         let data: Data
         if path == "-" {

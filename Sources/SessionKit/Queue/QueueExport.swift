@@ -9,7 +9,7 @@ extension SessionPipeline {
     /// - Throws: ``SessionError``; `invalidSetting` when a clip's gain is not 1 (loudness on)
     ///   without `reencode`, since a copied clip cannot carry a gain.
     @discardableResult
-    public func writeQueue(
+    package func writeQueue(
         _ script: Script,
         to folder: String,
         reencode: Bool,
@@ -21,7 +21,7 @@ extension SessionPipeline {
         if !reencode, let item = timeline.items.first(where: { $0.gain != 1 }) {
             throw SessionError(
                 .invalidSetting,
-                "Cannot write the queue of \(script.id): item \(item.index) (\(item.kind.rawValue)) plays at gain \(item.gain) for loudness \(timeline.loudness.map { "\($0.target)" } ?? "") LUFS, which a copied clip cannot carry; write it with --reencode, or with --loudness off"
+                "Cannot write the queue of \(script.id): item \(item.index) (\(item.kind.rawValue)) plays at gain \(item.gain) for loudness \(timeline.loudness.map { "\($0.target)" } ?? "") LUFS, which a copied clip cannot carry; write it with \(SettingReference.reencode.marker), or with \(SettingReference.loudnessOff.marker)"
             )
         }
         let delivery: QueuePlanner.Delivery =

@@ -1,5 +1,5 @@
 import Foundation
-public import SessionTimeline
+package import SessionTimeline
 
 #if canImport(Glibc)
 import Glibc
@@ -11,9 +11,9 @@ import Glibc
 /// complete, so a failure, a cancellation or a kill never leaves half a queue. A folder that
 /// exists is replaced only if it is empty or exactly what an export writes (``checkDestination(_:replaceExisting:)``);
 /// anything else is refused, so nothing of the user's is lost.
-public enum QueueWriter {
+package enum QueueWriter {
     /// The name of the queue's description in its folder.
-    public static let descriptionFileName = "queue.json"
+    package static let descriptionFileName = "queue.json"
 
     /// Writes `queue`, planned from `timeline`, into `folder`.
     ///
@@ -22,7 +22,7 @@ public enum QueueWriter {
     /// file per length.
     /// - Parameter progress: called after each file with the number written and the total.
     /// - Throws: ``SessionError``; nothing is left at `folder` on failure.
-    public static func write(
+    package static func write(
         _ queue: SessionQueue,
         of timeline: Timeline,
         to folder: String,
@@ -208,7 +208,10 @@ public enum QueueWriter {
             throw SessionError(.cannotWrite, "Cannot write the queue to \(folder): it is a file, not a folder")
         }
         guard replaceExisting else {
-            throw SessionError(.outputExists, "\(folder) exists; not replacing it (-n/--no-overwrite was given)")
+            throw SessionError(
+                .outputExists,
+                "\(folder) exists; not replacing it (\(SettingReference.noOverwrite.marker) was given)"
+            )
         }
         _ = try exportedFiles(in: folder)
     }

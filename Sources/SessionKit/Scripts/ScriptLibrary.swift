@@ -1,31 +1,31 @@
-public import Foundation
+package import Foundation
 internal import SessionAudio
-public import SessionTimeline
+package import SessionTimeline
 
 /// A folder of script files, read and grouped as the backend's categories endpoint groups them.
-public struct ScriptLibrary: Sendable {
+package struct ScriptLibrary: Sendable {
     /// A script and the file it came from.
-    public struct Entry: Sendable {
-        public let path: String
-        public let script: Script
+    package struct Entry: Sendable {
+        package let path: String
+        package let script: Script
     }
 
     /// A file that could not be used, and why.
-    public struct Problem: Sendable {
-        public let path: String
-        public let error: SessionError
+    package struct Problem: Sendable {
+        package let path: String
+        package let error: SessionError
     }
 
     /// The folders and files the library was read from.
-    public let paths: [String]
+    package let paths: [String]
     /// The valid scripts, by path.
-    public let entries: [Entry]
+    package let entries: [Entry]
     /// One problem per file that could not be used.
-    public let problems: [Problem]
+    package let problems: [Problem]
 
     /// Reads every `*.json` file directly in each folder of `paths`, and each file named; with
     /// `strict`, keys a session's kind does not know are problems.
-    public init(paths: [String], strict: Bool = false) throws(SessionError) {
+    package init(paths: [String], strict: Bool = false) throws(SessionError) {
         var entries: [Entry] = []
         var problems: [Problem] = []
         for path in try ScriptFile.scriptPaths(in: paths) {
@@ -41,7 +41,7 @@ public struct ScriptLibrary: Sendable {
     }
 
     /// The scripts grouped by category (categories by id), each category's scripts by `orderIndex`, then id.
-    public var categories: [CategorySummary] {
+    package var categories: [CategorySummary] {
         Dictionary(grouping: entries.map(\.script), by: \.category)
             .map { id, scripts in
                 let sorted = scripts.sorted { ($0.orderIndex, $0.id) < ($1.orderIndex, $1.id) }
@@ -57,17 +57,17 @@ public struct ScriptLibrary: Sendable {
 
     /// The JSON of ``categories``, shaped like the backend's `GET /guided-meditations/categories`
     /// with each category's scripts (without their text) added.
-    public static func json(_ categories: [CategorySummary]) -> Data {
+    package static func json(_ categories: [CategorySummary]) -> Data {
         CanonicalJSON.encode(categories)
     }
 }
 
 /// A category as the backend lists it, with its scripts.
-public struct CategorySummary: Sendable, Equatable, Encodable {
-    public let id: String
-    public let name: String
-    public let scriptCount: Int
-    public let scripts: [ScriptSummary]
+package struct CategorySummary: Sendable, Equatable, Encodable {
+    package let id: String
+    package let name: String
+    package let scriptCount: Int
+    package let scripts: [ScriptSummary]
 
     /// A display name for a category id: `reactivity` → `Reactivity`, `body-scan` → `Body Scan`.
     static func name(of id: String) -> String {
@@ -76,14 +76,14 @@ public struct CategorySummary: Sendable, Equatable, Encodable {
 }
 
 /// A script as a category listing shows it: everything but the text.
-public struct ScriptSummary: Sendable, Equatable, Encodable {
-    public let id: String
-    public let title: String
-    public let subtitle: String
-    public let orderIndex: Int
-    public let durationSeconds: Double
+package struct ScriptSummary: Sendable, Equatable, Encodable {
+    package let id: String
+    package let title: String
+    package let subtitle: String
+    package let orderIndex: Int
+    package let durationSeconds: Double
     /// The session's kind: `guided`, `timer`, `breathing`, `workout` or `stretch`.
-    public let kind: String
+    package let kind: String
 
     init(_ script: Script) {
         kind = script.kind.name
@@ -96,11 +96,11 @@ public struct ScriptSummary: Sendable, Equatable, Encodable {
 }
 
 /// Turning a Markdown file of meditations into script files.
-public enum MeditationImport {
+package enum MeditationImport {
     /// Reads `markdownPath` and writes one script JSON per meditation into `folder`
     /// (`{id}.json`, each written atomically). Returns the paths written, in order.
     /// - Throws: ``SessionError``: `FILE.md:LINE: what was expected`, before anything is written.
-    public static func run(markdownPath: String, into folder: String) throws(SessionError) -> [String] {
+    package static func run(markdownPath: String, into folder: String) throws(SessionError) -> [String] {
         let text: String
         do {
             text = try String(contentsOfFile: markdownPath, encoding: .utf8)

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
@@ -8,19 +8,19 @@ import Glibc
 
 /// A sound a library's `sounds.json` names: an id to ask for it by, the file that holds it, and
 /// how it is meant to be played.
-public struct SoundEntry: Sendable, Equatable {
+package struct SoundEntry: Sendable, Equatable {
     /// What a script or an option asks for: 1…128 of `[A-Za-z0-9._-]`.
-    public var id: String
+    package var id: String
     /// A name for people; the id when `sounds.json` gives none.
-    public var name: String
+    package var name: String
     /// The file in the library's folder, with or without its extension (see ``SoundLibrary/candidates(for:)``).
-    public var file: String
+    package var file: String
     /// A linear gain, 0 or more, if the entry sets one.
-    public var gain: Double?
+    package var gain: Double?
     /// Whether the sound is meant to be looped, if the entry says.
-    public var loop: Bool?
+    package var loop: Bool?
 
-    public init(id: String, name: String? = nil, file: String, gain: Double? = nil, loop: Bool? = nil) {
+    package init(id: String, name: String? = nil, file: String, gain: Double? = nil, loop: Bool? = nil) {
         self.id = id
         self.name = name ?? id
         self.file = file
@@ -30,7 +30,7 @@ public struct SoundEntry: Sendable, Equatable {
 }
 
 /// Where a sound was found, or every path where it was looked for.
-public enum SoundLookup: Sendable, Equatable {
+package enum SoundLookup: Sendable, Equatable {
     /// The file, and the entry that named it, if one did.
     case found(path: String, entry: SoundEntry?)
     /// Every path tried, in the order tried.
@@ -39,11 +39,11 @@ public enum SoundLookup: Sendable, Equatable {
 
 /// One line of a library's listing: an entry (or, in a folder without `sounds.json`, a file) and
 /// where its sound is.
-public struct SoundListing: Sendable, Equatable {
-    public var entry: SoundEntry
-    public var lookup: SoundLookup
+package struct SoundListing: Sendable, Equatable {
+    package var entry: SoundEntry
+    package var lookup: SoundLookup
 
-    public init(entry: SoundEntry, lookup: SoundLookup) {
+    package init(entry: SoundEntry, lookup: SoundLookup) {
         self.entry = entry
         self.lookup = lookup
     }
@@ -55,24 +55,24 @@ public struct SoundListing: Sendable, Equatable {
 /// `name`, `gain` and `loop` may be left out; keys other than these five are ignored, so an app's
 /// own `sounds.json` may carry more. A folder without `sounds.json` is a library of bare file
 /// names. docs/sound.md describes the format and the lookup rules.
-public struct SoundLibrary: Sendable {
+package struct SoundLibrary: Sendable {
     /// The file extensions tried after a bare name, in order of priority.
-    public static let extensions = ["caf", "wav", "flac", "mp3", "ogg"]
+    package static let extensions = ["caf", "wav", "flac", "mp3", "ogg"]
     /// The name of a library's index.
-    public static let indexName = "sounds.json"
+    package static let indexName = "sounds.json"
 
     /// The library's folder.
-    public let folder: String
+    package let folder: String
     /// The entries of `sounds.json`, in its order; empty when there is none.
-    public let entries: [SoundEntry]
+    package let entries: [SoundEntry]
     /// Whether the folder has a `sounds.json`.
-    public let hasIndex: Bool
+    package let hasIndex: Bool
 
     /// Opens the library in `folder`, reading `folder/sounds.json` if there is one.
     /// - Throws: ``SessionError`` (``SessionError/Code/invalidSoundLibrary``) when the folder cannot
     ///   be read, or with one line per problem in `sounds.json`, naming the file and the JSON path:
     ///   `lib/sounds.json: [2].gain: -1 must be 0 or more`.
-    public init(folder: String) throws(SessionError) {
+    package init(folder: String) throws(SessionError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
             throw SessionError(.invalidSoundLibrary, "Cannot open the sound library \(folder): no such folder")
@@ -139,7 +139,7 @@ public struct SoundLibrary: Sendable {
     }
 
     /// A library of `entries` in `folder`, as if read from its `sounds.json`.
-    public init(folder: String, entries: [SoundEntry]) {
+    package init(folder: String, entries: [SoundEntry]) {
         self.folder = folder
         self.entries = entries
         hasIndex = true
@@ -149,7 +149,7 @@ public struct SoundLibrary: Sendable {
 
     /// The entries in the `sounds.json` bytes `data`; `name` stands for the file in errors.
     /// - Throws: ``SessionError`` with one line per problem: `name: [2].gain: -1 must be 0 or more`.
-    public static func entries(json data: Data, name: String) throws(SessionError) -> [SoundEntry] {
+    package static func entries(json data: Data, name: String) throws(SessionError) -> [SoundEntry] {
         // The scripts' parser first, for what Foundation's lets pass: a key twice in one object
         // (last-wins there) is an error at its line and place, and a byte-order mark is skipped.
         do {
@@ -257,7 +257,7 @@ public struct SoundLibrary: Sendable {
     }
 
     /// `entries` as a `sounds.json`: one entry a line, keys in the order id, name, file, gain, loop.
-    public static func json(_ entries: [SoundEntry]) -> Data {
+    package static func json(_ entries: [SoundEntry]) -> Data {
         let lines = entries.map { entry in
             var fields = [
                 "\"id\": \(jsonString(entry.id))", "\"name\": \(jsonString(entry.name))",
@@ -277,7 +277,7 @@ public struct SoundLibrary: Sendable {
     /// An argument containing `/`, or naming an existing file, is a path, used as it is.
     /// Otherwise it is an entry's id (the entry's `file` is looked for, see ``candidates(for:)``),
     /// else a bare file name, looked for the same way (with the first entry whose `file` it is).
-    public func resolve(_ nameOrPath: String) -> SoundLookup {
+    package func resolve(_ nameOrPath: String) -> SoundLookup {
         if nameOrPath.contains("/") || Self.isFile(nameOrPath) {
             return Self.isFile(nameOrPath) ? .found(path: nameOrPath, entry: nil) : .missing(lookedFor: [nameOrPath])
         }
@@ -293,7 +293,7 @@ public struct SoundLibrary: Sendable {
 
     /// Where `entry`'s file is, or every path tried. A file that is outside the folder (through
     /// `..` or a link out of it) is never found.
-    public func lookup(_ entry: SoundEntry) -> SoundLookup {
+    package func lookup(_ entry: SoundEntry) -> SoundLookup {
         let tried = candidates(for: entry.file)
         let root = Self.resolvedPath(folder)
         let inside = { (path: String) in
@@ -307,7 +307,7 @@ public struct SoundLibrary: Sendable {
     /// The paths tried for `file`, in order: `folder/file.caf`, `.wav`, `.flac`, `.mp3`, `.ogg`;
     /// a `file` that already ends in one of these extensions is tried as it is first, then its
     /// stem with the others.
-    public func candidates(for file: String) -> [String] {
+    package func candidates(for file: String) -> [String] {
         let base = (folder as NSString).appendingPathComponent(file)
         let fileExtension = (file as NSString).pathExtension
         if Self.extensions.contains(fileExtension.lowercased()) {
@@ -319,7 +319,7 @@ public struct SoundLibrary: Sendable {
 
     /// What the library holds: each entry of `sounds.json` in order; without one, each sound file
     /// in the folder (by stem, sorted, the stem as id and name).
-    public func listing() -> [SoundListing] {
+    package func listing() -> [SoundListing] {
         if hasIndex {
             return entries.map { SoundListing(entry: $0, lookup: lookup($0)) }
         }
@@ -344,7 +344,7 @@ public struct SoundLibrary: Sendable {
     /// `$XDG_CACHE_HOME/render-session/sounds/v2`, else `~/.cache/render-session/sounds/v2`: beside
     /// the clip cache. `v2` changes whenever the synthesized sounds do, so that a library made by
     /// an older version (`v1` had no cues) is never taken for this one.
-    public static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let cache = (ClipCache.defaultDirectory(environment: environment) as NSString).deletingLastPathComponent
         return cache + "/sounds/v2"
     }
@@ -352,7 +352,7 @@ public struct SoundLibrary: Sendable {
     /// The default library's entries: the gongs and beds, the names a meditation timer uses for
     /// two of them (`gong-dreimal`, `gong-ende`), then the cues under the names its breathing and
     /// workout screens ask for (seed 003).
-    public static let builtinEntries: [SoundEntry] = [
+    package static let builtinEntries: [SoundEntry] = [
         SoundEntry(id: "gong", name: "Gong", file: "gong", loop: false),
         SoundEntry(id: "triple-gong", name: "Triple gong", file: "triple-gong", loop: false),
         SoundEntry(id: "completion", name: "Completion gong", file: "completion", loop: false),
@@ -372,7 +372,7 @@ public struct SoundLibrary: Sendable {
     ]
 
     /// The library in `folder`, or the default one (made on first use) when `folder` is `nil`.
-    public static func open(
+    package static func open(
         folder: String?,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(SessionError) -> SoundLibrary {
@@ -387,7 +387,7 @@ public struct SoundLibrary: Sendable {
     /// folder so that two processes starting at once make it once. Later uses find `sounds.json`
     /// and every file in place and only read `sounds.json`. A missing file (one deleted by hand) is
     /// made again.
-    public static func builtin(
+    package static func builtin(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(SessionError) -> SoundLibrary {
         let folder = defaultFolder(environment: environment)

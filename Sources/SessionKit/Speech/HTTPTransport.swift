@@ -1,5 +1,5 @@
 internal import AsyncHTTPClient
-public import Foundation
+package import Foundation
 internal import NIOCore
 internal import NIOHTTP1
 internal import NIOPosix
@@ -8,12 +8,12 @@ internal import SessionTimeline
 /// When a failed request is tried again: up to `maximumAttempts` tries in all, waiting
 /// `initialDelay × 2^(n−1)` seconds before try n + 1, or what the server's `Retry-After` asks
 /// (at most `maximumDelay`).
-public struct RetryPolicy: Sendable {
-    public var maximumAttempts: Int
-    public var initialDelay: Double
-    public var maximumDelay: Double
+package struct RetryPolicy: Sendable {
+    package var maximumAttempts: Int
+    package var initialDelay: Double
+    package var maximumDelay: Double
 
-    public init(maximumAttempts: Int = 3, initialDelay: Double = 0.5, maximumDelay: Double = 30) {
+    package init(maximumAttempts: Int = 3, initialDelay: Double = 0.5, maximumDelay: Double = 30) {
         self.maximumAttempts = maximumAttempts
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay

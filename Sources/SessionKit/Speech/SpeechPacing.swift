@@ -7,7 +7,7 @@ internal import SessionTimeline
 /// Only Piper voices apply them (eSpeak and the servers pace speech themselves). Pauses that
 /// differ from the defaults are part of a clip's cache key (``keySuffix``), so clips paced
 /// differently never collide, and clips made with the defaults keep their keys.
-public struct SpeechPacing: Sendable, Equatable, Hashable {
+public struct SpeechPacing: Sendable, Equatable, Hashable, Codable {
     /// The pause between sentences used unless one is chosen, in seconds: an unhurried reading.
     public static let defaultSentencePauseSeconds = 0.6
     /// The pause between paragraphs used unless one is chosen, in seconds.

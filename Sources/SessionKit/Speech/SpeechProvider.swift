@@ -56,7 +56,7 @@ extension PacedSpeechProvider {
 }
 
 /// The providers `--provider` chooses between.
-public enum ProviderKind: String, Sendable, CaseIterable {
+package enum ProviderKind: String, Sendable, CaseIterable {
     /// The voices on this machine: eSpeak NG, embedded (no network, no setup), and Piper's
     /// neural voices for `piper:` voice ids.
     case espeak
@@ -68,7 +68,7 @@ public enum ProviderKind: String, Sendable, CaseIterable {
     case openai
 
     /// The voice used when `--voice` is not given.
-    public var defaultVoice: String {
+    package var defaultVoice: String {
         switch self {
         case .espeak: "espeak:en-us"
         case .piper: PiperModel.defaultVoice
@@ -79,26 +79,26 @@ public enum ProviderKind: String, Sendable, CaseIterable {
 }
 
 /// How to reach and talk to a provider.
-public struct ProviderSettings: Sendable {
+package struct ProviderSettings: Sendable {
     /// Which provider.
-    public var kind: ProviderKind
+    package var kind: ProviderKind
     /// The server's base URL (proxy: required; OpenAI: default `https://api.openai.com`).
-    public var baseURL: URL?
+    package var baseURL: URL?
     /// Extra request headers, such as App Check or authorization tokens.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The environment variable that holds the OpenAI API key.
-    public var apiKeyVariable: String
+    package var apiKeyVariable: String
     /// The OpenAI model.
-    public var model: String
+    package var model: String
     /// The folders Piper models are looked for in first (`--piper-models`); `nil` for the
     /// environment's and the installed voice packages (``PiperInstallation``).
-    public var piperModelFolders: [String]?
+    package var piperModelFolders: [String]?
     /// How long one request may take, in seconds.
-    public var timeoutSeconds: Double
+    package var timeoutSeconds: Double
     /// When and how often a failed request is tried again.
-    public var retry: RetryPolicy
+    package var retry: RetryPolicy
 
-    public init(
+    package init(
         kind: ProviderKind = .espeak,
         baseURL: URL? = nil,
         headers: [(name: String, value: String)] = [],
@@ -120,10 +120,10 @@ public struct ProviderSettings: Sendable {
 
     /// The environment variable that may hold extra request headers, one `Name: value` a line,
     /// so that tokens need not appear in a command line (`ps` shows those).
-    public static let headersVariable = "RENDER_SESSION_HEADERS"
+    package static let headersVariable = "RENDER_SESSION_HEADERS"
 
     /// Parses a header given as `Name: value`; `nil` when it is not one (``headerProblem(_:)`` says why).
-    public static func header(_ text: String) -> (name: String, value: String)? {
+    package static func header(_ text: String) -> (name: String, value: String)? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let name = text[..<colon].trimmingCharacters(in: .whitespaces)
         let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
@@ -133,7 +133,7 @@ public struct ProviderSettings: Sendable {
 
     /// Why `text` is not a `Name: value` header, or `nil` when it is one. The message names the
     /// header's name at most, never its value (a token).
-    public static func headerProblem(_ text: String) -> String? {
+    package static func headerProblem(_ text: String) -> String? {
         guard let colon = text.firstIndex(of: ":") else {
             return "a header is 'Name: value', and this one has no colon (its text is not shown)"
         }
@@ -144,7 +144,7 @@ public struct ProviderSettings: Sendable {
 
     /// Why a header's name or value cannot be sent (RFC 9110: a name is a token; a value has no
     /// control character but tab), or `nil`. Names the header, never shows its value.
-    public static func headerProblem(name: String, value: String) -> String? {
+    package static func headerProblem(name: String, value: String) -> String? {
         let token = CharacterSet(
             charactersIn: "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
         )
@@ -162,7 +162,7 @@ public struct ProviderSettings: Sendable {
     /// ``headersVariable``; blank lines and lines starting with `#` are skipped.
     /// - Throws: ``SessionError`` (`invalidSetting`) naming `source` and the line number of the
     ///   first bad line, never its value.
-    public static func headers(
+    package static func headers(
         lines text: String,
         source: String
     ) throws(SessionError) -> [(name: String, value: String)] {
@@ -183,7 +183,7 @@ public struct ProviderSettings: Sendable {
     /// Reads headers from a file, one `Name: value` a line (as ``headers(lines:source:)``).
     /// - Throws: ``SessionError`` (`invalidSetting`) when the file cannot be read, is not a
     ///   regular file of UTF-8 text up to 1 MiB, or has a bad line (named by number, never shown).
-    public static func headers(file path: String) throws(SessionError) -> [(name: String, value: String)] {
+    package static func headers(file path: String) throws(SessionError) -> [(name: String, value: String)] {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         guard let attributes else {
             throw SessionError(
@@ -211,7 +211,7 @@ public struct ProviderSettings: Sendable {
 
     /// The provider these settings describe.
     /// - Throws: ``SessionError`` when a needed setting is missing, such as the proxy's URL.
-    public func makeProvider(
+    package func makeProvider(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(SessionError) -> any SpeechProvider {
         switch kind {
@@ -274,34 +274,34 @@ public struct EmbeddedSpeechProvider: SpeechProvider {
                 try EmbeddedVoice.mp3(text: text, voice: String(voice.dropFirst("espeak:".count)), speed: speed)
             )
         } catch {
-            throw SessionError(.providerFailed, error.reason)
+            throw SessionError(.providerFailed, error.reason, underlyingError: error)
         }
     }
 }
 
 /// The voices that run on this machine: `piper:` voice ids go to Piper, every other to the
 /// embedded eSpeak NG voice (which names the voice ids it takes when given another).
-public struct LocalSpeechProvider: PacedSpeechProvider {
-    public let name = "local"
-    public let embedded = EmbeddedSpeechProvider()
-    public let piper: PiperSpeechProvider
+package struct LocalSpeechProvider: PacedSpeechProvider {
+    package let name = "local"
+    package let embedded = EmbeddedSpeechProvider()
+    package let piper: PiperSpeechProvider
 
-    public init(piper: PiperSpeechProvider = PiperSpeechProvider()) {
+    package init(piper: PiperSpeechProvider = PiperSpeechProvider()) {
         self.piper = piper
     }
 
     /// One clip per core at once, for either engine.
-    public var defaultJobs: Int { embedded.defaultJobs }
+    package var defaultJobs: Int { embedded.defaultJobs }
 
-    public func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError) {
+    package func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError) {
         if PiperModel.isPiperVoice(voice) { try await piper.prepareVoice(voice, concurrency: concurrency) }
     }
 
-    public func releaseVoices() async {
+    package func releaseVoices() async {
         await piper.releaseVoices()
     }
 
-    public func synthesize(
+    package func synthesize(
         text: String,
         voice: String,
         speed: Double,

@@ -1,36 +1,37 @@
-public import Foundation
+package import Foundation
 internal import SessionAudio
+internal import SessionTimeline
 
 /// Every voice the tool can speak in on this machine, as `render-session voices` lists them:
 /// eSpeak NG's (always there), the Piper models on the search path (and Piper's default voice,
 /// installed or not), and the two servers' voices with whether they are set up.
-public struct VoiceCatalog: Sendable, Encodable {
+package struct VoiceCatalog: Sendable, Encodable {
     /// One voice.
-    public struct Voice: Sendable, Encodable, Equatable {
+    package struct Voice: Sendable, Encodable, Equatable {
         /// The voice id `--voice` takes.
-        public let id: String
+        package let id: String
         /// `espeak`, `piper`, `proxy` or `openai`.
-        public let provider: String
+        package let provider: String
         /// The language it speaks, as its provider names it (`en-us`, `en_US`); `nil` when not known.
-        public let language: String?
+        package let language: String?
         /// Whether it can speak now, without installing or configuring anything.
-        public let available: Bool
+        package let available: Bool
         /// What else to know: the model file, what is missing, or what it needs.
-        public let detail: String
+        package let detail: String
     }
 
     /// The Piper engine: where it is looked for and whether it is there.
-    public struct PiperEngine: Sendable, Encodable, Equatable {
-        public let python: String
-        public let installed: Bool
-        public let modelFolders: [String]
+    package struct PiperEngine: Sendable, Encodable, Equatable {
+        package let python: String
+        package let installed: Bool
+        package let modelFolders: [String]
     }
 
-    public let voices: [Voice]
-    public let piper: PiperEngine
+    package let voices: [Voice]
+    package let piper: PiperEngine
 
     /// The voices on this machine, with the servers judged by `settings` and `environment`.
-    public init(
+    package init(
         settings: ProviderSettings = ProviderSettings(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
@@ -91,7 +92,7 @@ public struct VoiceCatalog: Sendable, Encodable {
                 available: proxyReady,
                 detail: proxyReady
                     ? "the proxy at \(settings.baseURL.map(redacted) ?? "") chooses the voice"
-                    : "needs --provider proxy --tts-url (the backend chooses the voice)"
+                    : "needs \(SettingReference.proxyProvider.marker) (the backend chooses the voice)"
             )
         )
         let keySet = !(environment[settings.apiKeyVariable] ?? "").isEmpty
@@ -110,7 +111,7 @@ public struct VoiceCatalog: Sendable, Encodable {
     }
 
     /// The voices of OpenAI's speech API (`/v1/audio/speech`).
-    public static let openAIVoices = [
+    package static let openAIVoices = [
         "alloy", "ash", "ballad", "coral", "echo", "fable", "nova", "onyx", "sage", "shimmer",
     ]
 }

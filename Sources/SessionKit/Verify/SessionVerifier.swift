@@ -1,6 +1,6 @@
 import Foundation
 import SessionAudio
-public import SessionTimeline
+package import SessionTimeline
 
 /// Checks a rendered audio file against the timeline it was rendered from: its length, that its
 /// silences are silent, that every item's sound is where the timeline puts it, and that nothing
@@ -8,7 +8,7 @@ public import SessionTimeline
 ///
 /// The file is decoded block by block and judged as it goes, so memory depends on the timeline's
 /// item count, not on the file's length.
-public enum SessionVerifier {
+package enum SessionVerifier {
     /// The frames decoded at a time.
     static let blockFrames = 16_384
 
@@ -19,7 +19,7 @@ public enum SessionVerifier {
     /// the report, never errors: a file that cannot be decoded at all is one `undecodable` problem.
     /// - Throws: ``SessionError/Code-swift.enum/unreadableAudio`` when there is no file to read (no
     ///   such file, a folder, permission denied); ``SessionError/cancelled`` when the task is cancelled.
-    public static func verify(file path: String, timeline: Timeline?) throws(SessionError) -> VerificationReport {
+    package static func verify(file path: String, timeline: Timeline?) throws(SessionError) -> VerificationReport {
         if let reason = unreadableReason(path) {
             throw SessionError(.unreadableAudio, "Cannot verify \(path): \(reason)")
         }
@@ -116,7 +116,7 @@ public enum SessionVerifier {
     }
 
     /// Where `render --timeline` puts a file's timeline by convention: `out/x.mp3` → `out/x.timeline.json`.
-    public static func sidecarTimelinePath(for audioPath: String) -> String {
+    package static func sidecarTimelinePath(for audioPath: String) -> String {
         let slash = audioPath.lastIndex(of: "/").map { audioPath.index(after: $0) } ?? audioPath.startIndex
         let name = audioPath[slash...]
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return audioPath + ".timeline.json" }
@@ -125,7 +125,7 @@ public enum SessionVerifier {
 
     /// Reads a timeline JSON file (docs/timeline.md, schema version 1 or 2).
     /// - Throws: ``SessionError/Code-swift.enum/unreadableTimeline`` naming the file and the cause.
-    public static func readTimeline(at path: String) throws(SessionError) -> Timeline {
+    package static func readTimeline(at path: String) throws(SessionError) -> Timeline {
         try decodeTimeline(try timelineData(at: path), name: path)
     }
 

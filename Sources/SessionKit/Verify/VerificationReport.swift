@@ -1,37 +1,37 @@
-public import SessionTimeline
+package import SessionTimeline
 
 /// What ``SessionVerifier`` found out about a rendered file: the facts it measured and every
 /// problem, one sentence each.
 ///
 /// It is `Encodable` so that `render-session verify --json` prints it as it is; the keys are
 /// documented in docs/verify.md.
-public struct VerificationReport: Sendable, Equatable, Encodable {
+package struct VerificationReport: Sendable, Equatable, Encodable {
     /// The file verified, as given.
-    public var path: String
+    package var path: String
     /// The format the file's content and extension say it is; `nil` when it could not be opened
     /// or is a container none of the output formats uses (AIFF, CAF, …).
-    public var format: AudioFileFormat?
+    package var format: AudioFileFormat?
     /// What the decoder calls the file: `MPEG audio` or libsndfile's name for the container.
-    public var formatName: String?
+    package var formatName: String?
     /// Whether the file was judged with the lossy rules (a codec guard, −60 dBFS silence).
-    public var isLossy: Bool
+    package var isLossy: Bool
     /// The decoded sample rate; `nil` when the file could not be opened.
-    public var sampleRate: SampleRate?
+    package var sampleRate: SampleRate?
     /// The decoded channel count; `nil` when the file could not be opened.
-    public var channelCount: ChannelCount?
+    package var channelCount: ChannelCount?
     /// How many frames were decoded (up to where decoding stopped, if it failed).
-    public var decodedFrames: Frames
+    package var decodedFrames: Frames
     /// The timeline's length, when there was a timeline to check against.
-    public var expectedFrames: Frames?
+    package var expectedFrames: Frames?
     /// The largest absolute sample decoded, in dBFS; `nil` when nothing was decoded or all was zero.
-    public var peakDecibels: Double?
+    package var peakDecibels: Double?
     /// Whether the file's length and the timeline's silences and items were checked: `false`
     /// without a timeline, or when the file's rate differs from the timeline's.
-    public var checkedTimeline: Bool
+    package var checkedTimeline: Bool
     /// Every problem, in the order of the checks (format, length, decoding, clipping, then by frame).
-    public var problems: [VerificationProblem]
+    package var problems: [VerificationProblem]
 
-    public init(
+    package init(
         path: String,
         format: AudioFileFormat?,
         formatName: String?,
@@ -58,10 +58,10 @@ public struct VerificationReport: Sendable, Equatable, Encodable {
     }
 
     /// Whether no problem was found.
-    public var isClean: Bool { problems.isEmpty }
+    package var isClean: Bool { problems.isEmpty }
 
     /// One line for a person: `verified out/x.mp3: 0 problems, 26,818,560 frames at 44100 Hz`.
-    public var summary: String {
+    package var summary: String {
         let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
         let rate = sampleRate.map { " at \($0)" } ?? ""
         return "verified \(path): \(count), \(VerificationText.grouped(decodedFrames.count)) frames\(rate)"
@@ -72,7 +72,7 @@ public struct VerificationReport: Sendable, Equatable, Encodable {
         case timelineChecked, problems, ok
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(path, forKey: .file)
         try container.encode(format?.rawValue, forKey: .format)
@@ -90,9 +90,9 @@ public struct VerificationReport: Sendable, Equatable, Encodable {
 }
 
 /// One thing wrong with a rendered file, with where it is and a sentence that says it.
-public struct VerificationProblem: Sendable, Equatable, Encodable {
+package struct VerificationProblem: Sendable, Equatable, Encodable {
     /// What kind of problem it is; its raw value is the `code` in JSON.
-    public enum Kind: String, Sendable, Equatable, Encodable {
+    package enum Kind: String, Sendable, Equatable, Encodable {
         /// The file could not be decoded, or decoding stopped part of the way.
         case undecodable
         /// The sample rate or channel count differs from the timeline's.
@@ -111,24 +111,24 @@ public struct VerificationProblem: Sendable, Equatable, Encodable {
     }
 
     /// What kind of problem it is.
-    public var kind: Kind
+    package var kind: Kind
     /// Where it is: the first frame concerned, at the file's rate; `nil` for the file as a whole.
-    public var frame: Frames?
+    package var frame: Frames?
     /// ``frame`` in seconds.
-    public var seconds: Double?
+    package var seconds: Double?
     /// The timeline item concerned (its ``TimelineItem/index``), if any.
-    public var itemIndex: Int?
+    package var itemIndex: Int?
     /// The item's name: a segment's id, an interjection's text, the bell's or a cue's name.
-    public var itemName: String?
+    package var itemName: String?
     /// The item's clip key, for segments and interjections.
-    public var clipKey: String?
+    package var clipKey: String?
     /// How far off, in frames, where it can be told: positive for later or more, negative for
     /// earlier or fewer.
-    public var offsetFrames: Int64?
+    package var offsetFrames: Int64?
     /// One sentence, without the file's name: `item 3 (segment "tie", clip 086967d1…) starts 300 ms late …`.
-    public var message: String
+    package var message: String
 
-    public init(
+    package init(
         kind: Kind,
         frame: Frames? = nil,
         seconds: Double? = nil,
@@ -152,7 +152,7 @@ public struct VerificationProblem: Sendable, Equatable, Encodable {
         case code, frame, seconds, item, name, key, offsetFrames, message
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .code)
         try container.encode(frame, forKey: .frame)

@@ -1,4 +1,4 @@
-public import SessionTimeline
+package import SessionTimeline
 
 /// The thresholds ``SessionVerifier`` judges a file by, chosen per kind of format.
 ///
@@ -7,34 +7,34 @@ public import SessionTimeline
 /// lookahead and its energy decay, a Vorbis block), so next to a sound edge a codec guard is not
 /// judged, and elsewhere silence only has to stay below −60 dBFS. docs/verify.md records what was
 /// measured to choose each guard.
-public struct VerificationRules: Sendable, Equatable {
+package struct VerificationRules: Sendable, Equatable {
     /// Whether the rules are the lossy ones.
-    public var isLossy: Bool
+    package var isLossy: Bool
     /// A silent frame's largest allowed absolute sample: 0 for lossless, −60 dBFS for lossy.
-    public var silenceCeiling: Float
+    package var silenceCeiling: Float
     /// Frames before a sound's start that are not judged as silence (the codec's pre-echo).
-    public var guardBeforeSound: Frames
+    package var guardBeforeSound: Frames
     /// Frames after a sound's end that are not judged as silence (the codec's ringing and decay).
-    public var guardAfterSound: Frames
+    package var guardAfterSound: Frames
     /// The smallest absolute sample that counts as clipped.
-    public var clippingLevel: Float
+    package var clippingLevel: Float
 
     /// The level an item's sound starts at: −40 dBFS, well above a codec's noise and well below speech.
-    public static let onsetLevel: Float = 0.01
+    package static let onsetLevel: Float = 0.01
     /// An item sounds if some 20 ms window of it reaches −50 dBFS RMS.
-    public static let soundingPowerDecibels: Double = -50
+    package static let soundingPowerDecibels: Double = -50
     /// The length of the windows ``soundingPowerDecibels`` is measured over, in seconds.
-    public static let windowSeconds: Double = 0.02
+    package static let windowSeconds: Double = 0.02
     /// How much later than its clip says an item's sound may start, in seconds, beyond the guard:
     /// room for the resampler's filter and the limiter, far below the shifts worth reporting.
-    public static let onsetToleranceSeconds: Double = 0.02
+    package static let onsetToleranceSeconds: Double = 0.02
     /// How late an item's first sound may come when its clip's own lead-in cannot be read (the
     /// clip file is gone, or the bell is built in): spoken clips start within 50 ms, so 250 ms
     /// still catches a clip moved by a few hundred milliseconds.
-    public static let unknownLeadSeconds: Double = 0.25
+    package static let unknownLeadSeconds: Double = 0.25
 
     /// The rules for `format` at `sampleRate`; `nil` (another container) is judged as lossless.
-    public init(format: AudioFileFormat?, sampleRate: SampleRate) {
+    package init(format: AudioFileFormat?, sampleRate: SampleRate) {
         switch format {
         case .mp3:
             // One MPEG-1 frame (1,152), two MPEG-2 frames: lame at 64–128 kb/s spread an abrupt

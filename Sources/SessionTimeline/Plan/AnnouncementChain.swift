@@ -1,17 +1,17 @@
 /// The placing rule of announcements (a workout's round announcements and `last-round`): they
 /// never overlap each other, and each ends by its deadline, starting earlier than planned when
 /// it must. docs/sessions.md states it.
-public enum AnnouncementChain {
+package enum AnnouncementChain {
     /// An announcement to place.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// Where the rules want it to start.
-        public var plannedStart: Frames
+        package var plannedStart: Frames
         /// Its length.
-        public var frameCount: Frames
+        package var frameCount: Frames
         /// Where it must have ended.
-        public var deadline: Frames
+        package var deadline: Frames
 
-        public init(plannedStart: Frames, frameCount: Frames, deadline: Frames) {
+        package init(plannedStart: Frames, frameCount: Frames, deadline: Frames) {
             self.plannedStart = plannedStart
             self.frameCount = frameCount
             self.deadline = deadline
@@ -25,7 +25,7 @@ public enum AnnouncementChain {
     /// would end after its deadline or after the next one starts is moved earlier to end there,
     /// but not before frame 0. Last, any that still overlap the one before (only possible when
     /// there is no room before frame 0) start when it ends, late.
-    public static func place(_ entries: [Entry]) -> [Frames] {
+    package static func place(_ entries: [Entry]) -> [Frames] {
         let order = entries.indices.sorted { (entries[$0].plannedStart, $0) < (entries[$1].plannedStart, $1) }
         var starts = entries.map(\.plannedStart)
         var previousEnd = Frames.zero

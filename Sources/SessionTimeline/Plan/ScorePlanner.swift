@@ -8,7 +8,7 @@ extension Timeline {
     /// Announcements are placed by ``AnnouncementChain``; other spoken cues start late when the
     /// one before runs long (``TimelinePlanner/place(_:sessionEnd:)``). Sound cues are cut at the
     /// end; a sound that was not found is recorded once in ``skippedSounds``.
-    public static func plan(
+    package static func plan(
         score: SessionScore,
         script: Script,
         seed: UInt64,

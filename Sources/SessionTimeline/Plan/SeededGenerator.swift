@@ -4,16 +4,16 @@
 /// algorithm down, and a test pins the first values for a known seed. Choices are derived with
 /// ``uniform(below:)``, never with the standard library's `random(in:using:)`, whose mapping
 /// from generator output is not promised to stay the same.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Creates a generator whose sequence is determined by `seed`.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z &>> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -23,7 +23,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
     /// A uniform integer in `0..<bound`, by rejection: values of `next()` at or above the largest
     /// multiple of `bound` that fits in 2^64 are discarded, and the rest are taken modulo `bound`.
-    public mutating func uniform(below bound: UInt64) -> UInt64 {
+    package mutating func uniform(below bound: UInt64) -> UInt64 {
         precondition(bound > 0, "uniform(below:) needs a positive bound")
         let excess = (UInt64.max % bound &+ 1) % bound  // 2^64 mod bound
         while true {
@@ -37,7 +37,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     /// The seed of one session in a batch: the first output of a generator seeded with
     /// `base XOR FNV-1a-64(label)`, limited to 53 bits. `label` names the session (its script id,
     /// and `#v2` and so on for variants), so every session draws differently but reproducibly.
-    public static func derive(base: UInt64, label: String) -> UInt64 {
+    package static func derive(base: UInt64, label: String) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in label.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
@@ -48,24 +48,24 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
     /// A seed for a render that was given none: uniform in `0..<2^53`, so that it survives a
     /// round trip through JSON readers that hold numbers as doubles.
-    public static func randomSeed() -> UInt64 {
+    package static func randomSeed() -> UInt64 {
         var system = SystemRandomNumberGenerator()
         return system.next() & ((1 << 53) - 1)
     }
 }
 
 /// An interjection with its random choices made: when it is planned to start and what it says.
-public struct ResolvedInterjection: Sendable, Equatable {
+package struct ResolvedInterjection: Sendable, Equatable {
     /// The interjection's index in the script.
-    public var interjectionIndex: Int
+    package var interjectionIndex: Int
     /// The planned start, in seconds.
-    public var plannedSeconds: Double
+    package var plannedSeconds: Double
     /// The chosen option's index in `textOptions`.
-    public var optionIndex: Int
+    package var optionIndex: Int
     /// The chosen text.
-    public var text: String
+    package var text: String
 
-    public init(interjectionIndex: Int, plannedSeconds: Double, optionIndex: Int, text: String) {
+    package init(interjectionIndex: Int, plannedSeconds: Double, optionIndex: Int, text: String) {
         self.interjectionIndex = interjectionIndex
         self.plannedSeconds = plannedSeconds
         self.optionIndex = optionIndex
@@ -80,7 +80,7 @@ extension Script {
     /// holds `k ≥ 1` whole seconds, the start is the first of them plus `uniform(below: k)`;
     /// otherwise (a window inside one second) it is `windowStartSeconds` and no number is drawn.
     /// Then the text is `textOptions[uniform(below: textOptions.count)]`.
-    public func resolveInterjections(seed: UInt64) -> [ResolvedInterjection] {
+    package func resolveInterjections(seed: UInt64) -> [ResolvedInterjection] {
         var generator = SeededGenerator(seed: seed)
         return interjections.enumerated().map { index, interjection in
             let first = interjection.windowStartSeconds.rounded(.up)

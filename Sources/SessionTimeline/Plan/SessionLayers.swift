@@ -2,15 +2,15 @@ import Foundation
 
 /// A sound chosen for a place in a session and measured: its name, its source, and the linear
 /// gain it is asked to play at before loudness normalization.
-public struct ChosenSound: Sendable, Equatable {
+package struct ChosenSound: Sendable, Equatable {
     /// The name it was chosen by: a library name or a path.
-    public var name: String
+    package var name: String
     /// Its file, rate, length and loudness.
-    public var source: AudioSourceInfo
+    package var source: AudioSourceInfo
     /// Its own linear gain (the library's or the settings'); normalization multiplies it.
-    public var gain: Double
+    package var gain: Double
 
-    public init(name: String, source: AudioSourceInfo, gain: Double = 1) {
+    package init(name: String, source: AudioSourceInfo, gain: Double = 1) {
         self.name = name
         self.source = source
         self.gain = gain
@@ -18,7 +18,7 @@ public struct ChosenSound: Sendable, Equatable {
 }
 
 /// A sound asked for: found and measured, or not found and so left out.
-public enum SoundChoice: Sendable, Equatable {
+package enum SoundChoice: Sendable, Equatable {
     /// Found.
     case chosen(ChosenSound)
     /// Not found; the timeline records it as skipped.
@@ -28,32 +28,32 @@ public enum SoundChoice: Sendable, Equatable {
 /// Everything a session plays besides its clips, in frames: the lead-in, the bell, the gongs, the
 /// bed and its envelope, and the loudness target. ``SessionPlanner`` in SessionKit makes one from
 /// ``SoundSettings`` and the sounds it finds.
-public struct SessionLayers: Sendable, Equatable {
+package struct SessionLayers: Sendable, Equatable {
     /// Frames before the script's time 0.
-    public var leadIn: Frames
+    package var leadIn: Frames
     /// The narration's loudness target in LUFS; `nil` is loudness off (every gain 1 but the sounds' own).
-    public var loudnessTarget: Double?
+    package var loudnessTarget: Double?
     /// The limiter's ceiling, dBTP.
-    public var truePeakCeiling: Double
+    package var truePeakCeiling: Double
     /// The bell that ends the narration lane; `nil` for none.
-    public var bell: SoundChoice?
+    package var bell: SoundChoice?
     /// The gong at frame 0.
-    public var startGong: SoundChoice?
+    package var startGong: SoundChoice?
     /// The gong at every interval.
-    public var intervalGong: SoundChoice?
+    package var intervalGong: SoundChoice?
     /// Seconds between interval gongs, from the script's time 0.
-    public var intervalSeconds: Double?
+    package var intervalSeconds: Double?
     /// The ambience bed.
-    public var ambience: SoundChoice?
+    package var ambience: SoundChoice?
     /// The bed's fade-in, fade-out and loop crossfade as asked; shortened to fit the output.
-    public var ambienceFadeIn: Frames
-    public var ambienceFadeOut: Frames
-    public var loopCrossfade: Frames
+    package var ambienceFadeIn: Frames
+    package var ambienceFadeOut: Frames
+    package var loopCrossfade: Frames
     /// How far the bed is lowered under narration, dB, and the length of each ramp.
-    public var duckDecibels: Double
-    public var duckRamp: Frames
+    package var duckDecibels: Double
+    package var duckRamp: Frames
 
-    public init(
+    package init(
         leadIn: Frames = .zero,
         loudnessTarget: Double? = nil,
         truePeakCeiling: Double = SoundDefaults.truePeak,
@@ -87,7 +87,7 @@ public struct SessionLayers: Sendable, Equatable {
 extension SessionLayers {
     /// Where the session's second `seconds` is in the output at `sampleRate`: after the lead-in.
     /// Every planned time goes through here, so seconds become frames in one place.
-    public func frame(atSeconds seconds: Double, sampleRate: SampleRate) -> Frames {
+    package func frame(atSeconds seconds: Double, sampleRate: SampleRate) -> Frames {
         guard let frames = sampleRate.frames(atSeconds: seconds) else {
             preconditionFailure("a validated session's time \(seconds) s must convert to frames")
         }
@@ -108,20 +108,20 @@ extension SessionLayers {
 }
 
 /// Loudness arithmetic in decibels.
-public enum Loudness {
+package enum Loudness {
     /// The most a quiet source is raised, dB: more would lift its noise floor into the mix.
-    public static let maximumBoostDecibels = 20.0
+    package static let maximumBoostDecibels = 20.0
 
     /// The linear gain that brings a source measured at `measured` LUFS to `target`: 1 when either
     /// is `nil` (loudness off, or a source too short or quiet to measure), the boost capped at
     /// ``maximumBoostDecibels``.
-    public static func normalizingGain(measured: Double?, target: Double?) -> Double {
+    package static func normalizingGain(measured: Double?, target: Double?) -> Double {
         guard let measured, let target else { return 1 }
         return linear(decibels: min(target - measured, maximumBoostDecibels))
     }
 
     /// `10^(dB/20)`.
-    public static func linear(decibels: Double) -> Double {
+    package static func linear(decibels: Double) -> Double {
         pow(10, decibels / 20)
     }
 }

@@ -3,21 +3,21 @@
 ///
 /// Each kind makes one (``Script/score(sound:hasSound:seed:)``); ``Timeline/plan(score:script:seed:sampleRate:channelCount:spokenClips:sounds:layers:)``
 /// places it in frames. docs/sessions.md states each kind's rules.
-public struct SessionScore: Sendable, Equatable {
+package struct SessionScore: Sendable, Equatable {
     /// Texts spoken in the narration lane, in the order they were made.
-    public var spoken: [SpokenCue]
+    package var spoken: [SpokenCue]
     /// Library sounds played over the narration lane.
-    public var sounds: [SoundCue]
+    package var sounds: [SoundCue]
     /// The session's parts, each from its start to the next one's; the first starts at 0.
-    public var phases: [ScorePhase]
+    package var phases: [ScorePhase]
     /// Where the narration lane is padded to and the end sound starts.
-    public var endSeconds: Double
+    package var endSeconds: Double
     /// The sound that ends the narration lane, as a bell does a guided script; `nil` for none.
-    public var endSound: String?
+    package var endSound: String?
     /// Where the ambience bed starts (the timer's start gong); `nil` is the output's first frame.
-    public var bedStartSeconds: Double?
+    package var bedStartSeconds: Double?
 
-    public init(
+    package init(
         spoken: [SpokenCue] = [],
         sounds: [SoundCue] = [],
         phases: [ScorePhase] = [],
@@ -34,7 +34,7 @@ public struct SessionScore: Sendable, Equatable {
     }
 
     /// Every text the score speaks, each once, in order.
-    public var texts: [String] {
+    package var texts: [String] {
         var seen = Set<String>()
         return spoken.map(\.text).filter { seen.insert($0).inserted }
     }
@@ -75,24 +75,30 @@ public struct SessionScore: Sendable, Equatable {
 }
 
 /// A text spoken at a planned second.
-public struct SpokenCue: Sendable, Equatable {
+package struct SpokenCue: Sendable, Equatable {
     /// The cue's name in the timeline: the sound it stands in for, or its role.
-    public var name: String
+    package var name: String
     /// What is spoken.
-    public var text: String
+    package var text: String
     /// Where it is planned to start.
-    public var atSeconds: Double
+    package var atSeconds: Double
     /// The phase it belongs to.
-    public var phase: String
+    package var phase: String
     /// What the cue is.
-    public var cue: TimelineCue
+    package var cue: TimelineCue
     /// When set, the cue is an announcement: announcements never overlap each other and end by
     /// this second, starting earlier when they must. When `nil`, a cue that would overlap the
     /// one before it starts late instead.
-    public var deadline: Double?
+    package var deadline: Double?
 
-    public init(name: String, text: String, atSeconds: Double, phase: String, cue: TimelineCue, deadline: Double? = nil)
-    {
+    package init(
+        name: String,
+        text: String,
+        atSeconds: Double,
+        phase: String,
+        cue: TimelineCue,
+        deadline: Double? = nil
+    ) {
         self.name = name
         self.text = text
         self.atSeconds = atSeconds
@@ -103,17 +109,17 @@ public struct SpokenCue: Sendable, Equatable {
 }
 
 /// A library sound played at a planned second over the narration.
-public struct SoundCue: Sendable, Equatable {
+package struct SoundCue: Sendable, Equatable {
     /// The sound's name in the library (or a path).
-    public var name: String
+    package var name: String
     /// Where it is planned to start.
-    public var atSeconds: Double
+    package var atSeconds: Double
     /// What the cue is.
-    public var cue: TimelineCue
+    package var cue: TimelineCue
     /// As for ``SpokenCue/deadline``: set for an announcement played from a sound.
-    public var deadline: Double?
+    package var deadline: Double?
 
-    public init(name: String, atSeconds: Double, cue: TimelineCue, deadline: Double? = nil) {
+    package init(name: String, atSeconds: Double, cue: TimelineCue, deadline: Double? = nil) {
         self.name = name
         self.atSeconds = atSeconds
         self.cue = cue
@@ -122,11 +128,11 @@ public struct SoundCue: Sendable, Equatable {
 }
 
 /// A named part of a session from a planned second (`warm-up`, `work`, `rest`, `block-2`, …).
-public struct ScorePhase: Sendable, Equatable {
-    public var name: String
-    public var startSeconds: Double
+package struct ScorePhase: Sendable, Equatable {
+    package var name: String
+    package var startSeconds: Double
 
-    public init(name: String, startSeconds: Double) {
+    package init(name: String, startSeconds: Double) {
         self.name = name
         self.startSeconds = startSeconds
     }

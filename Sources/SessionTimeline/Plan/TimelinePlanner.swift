@@ -1,22 +1,22 @@
 /// The gap arithmetic of a session: where each clip lands, where silence goes, where the bell starts.
 ///
 /// This is the seed app's `buildTimeline` in integer frames. docs/timing.md states the rules.
-public enum TimelinePlanner {
+package enum TimelinePlanner {
     /// A clip to place: when the script wants it and how long it is at the output rate.
-    public struct Cue: Sendable, Equatable {
+    package struct Cue: Sendable, Equatable {
         /// The planned start.
-        public var plannedStart: Frames
+        package var plannedStart: Frames
         /// The clip's length.
-        public var frameCount: Frames
+        package var frameCount: Frames
 
-        public init(plannedStart: Frames, frameCount: Frames) {
+        package init(plannedStart: Frames, frameCount: Frames) {
             self.plannedStart = plannedStart
             self.frameCount = frameCount
         }
     }
 
     /// One placed stretch of the output.
-    public enum Stretch: Sendable, Equatable {
+    package enum Stretch: Sendable, Equatable {
         /// Cue `cue` (its index in the input) placed at `start`, `lateBy` frames after its planned start.
         case clip(cue: Int, start: Frames, lateBy: Frames)
         /// Silence of `frameCount` frames from `start`.
@@ -34,7 +34,7 @@ public enum TimelinePlanner {
     /// cursor (the previous clip ran long) starts at the cursor and is late by the difference.
     /// After the last cue, silence runs to `sessionEnd` if the cursor has not passed it; the bell
     /// starts where that leaves off.
-    public static func place(_ cues: [Cue], sessionEnd: Frames) -> [Stretch] {
+    package static func place(_ cues: [Cue], sessionEnd: Frames) -> [Stretch] {
         let order = cues.indices.sorted { (cues[$0].plannedStart, $0) < (cues[$1].plannedStart, $1) }
         var stretches: [Stretch] = []
         stretches.reserveCapacity(cues.count * 2 + 2)
@@ -78,7 +78,7 @@ extension Timeline {
     /// Every planned start is the lead-in plus `sampleRate.frames(atSeconds:)` of the script's
     /// seconds, and every clip's length is its source length converted with
     /// `sampleRate.frames(converting:from:)`. Overlays never extend the output.
-    public static func plan(
+    package static func plan(
         script: Script,
         seed: UInt64,
         sampleRate: SampleRate,

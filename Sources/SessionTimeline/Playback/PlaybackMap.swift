@@ -5,22 +5,27 @@
 /// (an on-device queue plays 22,050 Hz clips and 8 kHz silences), so every boundary is counted
 /// exactly in ticks of 1 / ``ticksPerSecond`` s, the least common multiple of the items' rates,
 /// where each item's frame is a whole number of ticks. docs/position.md has the rounding rules.
-public struct PlaybackMap: Sendable, Equatable {
+package struct PlaybackMap: Sendable, Equatable {
     /// One item as playback sees it: what it is, its phase, and its length at its own rate.
-    public struct Item: Sendable, Equatable {
+    package struct Item: Sendable, Equatable {
         /// What the item holds: `segment`, `interjection`, `silence`, `bell`, ….
-        public var kind: String
+        package var kind: String
         /// The phase the item starts in; `nil` if the session names none.
-        public var phase: String?
+        package var phase: String?
         /// The rate the item plays at.
-        public var sampleRate: SampleRate
+        package var sampleRate: SampleRate
         /// The item's length at ``sampleRate``.
-        public var frameCount: Frames
+        package var frameCount: Frames
         /// The timeline item a queue item plays; `nil` when the items are the timeline's own.
-        public var timelineIndex: Int?
+        package var timelineIndex: Int?
 
-        public init(kind: String, phase: String?, sampleRate: SampleRate, frameCount: Frames, timelineIndex: Int? = nil)
-        {
+        package init(
+            kind: String,
+            phase: String?,
+            sampleRate: SampleRate,
+            frameCount: Frames,
+            timelineIndex: Int? = nil
+        ) {
             self.kind = kind
             self.phase = phase
             self.sampleRate = sampleRate
@@ -31,7 +36,7 @@ public struct PlaybackMap: Sendable, Equatable {
 
     /// What ``ScriptProblem/location`` names in a ``ScriptError/Code-swift.enum/positionOutOfRange``
     /// error: the argument that is out of range, for a caller to name as its user wrote it.
-    public enum Argument: String, Sendable {
+    package enum Argument: String, Sendable {
         /// The elapsed time given to ``locate(seconds:)``.
         case seconds
         /// The item index given to an `elapsed` method.
@@ -42,12 +47,12 @@ public struct PlaybackMap: Sendable, Equatable {
 
     /// The most ticks a session may last: 2^53, so that every elapsed time is a `Double` exactly
     /// and seconds convert to ticks without losing a tick.
-    public static let maximumTicks: Int64 = 1 << 53
+    package static let maximumTicks: Int64 = 1 << 53
 
     /// The items in playback order; an item's index is its position here.
-    public let items: [Item]
+    package let items: [Item]
     /// How many ticks make a second: the least common multiple of the items' rates (1 if there are none).
-    public let ticksPerSecond: Int64
+    package let ticksPerSecond: Int64
     /// Where each item starts, in ticks, and after them where the last ends.
     private let boundaries: [Int64]
     /// The phases tiling the session, each from its start tick to the next one's.
@@ -62,7 +67,7 @@ public struct PlaybackMap: Sendable, Equatable {
     /// Maps `items`, played one after another from time 0; a position's phase is its item's.
     /// - Throws: ``ScriptError/Code-swift.enum/unmappablePlayback`` when the rates' common tick
     ///   makes the session longer than ``maximumTicks``.
-    public init(items: [Item]) throws(ScriptError) {
+    package init(items: [Item]) throws(ScriptError) {
         let ticksPerSecond = try Self.commonTicks(of: items)
         let boundaries = try Self.boundaries(of: items, ticksPerSecond: ticksPerSecond)
         var phaseStarts: [PhaseStart] = []
@@ -76,7 +81,7 @@ public struct PlaybackMap: Sendable, Equatable {
     /// the bell take the phase they fall in. Overlays need nothing of their own: a time inside one
     /// is a time in the lane under it.
     /// - Throws: ``ScriptError/Code-swift.enum/unmappablePlayback`` for a lane longer than ``maximumTicks``.
-    public init(timeline: Timeline) throws(ScriptError) {
+    package init(timeline: Timeline) throws(ScriptError) {
         let phases = timeline.phases
         func phase(at frame: Frames) -> String? {
             phases.last { $0.startFrame <= frame }?.name ?? phases.first?.name
@@ -107,11 +112,11 @@ public struct PlaybackMap: Sendable, Equatable {
     }
 
     /// The session's length in seconds: the end of its last item.
-    public var durationSeconds: Double { seconds(ofTicks: boundaries[items.count]) }
+    package var durationSeconds: Double { seconds(ofTicks: boundaries[items.count]) }
 
     /// The one rate every item plays at, or `nil` when they differ (or there are none): elapsed
     /// frames mean something only at one rate.
-    public var commonRate: SampleRate? {
+    package var commonRate: SampleRate? {
         guard let first = items.first?.sampleRate, items.allSatisfy({ $0.sampleRate == first }) else { return nil }
         return first
     }
@@ -123,7 +128,7 @@ public struct PlaybackMap: Sendable, Equatable {
     /// session's end, which is the last item's end. Items of no frames are never the answer.
     /// - Throws: ``ScriptError/Code-swift.enum/positionOutOfRange`` at ``Argument/seconds`` for a
     ///   time that is not a number, negative, or past ``durationSeconds``, or a session of no items.
-    public func locate(seconds: Double) throws(ScriptError) -> PlaybackPosition {
+    package func locate(seconds: Double) throws(ScriptError) -> PlaybackPosition {
         guard seconds.isFinite, seconds >= 0, seconds <= durationSeconds, !items.isEmpty else {
             throw outOfRange(
                 .seconds,
@@ -147,7 +152,7 @@ public struct PlaybackMap: Sendable, Equatable {
     /// The elapsed time at `offsetFrames` frames into item `itemIndex`, exactly.
     /// - Throws: ``ScriptError/Code-swift.enum/positionOutOfRange`` for an item that does not
     ///   exist or an offset that is negative or past the item's end.
-    public func elapsed(itemIndex: Int, offsetFrames: Frames) throws(ScriptError) -> PlaybackElapsed {
+    package func elapsed(itemIndex: Int, offsetFrames: Frames) throws(ScriptError) -> PlaybackElapsed {
         let item = try item(at: itemIndex)
         guard (0...item.frameCount.count).contains(offsetFrames.count) else {
             throw outOfRange(
@@ -167,7 +172,7 @@ public struct PlaybackMap: Sendable, Equatable {
     /// nearest frame by ``SampleRate/frames(atSeconds:)``.
     /// - Throws: ``ScriptError/Code-swift.enum/positionOutOfRange`` for an item that does not
     ///   exist or an offset that is not a number, negative, or past the item's length in seconds.
-    public func elapsed(itemIndex: Int, offsetSeconds: Double) throws(ScriptError) -> PlaybackElapsed {
+    package func elapsed(itemIndex: Int, offsetSeconds: Double) throws(ScriptError) -> PlaybackElapsed {
         let item = try item(at: itemIndex)
         let length = item.sampleRate.seconds(of: item.frameCount)
         guard offsetSeconds.isFinite, offsetSeconds >= 0, offsetSeconds <= length,

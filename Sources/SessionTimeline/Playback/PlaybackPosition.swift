@@ -1,19 +1,19 @@
 /// Where playback is: an item, how far into it, and what is playing there.
-public struct PlaybackPosition: Sendable, Equatable, Encodable {
+package struct PlaybackPosition: Sendable, Equatable, Encodable {
     /// The item's index in ``PlaybackMap/items``.
-    public var itemIndex: Int
+    package var itemIndex: Int
     /// How far into the item, in frames at its own rate.
-    public var offsetFrames: Frames
+    package var offsetFrames: Frames
     /// The same offset in seconds.
-    public var offsetSeconds: Double
+    package var offsetSeconds: Double
     /// The phase the position is in; `nil` if the session names none.
-    public var phase: String?
+    package var phase: String?
     /// What the item holds.
-    public var kind: String
+    package var kind: String
     /// The timeline item a queue item plays; `nil` for a timeline's own items.
-    public var timelineIndex: Int?
+    package var timelineIndex: Int?
 
-    public init(
+    package init(
         itemIndex: Int,
         offsetFrames: Frames,
         offsetSeconds: Double,
@@ -31,13 +31,13 @@ public struct PlaybackPosition: Sendable, Equatable, Encodable {
 }
 
 /// How long a session has been playing at a position.
-public struct PlaybackElapsed: Sendable, Equatable, Encodable {
+package struct PlaybackElapsed: Sendable, Equatable, Encodable {
     /// The elapsed time in seconds: the `Double` nearest the exact time.
-    public var seconds: Double
+    package var seconds: Double
     /// The elapsed time in frames, when every item plays at one rate (a timeline); `nil` otherwise.
-    public var frames: Frames?
+    package var frames: Frames?
 
-    public init(seconds: Double, frames: Frames?) {
+    package init(seconds: Double, frames: Frames?) {
         self.seconds = seconds
         self.frames = frames
     }
@@ -49,7 +49,7 @@ extension PlaybackPosition {
     }
 
     /// Writes every key, `phase` as `null` when there is none, and `timelineIndex` only for a queue.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(itemIndex, forKey: .itemIndex)
         try container.encode(offsetFrames, forKey: .offsetFrames)
@@ -67,7 +67,7 @@ extension PlaybackElapsed {
     }
 
     /// Writes `elapsedSeconds`, and `elapsedFrames` only when the items share one rate.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(seconds, forKey: .seconds)
         try container.encodeIfPresent(frames, forKey: .frames)

@@ -6,9 +6,9 @@
 /// that silence (``QueueClock``): rounding never adds up, and the queue's n-th item ends within
 /// half an 8 kHz frame of where the timeline's does (plus half a timeline frame per clip in a row
 /// whose rate differs from the timeline's, which the next silence takes back).
-public enum QueuePlanner {
+package enum QueuePlanner {
     /// How the clips and sounds reach the queue.
-    public enum Delivery: Sendable, Equatable {
+    package enum Delivery: Sendable, Equatable {
         /// Source files as they are (cached MP3 clips are the cache's bytes); a source with no file
         /// (the synthesized bell) is rendered as a WAV file.
         case originals
@@ -20,7 +20,7 @@ public enum QueuePlanner {
     /// The queue that plays `timeline`'s narration lane, its overlays listed to be scheduled.
     /// - Throws: ``ScriptError/Code-swift.enum/unmappablePlayback`` when the clips' rates cannot
     ///   be counted together (large co-prime rates no real file has).
-    public static func plan(_ timeline: Timeline, delivery: Delivery) throws(ScriptError) -> SessionQueue {
+    package static func plan(_ timeline: Timeline, delivery: Delivery) throws(ScriptError) -> SessionQueue {
         let silenceRate = SessionQueue.silenceSampleRate
         let rates = [timeline.sampleRate, silenceRate] + timeline.items.compactMap(\.source?.sampleRate)
         guard var clock = QueueClock(rates: rates) else {
@@ -163,18 +163,18 @@ public enum QueuePlanner {
 
 /// A queue's elapsed time, exactly: a count of ticks of the least common multiple of the rates
 /// its items play at, so that a frame at any of them is a whole number of ticks.
-public struct QueueClock: Sendable, Equatable {
+package struct QueueClock: Sendable, Equatable {
     /// Ticks per second.
-    public let ticksPerSecond: Int64
+    package let ticksPerSecond: Int64
     /// The time so far, in ticks.
-    public private(set) var elapsedTicks: Int64 = 0
+    package private(set) var elapsedTicks: Int64 = 0
 
     /// The longest session a clock counts, in seconds at any rate: ten days.
     static let maximumSeconds: Int64 = 864_000
 
     /// A clock at 0 for items at `rates`; `nil` when their common tick is too fine to count
     /// ``maximumSeconds`` in 64 bits (rates no real file has: large co-prime ones).
-    public init?(rates: [SampleRate]) {
+    package init?(rates: [SampleRate]) {
         guard let ticks = SampleRate.commonTicksPerSecond(rates, limit: Int64.max / Self.maximumSeconds) else {
             return nil
         }
@@ -182,23 +182,23 @@ public struct QueueClock: Sendable, Equatable {
     }
 
     /// The ticks of `frames` frames at `rate`.
-    public func ticks(of frames: Frames, at rate: SampleRate) -> Int64 {
+    package func ticks(of frames: Frames, at rate: SampleRate) -> Int64 {
         let (ticks, overflow) = frames.count.multipliedReportingOverflow(by: ticksPerSecond / Int64(rate.hertz))
         precondition(!overflow, "\(frames) frames at \(rate) are too long to count in ticks")
         return ticks
     }
 
     /// The time so far in seconds, for JSON and messages.
-    public var seconds: Double { Double(elapsedTicks) / Double(ticksPerSecond) }
+    package var seconds: Double { Double(elapsedTicks) / Double(ticksPerSecond) }
 
     /// Moves the clock on by `frames` frames at `rate`.
-    public mutating func advance(by frames: Frames, at rate: SampleRate) {
+    package mutating func advance(by frames: Frames, at rate: SampleRate) {
         elapsedTicks += ticks(of: frames, at: rate)
     }
 
     /// How many frames at `rate` take the clock nearest to frame `target` of a timeline at
     /// `timelineRate` (halves rounded up); zero if the clock is already there or past it.
-    public func frames(toReach target: Frames, of timelineRate: SampleRate, at rate: SampleRate) -> Frames {
+    package func frames(toReach target: Frames, of timelineRate: SampleRate, at rate: SampleRate) -> Frames {
         let remaining = ticks(of: target, at: timelineRate) - elapsedTicks
         guard remaining > 0 else { return .zero }
         let perFrame = ticksPerSecond / Int64(rate.hertz)

@@ -6,29 +6,29 @@
 /// `sourceFrames / sourceSampleRate`. ``QueuePlanner`` chooses each silence's length so that this sum
 /// never drifts from the timeline it was made from (``QueueItem/timelineEndFrame``).
 /// Its JSON form (`queue.json`) is described in docs/queue.md.
-public struct SessionQueue: Sendable, Equatable {
+package struct SessionQueue: Sendable, Equatable {
     /// The version of the JSON schema this type writes and reads.
-    public static let schemaVersion = 1
+    package static let schemaVersion = 1
     /// The rate of the silence files: the seed's `SilenceGenerator` writes 8 kHz, which keeps a
     /// 4.5-minute silence at 4.3 MB.
-    public static let silenceSampleRate: SampleRate = 8_000
+    package static let silenceSampleRate: SampleRate = 8_000
 
     /// The script's id.
-    public var scriptId: String
+    package var scriptId: String
     /// The script's title.
-    public var title: String
+    package var title: String
     /// The seed that made the interjections' random choices.
-    public var seed: UInt64
+    package var seed: UInt64
     /// The rate of the timeline the queue was made from.
-    public var sampleRate: SampleRate
+    package var sampleRate: SampleRate
     /// The timeline's length at ``sampleRate``.
-    public var totalFrames: Frames
+    package var totalFrames: Frames
     /// The files to play, in order.
-    public var items: [QueueItem]
+    package var items: [QueueItem]
     /// Sounds the app plays over the queue at given times, each file listed once in ``files``.
-    public var overlays: [QueueOverlay]
+    package var overlays: [QueueOverlay]
 
-    public init(
+    package init(
         scriptId: String,
         title: String,
         seed: UInt64,
@@ -48,34 +48,34 @@ public struct SessionQueue: Sendable, Equatable {
 }
 
 /// One file of a queue, played from its first frame to its last.
-public struct QueueItem: Sendable, Equatable {
+package struct QueueItem: Sendable, Equatable {
     /// The item's position in ``SessionQueue/items``.
-    public var index: Int
+    package var index: Int
     /// The timeline item it plays (a silence too short for one 8 kHz frame has no queue item).
-    public var timelineIndex: Int
+    package var timelineIndex: Int
     /// The file's name in the queue's folder.
-    public var file: String
+    package var file: String
     /// What it holds: a segment's or an interjection's clip, silence, or the bell.
-    public var kind: TimelineItem.Kind
+    package var kind: TimelineItem.Kind
     /// The file's exact length in frames at ``sourceSampleRate``, as decoded.
-    public var sourceFrames: Frames
+    package var sourceFrames: Frames
     /// The file's own rate, the one it plays at.
-    public var sourceSampleRate: SampleRate
+    package var sourceSampleRate: SampleRate
     /// The phase the item starts in.
-    public var phase: String
+    package var phase: String
     /// The spoken text, for clips.
-    public var text: String?
+    package var text: String?
     /// The cue's or the bell's name, when the timeline item has one.
-    public var name: String?
+    package var name: String?
     /// The gain the app plays it at: 1, unless the queue was re-encoded (then gains are in the file).
-    public var gain: Double
+    package var gain: Double
     /// Where the timeline's item ends, at the timeline's rate: what the queue's item must end on.
-    public var timelineEndFrame: Frames
+    package var timelineEndFrame: Frames
     /// Where the item's audio comes from.
-    public var origin: Origin
+    package var origin: Origin
 
     /// Where an item's file comes from.
-    public enum Origin: Sendable, Equatable {
+    package enum Origin: Sendable, Equatable {
         /// The source file (a cached clip, a sound's file), copied byte for byte.
         case copied(path: String)
         /// The timeline's item rendered on its own at the timeline's rate: a re-encoded clip, the
@@ -85,7 +85,7 @@ public struct QueueItem: Sendable, Equatable {
         case silence
     }
 
-    public init(
+    package init(
         index: Int,
         timelineIndex: Int,
         file: String,
@@ -115,15 +115,15 @@ public struct QueueItem: Sendable, Equatable {
 }
 
 /// A sound the app schedules over the queue: the ambience bed or a gong or cue.
-public struct QueueOverlay: Sendable, Equatable {
+package struct QueueOverlay: Sendable, Equatable {
     /// The overlay of the timeline it stands for, with its start, length, gain and bed settings.
-    public var overlay: TimelineOverlay
+    package var overlay: TimelineOverlay
     /// The file's name in the queue's folder; overlays of one sound share one file.
-    public var file: String
+    package var file: String
     /// Where the file comes from.
-    public var origin: QueueItem.Origin
+    package var origin: QueueItem.Origin
 
-    public init(overlay: TimelineOverlay, file: String, origin: QueueItem.Origin) {
+    package init(overlay: TimelineOverlay, file: String, origin: QueueItem.Origin) {
         self.overlay = overlay
         self.file = file
         self.origin = origin
@@ -132,7 +132,7 @@ public struct QueueOverlay: Sendable, Equatable {
 
 extension SessionQueue {
     /// The clock of this queue's items, at 0.
-    public var clock: QueueClock {
+    package var clock: QueueClock {
         guard let clock = QueueClock(rates: [sampleRate, Self.silenceSampleRate] + items.map(\.sourceSampleRate)) else {
             preconditionFailure("a queue's rates were counted together when it was planned")
         }
@@ -140,7 +140,7 @@ extension SessionQueue {
     }
 
     /// The queue's length in seconds: its items' lengths at their own rates, summed exactly.
-    public var durationSeconds: Double {
+    package var durationSeconds: Double {
         var clock = clock
         for item in items { clock.advance(by: item.sourceFrames, at: item.sourceSampleRate) }
         return clock.seconds
@@ -148,7 +148,7 @@ extension SessionQueue {
 
     /// The largest distance, in seconds, between where a queue item ends and where its timeline
     /// item ends: how far the queue ever drifts from the rendered session.
-    public var worstDriftSeconds: Double {
+    package var worstDriftSeconds: Double {
         var (clock, worst) = (clock, Int64(0))
         for item in items {
             clock.advance(by: item.sourceFrames, at: item.sourceSampleRate)
@@ -175,7 +175,7 @@ extension SessionQueue: Encodable {
 
     /// `queue.json`: the items with their start and length in the queue's own time, the overlays
     /// as the timeline writes them with their file added (docs/queue.md).
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.schemaVersion, forKey: .schemaVersion)
         try container.encode("queue", forKey: .kind)

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Guided meditations written in Markdown, one category per file, turned into scripts.
 ///
@@ -24,20 +24,20 @@ public import Foundation
 /// whose next character after any blanks is a digit (or `-` and a digit), is always read as one: if
 /// it is not exactly `[m:ss]` (seconds 00–59), with nothing after it, it is an error naming its
 /// line, never spoken text. Prose may hold brackets anywhere else: `Breathe [slowly]`, `[pause]`.
-public enum MeditationMarkdown {
+package enum MeditationMarkdown {
     /// How long every imported meditation lasts: ten minutes.
-    public static let durationSeconds: Double = 600
+    package static let durationSeconds: Double = 600
     /// How far an interjection window reaches either side of its marker.
-    public static let windowHalfWidthSeconds: Double = 10
+    package static let windowHalfWidthSeconds: Double = 10
 
     /// The category a file describes, with its scripts.
-    public struct Category: Sendable, Equatable {
+    package struct Category: Sendable, Equatable {
         /// The category's id, such as `reactivity`.
-        public let id: String
+        package let id: String
         /// Its name as written, such as `Reactivity`.
-        public let name: String
+        package let name: String
         /// Its meditations, in order.
-        public let scripts: [Script]
+        package let scripts: [Script]
     }
 
     /// Parses `text`.
@@ -45,7 +45,7 @@ public enum MeditationMarkdown {
     ///   carrying its 1-based ``ScriptProblem/line`` (none for an empty file): code
     ///   ``ScriptError/Code/malformedMarkdown``, or ``ScriptError/Code/brokenRule`` when a
     ///   meditation is well-formed but its script breaks a rule in ``ScriptRules``.
-    public static func parse(_ text: String) throws(ScriptError) -> Category {
+    package static func parse(_ text: String) throws(ScriptError) -> Category {
         var parser = Parser(lines: lines(of: text))
         return try parser.category()
     }
@@ -58,7 +58,7 @@ public enum MeditationMarkdown {
     }
 
     /// The id a category or script name turns into: lowercase letters and digits, other runs as `-`.
-    public static func identifier(_ name: String) -> String {
+    package static func identifier(_ name: String) -> String {
         var result = ""
         for scalar in name.lowercased().unicodeScalars {
             if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
@@ -72,7 +72,7 @@ public enum MeditationMarkdown {
     }
 
     /// A script's JSON as `import` writes it: pretty-printed, keys sorted, a final newline.
-    public static func json(_ script: Script) -> Data {
+    package static func json(_ script: Script) -> Data {
         CanonicalJSON.encode(script)
     }
 

@@ -1,26 +1,26 @@
 /// The limits a script must keep. docs/script.md lists them with their reasons.
-public enum ScriptRules {
+package enum ScriptRules {
     /// Ids become file names: 1…128 of `[A-Za-z0-9._-]`, never `.` or `..`.
-    public static let maximumIdLength = 128
+    package static let maximumIdLength = 128
     /// The longest session, in seconds (24 hours).
-    public static let maximumDurationSeconds: Double = 86_400
+    package static let maximumDurationSeconds: Double = 86_400
     /// The TTS proxy's limit on one text, in UTF-16 code units (as the backend's validator counts).
-    public static let maximumTextLength = 5_000
+    package static let maximumTextLength = 5_000
     /// The most segments, and separately the most interjections, in one script.
-    public static let maximumCueCount = 10_000
+    package static let maximumCueCount = 10_000
     /// The most text options in one interjection.
-    public static let maximumTextOptions = 1_000
+    package static let maximumTextOptions = 1_000
     /// The largest script or `sounds.json` file read, in bytes, checked before parsing (which
     /// takes several times a file's size in memory): 3,000 texts of 5,000 characters fit; the
     /// 10-minute fixture is 2 KB.
-    public static let maximumFileBytes = 16 << 20
+    package static let maximumFileBytes = 16 << 20
     /// The longest title, subtitle or category, in characters.
-    public static let maximumLabelLength = 500
+    package static let maximumLabelLength = 500
     /// How many problems an error lists before it summarizes the rest.
-    public static let maximumReportedProblems = 100
+    package static let maximumReportedProblems = 100
 
     /// Whether `id` may name a script or a file: 1…128 of `[A-Za-z0-9._-]`, not `.` or `..`.
-    public static func isValidIdentifier(_ id: String) -> Bool {
+    package static func isValidIdentifier(_ id: String) -> Bool {
         identifierProblem(id) == nil
     }
 

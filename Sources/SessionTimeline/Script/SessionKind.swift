@@ -34,7 +34,7 @@ extension Script {
     /// (the script's sound settings under the command's) and the random draws of `seed`.
     /// `hasSound` says whether the sound library has a sound, so a cue whose sound is missing can
     /// be spoken instead. `nil` for guided scripts, which are planned from their segments.
-    public func score(sound: SoundSettings, hasSound: (String) -> Bool, seed: UInt64) -> SessionScore? {
+    package func score(sound: SoundSettings, hasSound: (String) -> Bool, seed: UInt64) -> SessionScore? {
         switch kind {
         case .guided: nil
         case .timer(let timer): timer.score(sound: sound)

@@ -168,41 +168,41 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
 }
 
 /// What an unset ``SoundSettings`` field means.
-public enum SoundDefaults {
+package enum SoundDefaults {
     /// The bed's gain when neither the settings nor the sound library give one (seed 002's 0.15).
-    public static let ambienceGain = 0.15
+    package static let ambienceGain = 0.15
     /// The bed's fade-in.
-    public static let ambienceFadeInSeconds = 4.0
+    package static let ambienceFadeInSeconds = 4.0
     /// The bed's fade-out.
-    public static let ambienceFadeOutSeconds = 8.0
+    package static let ambienceFadeOutSeconds = 8.0
     /// The gap between interval gongs when only the gong is chosen (seed 002's default).
-    public static let intervalMinutes = 5.0
+    package static let intervalMinutes = 5.0
     /// The interval gong when only the minutes are chosen.
-    public static let intervalGong = "gong"
+    package static let intervalGong = "gong"
     /// The narration's loudness target, LUFS (the common target of spoken-word streaming).
-    public static let loudness = -16.0
+    package static let loudness = -16.0
     /// The true-peak ceiling, dBTP.
-    public static let truePeak = -1.0
+    package static let truePeak = -1.0
     /// The length of the ramps that duck the bed under narration.
-    public static let duckRampSeconds = 0.25
+    package static let duckRampSeconds = 0.25
     /// The crossfade at the seam where a bed loops.
-    public static let loopCrossfadeSeconds = 2.0
+    package static let loopCrossfadeSeconds = 2.0
 }
 
 /// The ranges ``SoundSettings`` values must lie in.
-public enum SoundRules {
+package enum SoundRules {
     /// Linear gains: 0 (silent) to 4 (+12 dB).
-    public static let gain: ClosedRange<Double> = 0...4
+    package static let gain: ClosedRange<Double> = 0...4
     /// Fades: up to ten minutes.
-    public static let fadeSeconds: ClosedRange<Double> = 0...600
+    package static let fadeSeconds: ClosedRange<Double> = 0...600
     /// A lead-in: up to an hour.
-    public static let leadInSeconds: ClosedRange<Double> = 0...3_600
+    package static let leadInSeconds: ClosedRange<Double> = 0...3_600
     /// Ducking depth in dB.
-    public static let duckDecibels: ClosedRange<Double> = 0...60
+    package static let duckDecibels: ClosedRange<Double> = 0...60
     /// Loudness targets in LUFS.
-    public static let loudness: ClosedRange<Double> = -70...0
+    package static let loudness: ClosedRange<Double> = -70...0
     /// True-peak ceilings in dBTP.
-    public static let truePeak: ClosedRange<Double> = -20...0
+    package static let truePeak: ClosedRange<Double> = -20...0
     /// The longest interval between gongs: a day.
-    public static let maximumIntervalMinutes: Double = 1_440
+    package static let maximumIntervalMinutes: Double = 1_440
 }

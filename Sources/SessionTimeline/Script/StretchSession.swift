@@ -110,7 +110,7 @@ public struct StretchSession: Sendable, Equatable {
                 } else {
                     problems.append(
                         ScriptProblem(
-                            location: "--regions",
+                            location: SettingReference.regions.marker,
                             rule:
                                 "\(quoted(name)) is not a region of the file; it has \(regions.map(\.id).joined(separator: ", "))"
                         )

@@ -4,7 +4,7 @@
 ///
 /// Everything the tool prints that came from a file or a server goes through this or ``quoted(_:limit:)``,
 /// so a hostile title cannot move the cursor, retitle the terminal or hide a line.
-public func printable(_ text: some StringProtocol, limit: Int = 300) -> String {
+package func printable(_ text: some StringProtocol, limit: Int = 300) -> String {
     var shown = ""
     for character in text.prefix(limit) {
         for scalar in character.unicodeScalars {
@@ -20,7 +20,7 @@ public func printable(_ text: some StringProtocol, limit: Int = 300) -> String {
 
 /// A string quoted for a message: quotes and control characters escaped, long strings cut to
 /// 60 characters.
-public func quoted(_ text: String, limit: Int = 60) -> String {
+package func quoted(_ text: String, limit: Int = 60) -> String {
     var shown = ""
     for character in text.prefix(limit) {
         for scalar in character.unicodeScalars {

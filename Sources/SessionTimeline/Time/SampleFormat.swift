@@ -1,5 +1,5 @@
 /// How samples are stored in a written file.
-public enum SampleFormat: String, Sendable, CaseIterable {
+public enum SampleFormat: String, Sendable, CaseIterable, Codable {
     /// Signed 16-bit integers, the default: what every player reads.
     case pcm16 = "s16"
     /// Signed 24-bit integers.

@@ -2,7 +2,7 @@
 ///
 /// Each is chosen by the output's extension or named outright; ``problem(sampleRate:channelCount:)``
 /// says before any work whether a session fits, naming the values the format allows.
-public enum AudioFileFormat: String, Sendable, CaseIterable, CustomStringConvertible {
+public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStringConvertible {
     /// RIFF WAVE (RF64 past 4 GiB), 16-bit, 24-bit or float samples.
     case wav
     /// FLAC, lossless, 16 or 24 bits.
@@ -110,21 +110,21 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, CustomStringConvert
 ///
 /// `bitrate` asks for a constant bit rate, `quality` for a variable one; with neither, each lossy
 /// format uses the variable quality documented in docs/formats.md as right for speech.
-public struct EncoderSettings: Sendable, Equatable {
+package struct EncoderSettings: Sendable, Equatable, Encodable {
     /// The file format.
-    public var format: AudioFileFormat
+    package var format: AudioFileFormat
     /// How samples are stored, for WAV (16, 24 or float) and FLAC (16 or 24).
-    public var sampleFormat: SampleFormat
+    package var sampleFormat: SampleFormat
     /// A constant bit rate in kb/s (MP3, Opus; Vorbis: the nominal rate).
-    public var bitrate: Int?
+    package var bitrate: Int?
     /// A variable-rate quality: MP3 `-V` 0 (best) … 9, Vorbis `-q` −1 … 10, Opus the target kb/s,
     /// FLAC the compression level 0 … 8.
-    public var quality: Double?
+    package var quality: Double?
     /// Whether an MP3 encodes only the spans that make sound and writes ready-made silent frames
     /// for the rest. It decodes the same either way; off only to compare.
-    public var skipsSilence: Bool
+    package var skipsSilence: Bool
 
-    public init(
+    package init(
         format: AudioFileFormat = .wav,
         sampleFormat: SampleFormat = .pcm16,
         bitrate: Int? = nil,
@@ -139,7 +139,7 @@ public struct EncoderSettings: Sendable, Equatable {
     }
 
     /// The bit rates `--bitrate` takes for the format, in kb/s.
-    public var bitrateRange: ClosedRange<Int>? {
+    package var bitrateRange: ClosedRange<Int>? {
         switch format {
         case .wav, .flac: nil
         case .mp3: 8...320
@@ -149,7 +149,7 @@ public struct EncoderSettings: Sendable, Equatable {
     }
 
     /// The qualities `--quality` takes for the format.
-    public var qualityRange: ClosedRange<Double> {
+    package var qualityRange: ClosedRange<Double> {
         switch format {
         case .wav: 0...0
         case .flac: 0...8
@@ -160,9 +160,10 @@ public struct EncoderSettings: Sendable, Equatable {
     }
 
     /// Why these settings cannot be used, naming the values allowed; `nil` when they can.
-    public var problem: String? {
+    package var problem: String? {
         if bitrate != nil, quality != nil {
-            return "give --bitrate (constant) or --quality (variable), not both"
+            return
+                "give \(SettingReference.bitrate.marker) (constant) or \(SettingReference.quality.marker) (variable), not both"
         }
         if let bitrate {
             guard let range = bitrateRange else { return "\(format) has no bit rate to set" }
@@ -194,17 +195,17 @@ public struct EncoderSettings: Sendable, Equatable {
 }
 
 /// What a file says about itself besides its audio: tags and chapters.
-public struct AudioMetadata: Sendable, Equatable {
+package struct AudioMetadata: Sendable, Equatable {
     /// The title tag.
-    public var title: String?
+    package var title: String?
     /// The album tag.
-    public var album: String?
+    package var album: String?
     /// The artist tag.
-    public var artist: String?
+    package var artist: String?
     /// Chapters in time order, tiling the file.
-    public var chapters: [AudioChapter]
+    package var chapters: [AudioChapter]
 
-    public init(title: String? = nil, album: String? = nil, artist: String? = nil, chapters: [AudioChapter] = []) {
+    package init(title: String? = nil, album: String? = nil, artist: String? = nil, chapters: [AudioChapter] = []) {
         self.title = title
         self.album = album
         self.artist = artist

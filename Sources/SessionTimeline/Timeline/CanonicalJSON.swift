@@ -1,9 +1,9 @@
-public import Foundation
+package import Foundation
 
 /// The one way the project writes JSON files: pretty-printed, keys sorted (so equal values are
 /// equal bytes), slashes unescaped, a final newline.
-public enum CanonicalJSON {
-    public static func encode(_ value: some Encodable) -> Data {
+package enum CanonicalJSON {
+    package static func encode(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard var data = try? encoder.encode(value) else {

@@ -394,7 +394,7 @@ public struct AudioSourceInfo: Sendable, Equatable {
 
 extension AudioSourceInfo {
     /// The source's length at `rate`, as every plan and the renderer count it.
-    public func frameCount(at rate: SampleRate) -> Frames {
+    package func frameCount(at rate: SampleRate) -> Frames {
         rate.frames(converting: frameCount, from: sampleRate)
     }
 }

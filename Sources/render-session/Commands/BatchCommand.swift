@@ -98,7 +98,7 @@ struct BatchCommand: AsyncParsableCommand {
             do {
                 _ = try BatchShard.parse(shard)
             } catch {
-                throw ValidationError(error.description)
+                throw ValidationError(error.flagLines.joined(separator: "\n"))
             }
             if shards != nil {
                 throw ValidationError("--shards goes with --shard auto; --shard \(shard) names its count")
@@ -129,7 +129,7 @@ struct BatchCommand: AsyncParsableCommand {
             let library = try ScriptLibrary(paths: paths, strict: plan.sound.strict)
             var failedNames: [String] = []
             for problem in library.problems {
-                for line in problem.error.lines { Console.error(line) }
+                for line in problem.error.flagLines { Console.error(line) }
                 failedNames.append(problem.path)
             }
             let progress = ProgressLine { done, total, elapsed in

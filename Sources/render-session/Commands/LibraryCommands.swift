@@ -61,7 +61,7 @@ struct ListCommand: AsyncParsableCommand {
         try await runCommand {
             let library = try ScriptLibrary(paths: paths)
             for problem in library.problems {
-                for line in problem.error.lines { Console.error(line) }
+                for line in problem.error.flagLines { Console.error(line) }
             }
             let categories = library.categories
             if json {

@@ -51,7 +51,7 @@ struct PrepareCommand: AsyncParsableCommand {
         let problems = SessionPipeline(clips: clip.identity(for: source.provider)).problems
         if !problems.isEmpty {
             throw ValidationError(
-                problems.map { "\(PipelineOptions.flag($0.setting)): \($0.rule)" }.joined(separator: "\n")
+                problems.map(\.flagLine).joined(separator: "\n")
             )
         }
     }
@@ -67,7 +67,7 @@ struct PrepareCommand: AsyncParsableCommand {
         try await runCommand {
             let library = try ScriptLibrary(paths: paths)
             for problem in library.problems {
-                for line in problem.error.lines { Console.error(line) }
+                for line in problem.error.flagLines { Console.error(line) }
             }
             let prepared = try await pipeline.prepare(scripts: library.entries.map(\.script))
             let scripts = library.entries.count == 1 ? "1 script" : "\(library.entries.count) scripts"

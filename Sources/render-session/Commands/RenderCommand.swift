@@ -159,7 +159,7 @@ extension PipelineOptions {
             let scheme = clip.cacheKey == .textVoiceSpeed ? "" : " --cache-key \(clip.cacheKey.rawValue)"
             let hint =
                 "The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(path)\(cache)\(scheme)\(voice)`, or run without --offline"
-            throw SessionError(.missingClips, lines: error.lines + [hint])
+            throw SessionError(.missingClips, lines: error.flagLines + [hint])
         }
     }
 }

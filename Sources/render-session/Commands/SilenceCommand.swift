@@ -58,7 +58,7 @@ struct SilenceCommand: AsyncParsableCommand {
         if let problem = SessionPipeline(output: encoding.settings(audio: OutputDestination(argument: output))).problems
             .first
         {
-            throw ValidationError("\(PipelineOptions.flag(problem.setting)): \(problem.rule)")
+            throw ValidationError(problem.flagLine)
         }
     }
 

@@ -54,7 +54,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 )
             } catch let error as SessionError where error.code != .cancelled {
                 // 1 means "problems found", so a file or timeline that cannot be read is 2.
-                for line in error.lines { Console.error(line) }
+                for line in error.flagLines { Console.error(line) }
                 throw ExitCode(2)
             }
             if json {

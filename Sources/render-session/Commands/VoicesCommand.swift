@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SessionKit
+import SessionTimeline
 
 struct VoicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,7 +57,7 @@ struct VoicesCommand: AsyncParsableCommand {
         let lines = catalog.voices.map { voice in
             [
                 voice.id, voice.provider, voice.language ?? "-", voice.available ? "available" : "unavailable",
-                voice.detail,
+                namingSettings(in: voice.detail, PipelineOptions.flag),
             ]
             .joined(separator: "\t") + "\n"
         }

@@ -164,7 +164,7 @@ struct ProviderOptions: ParsableArguments {
             return .provider(try settings().makeProvider(), jobs: jobs)
         } catch {
             // Printed as the commands' own errors are (this runs before their work starts).
-            for line in error.lines { Console.error(line) }
+            for line in error.flagLines { Console.error(line) }
             throw ExitCode.failure
         }
     }
@@ -326,7 +326,7 @@ struct PipelineOptions {
             output: output
         ).problems
         guard !problems.isEmpty else { return }
-        throw ValidationError(problems.map { "\(Self.flag($0.setting)): \($0.rule)" }.joined(separator: "\n"))
+        throw ValidationError(problems.map(\.flagLine).joined(separator: "\n"))
     }
 
     /// The command-line name of a setting.
@@ -344,6 +344,32 @@ struct PipelineOptions {
         case .encoding: "--format"
         }
     }
+
+    /// The flag of a setting a library message mentions (``SettingReference``).
+    static func flag(_ setting: SettingReference) -> String {
+        switch setting {
+        case .bitrate: "--bitrate"
+        case .quality: "--quality"
+        case .format: "--format"
+        case .noOverwrite: "-n/--no-overwrite"
+        case .reencode: "--reencode"
+        case .loudnessOff: "--loudness off"
+        case .proxyProvider: "--provider proxy --tts-url"
+        case .regions: "--regions"
+        case .shard: "--shard"
+        case .shards: "--shards N"
+        }
+    }
+}
+
+extension SessionError {
+    /// The lines as the command prints them: settings named by their flags.
+    var flagLines: [String] { lines(namingSettings: PipelineOptions.flag) }
+}
+
+extension SettingProblem {
+    /// `--speed: 5.0 is outside 0.25…4.0`: the setting and the settings its rule mentions named by their flags.
+    var flagLine: String { "\(PipelineOptions.flag(setting)): \(rule(namingSettings: PipelineOptions.flag))" }
 }
 
 /// Parsing option values so that a wrong one says what is allowed.

@@ -114,7 +114,7 @@ func runCommand(_ work: sending @escaping () async throws -> Void) async throws 
     do {
         try outcome.result.get()
     } catch let error as SessionError {
-        for line in error.lines { Console.error(line) }
+        for line in error.flagLines { Console.error(line) }
         throw ExitCode.failure
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import SessionTimeline
+package import SessionTimeline
 
 #if canImport(Glibc)
 import Glibc
@@ -24,9 +24,9 @@ import Glibc
 ///
 /// The LAME tag records the whole file's frame count, bytes, seek table, delay (LAME's 576) and
 /// padding, so that libmpg123 and ffmpeg decode exactly `frameCount` frames.
-public final class MP3FileWriter: AudioFileSink {
-    public let path: String
-    public var framesWritten: Frames { Frames(position) }
+package final class MP3FileWriter: AudioFileSink {
+    package let path: String
+    package var framesWritten: Frames { Frames(position) }
 
     private let channels: Int
     private let frameCount: Int64
@@ -84,7 +84,7 @@ public final class MP3FileWriter: AudioFileSink {
     /// Zero runs shorter than this inside one block are taken as part of the sound around them.
     private static let shortestSilence = 64
 
-    public init(
+    package init(
         path: String,
         sampleRate: SampleRate,
         channelCount: ChannelCount,
@@ -156,12 +156,12 @@ public final class MP3FileWriter: AudioFileSink {
     }
 
     /// LAME's `-V` for speech when no quality or bit rate is given: see docs/formats.md.
-    public static let defaultQuality = 6.0
+    package static let defaultQuality = 6.0
     /// The samples libmpg123 and ffmpeg drop after LAME's delay: their synthesis filterbank's.
     static let decoderDelay: Int64 = 529
     private static let bufferSize = 1 << 16
 
-    public func write(_ samples: [Float], frames: Int) throws(AudioError) {
+    package func write(_ samples: [Float], frames: Int) throws(AudioError) {
         precondition(
             samples.count >= frames * channels,
             "write(_:frames:) was given fewer samples than frames × channels"
@@ -193,7 +193,7 @@ public final class MP3FileWriter: AudioFileSink {
         try drain(waiting: false)
     }
 
-    public func writeSilence(frames: Frames) throws(AudioError) {
+    package func writeSilence(frames: Frames) throws(AudioError) {
         try checkRoom(for: frames.count)
         if settings.skipsSilence {
             try silence(frames.count)
@@ -354,7 +354,7 @@ public final class MP3FileWriter: AudioFileSink {
 
     /// Encodes what is left, writes the last silent frames and the tag, and closes the file.
     @discardableResult
-    public func close() throws(AudioError) -> AudioEncoding {
+    package func close() throws(AudioError) -> AudioEncoding {
         guard descriptor >= 0 else { return encoding }
         guard position == frameCount else {
             throw AudioError(
@@ -395,7 +395,7 @@ public final class MP3FileWriter: AudioFileSink {
     private var padding: Int64 { totalMP3Frames * frameSize - frameCount - encoderDelay }
 
     /// How the file is encoded, as the timeline records it.
-    public var encoding: AudioEncoding {
+    package var encoding: AudioEncoding {
         AudioEncoding(
             container: "mp3",
             codec: "mp3",

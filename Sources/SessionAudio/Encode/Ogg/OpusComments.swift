@@ -1,5 +1,5 @@
 internal import COpusEnc
-public import SessionTimeline
+package import SessionTimeline
 
 /// The tags and chapters of an Ogg Opus file, as Vorbis comments: owns its `OggOpusComments`.
 ///

@@ -1,5 +1,5 @@
 internal import COpusEnc
-public import SessionTimeline
+package import SessionTimeline
 
 /// Writes a session as Ogg Opus at 48 kHz, with its tags and chapters, through libopusenc.
 ///
@@ -14,11 +14,11 @@ public import SessionTimeline
 /// - `bitrate`: hard CBR at that many kb/s (`OPUS_SET_VBR(0)`): every 20 ms packet the same size.
 /// - `quality`: unconstrained VBR aiming at that many kb/s on average, as `opusenc --vbr` does.
 /// - neither: unconstrained VBR at ``defaultBitrate(channelCount:)``.
-public final class OpusFileWriter: AudioFileSink {
-    public let path: String
-    public var framesWritten: Frames { Frames(framesDone) }
+package final class OpusFileWriter: AudioFileSink {
+    package let path: String
+    package var framesWritten: Frames { Frames(framesDone) }
     /// The frames the file is for.
-    public let frameCount: Frames
+    package let frameCount: Frames
     private let encoder: OpusEncoder
     private let channels: Int
     private var framesDone: Int64 = 0
@@ -45,7 +45,7 @@ public final class OpusFileWriter: AudioFileSink {
     /// fullband speech at 28–40 kb/s *constant*, and unconstrained VBR spends less on the pauses
     /// that fill a meditation and more on the voice. Stereo gets twice that, 48 kb/s, above libopus's
     /// 19 kb/s point where stereo voice is coded as stereo rather than folded to mono.
-    public static func defaultBitrate(channelCount: ChannelCount) -> Int {
+    package static func defaultBitrate(channelCount: ChannelCount) -> Int {
         24 * channelCount.count
     }
 
@@ -54,7 +54,7 @@ public final class OpusFileWriter: AudioFileSink {
     /// - Throws: ``AudioError`` with code `unsupportedFormat` for another rate or more than two
     ///   channels, `cannotWrite` when the file cannot be created, `cannotEncode` when libopusenc
     ///   refuses a setting.
-    public init(
+    package init(
         path: String,
         sampleRate: SampleRate,
         channelCount: ChannelCount,
@@ -108,7 +108,7 @@ public final class OpusFileWriter: AudioFileSink {
 
     /// Encodes the first `frames` frames of interleaved `samples`.
     /// The corresponding libopusenc call is `ope_encoder_write_float`.
-    public func write(_ samples: [Float], frames: Int) throws(AudioError) {
+    package func write(_ samples: [Float], frames: Int) throws(AudioError) {
         precondition(
             samples.count >= frames * channels,
             "write(_:frames:) was given fewer samples than frames × channels"
@@ -128,7 +128,7 @@ public final class OpusFileWriter: AudioFileSink {
 
     /// Encodes `frames` frames of digital silence from one block of zeros made at creation.
     /// Stops early, between blocks, if the task is cancelled (``close()`` then fails).
-    public func writeSilence(frames: Frames) throws(AudioError) {
+    package func writeSilence(frames: Frames) throws(AudioError) {
         try checkRoom(for: frames.count)
         var remaining = frames.count
         try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
@@ -148,7 +148,7 @@ public final class OpusFileWriter: AudioFileSink {
     /// - Throws: ``AudioError`` with code `cannotWrite` unless exactly `frameCount` frames were
     ///   written (the file is still closed), or when the file cannot be finished.
     @discardableResult
-    public func close() throws(AudioError) -> AudioEncoding {
+    package func close() throws(AudioError) -> AudioEncoding {
         try encoder.finish()
         guard framesDone == frameCount.count else {
             throw AudioError(

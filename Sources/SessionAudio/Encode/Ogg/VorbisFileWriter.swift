@@ -1,5 +1,5 @@
 internal import CVorbis
-public import SessionTimeline
+package import SessionTimeline
 
 #if canImport(Glibc)
 import Glibc
@@ -18,23 +18,23 @@ import Glibc
 ///
 /// Owns libvorbis's encoder state, libogg's stream state and the file's descriptor; ``close()``
 /// finishes and closes the file, and fails unless exactly the promised frames were written.
-public final class VorbisFileWriter: AudioFileSink {
+package final class VorbisFileWriter: AudioFileSink {
     /// oggenc's `-q 3` (libvorbis's nominal 112 kb/s for 44.1 kHz stereo, less for mono and for
     /// lower rates). Speech alone would be clear lower down, but a session also holds gongs, bells
     /// and their long, quiet, reverberant tails, where Vorbis's low qualities are known to smear the
     /// highs and leave pre-echo; 3 is the lowest step generally held to be free of that, and the
     /// file stays a fraction of FLAC's. (Chosen by that reasoning, not by a listening test.)
-    public static let defaultQuality = 3.0
+    package static let defaultQuality = 3.0
 
     /// Frames handed to libvorbis at a time: its analysis buffer grows to the largest request.
     private static let chunkFrames = 4_096
 
     /// The file being written.
-    public let path: String
+    package let path: String
     /// Frames written so far.
-    public var framesWritten: Frames { Frames(framesDone) }
+    package var framesWritten: Frames { Frames(framesDone) }
     /// How the file is encoded: a quality, or a nominal bit rate.
-    public let encoding: AudioEncoding
+    package let encoding: AudioEncoding
 
     private let channels: Int
     private let frameCount: Int64
@@ -72,7 +72,7 @@ public final class VorbisFileWriter: AudioFileSink {
     /// - Throws: ``AudioError`` with code `unsupportedFormat` when the settings are not Vorbis's or
     ///   libvorbisenc has no mode for them (a bit rate out of reach at this rate and channel count),
     ///   `cannotWrite` when the file cannot be created or written, `cannotEncode` when libvorbis fails.
-    public init(
+    package init(
         path: String,
         sampleRate: SampleRate,
         channelCount: ChannelCount,
@@ -181,7 +181,7 @@ public final class VorbisFileWriter: AudioFileSink {
 
     /// Writes the first `frames` frames of interleaved `samples`, floats in −1 … 1.
     /// The corresponding libvorbis calls are `vorbis_analysis_buffer` and `vorbis_analysis_wrote`.
-    public func write(_ samples: [Float], frames: Int) throws(AudioError) {
+    package func write(_ samples: [Float], frames: Int) throws(AudioError) {
         precondition(
             samples.count >= frames * channels,
             "write(_:frames:) was given fewer samples than frames × channels"
@@ -208,7 +208,7 @@ public final class VorbisFileWriter: AudioFileSink {
     }
 
     /// Writes `frames` frames of digital silence. Stops early, between blocks, if the task is cancelled.
-    public func writeSilence(frames: Frames) throws(AudioError) {
+    package func writeSilence(frames: Frames) throws(AudioError) {
         try checkRoom(for: frames.count)
         let channels = self.channels
         var remaining = frames.count
@@ -226,7 +226,7 @@ public final class VorbisFileWriter: AudioFileSink {
     /// Fails unless exactly the promised frames were written. The corresponding calls are
     /// libvorbis's `vorbis_analysis_wrote` with 0, `fsync` and `close`.
     @discardableResult
-    public func close() throws(AudioError) -> AudioEncoding {
+    package func close() throws(AudioError) -> AudioEncoding {
         guard descriptor >= 0 else { return encoding }
         guard framesDone == frameCount else {
             closeDescriptor()

@@ -73,7 +73,7 @@ public struct PiperInstallation: Sendable, Equatable {
     public var engineInstalled: Bool { FileManager.default.isExecutableFile(atPath: python) }
 
     /// Every model on the search path; a name found twice is the first folder's.
-    public var models: [PiperModel] {
+    package var models: [PiperModel] {
         var seen = Set<String>()
         return modelFolders.flatMap(PiperModel.models(in:)).filter { seen.insert($0.name).inserted }
     }
@@ -81,7 +81,7 @@ public struct PiperInstallation: Sendable, Equatable {
     /// The model of `voice` (`piper:NAME`).
     /// - Throws: ``SessionError`` (`voiceUnavailable`) naming what is missing: the engine, or
     ///   the model and the folders searched.
-    public func model(forVoice voice: String) throws(SessionError) -> PiperModel {
+    package func model(forVoice voice: String) throws(SessionError) -> PiperModel {
         let name = PiperModel.name(ofVoice: voice) ?? voice
         guard engineInstalled else {
             throw SessionError(

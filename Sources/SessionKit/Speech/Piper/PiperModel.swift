@@ -1,26 +1,26 @@
-public import Foundation
+package import Foundation
 
 /// A Piper voice: its ONNX network (`NAME.onnx`) and the configuration beside it
 /// (`NAME.onnx.json`: sample rate, phoneme map, eSpeak voice, inference scales).
 /// Its voice id is `piper:NAME`, such as `piper:en_US-joe-medium`.
-public struct PiperModel: Sendable, Equatable {
+package struct PiperModel: Sendable, Equatable {
     /// The voice id prefix of Piper voices.
-    public static let voicePrefix = "piper:"
+    package static let voicePrefix = "piper:"
     /// The Piper voice `--provider piper` speaks in unless another is chosen.
-    public static let defaultVoice = "piper:en_US-joe-medium"
+    package static let defaultVoice = "piper:en_US-joe-medium"
 
     /// The model's name: its file name without `.onnx`.
-    public let name: String
+    package let name: String
     /// The `.onnx` file.
-    public let modelPath: String
+    package let modelPath: String
     /// The `.onnx.json` file.
-    public let configPath: String
+    package let configPath: String
 
     /// `piper:NAME`.
-    public var voice: String { Self.voicePrefix + name }
+    package var voice: String { Self.voicePrefix + name }
 
     /// Whether `voice` names a Piper voice (`piper:NAME`).
-    public static func isPiperVoice(_ voice: String) -> Bool {
+    package static func isPiperVoice(_ voice: String) -> Bool {
         voice.hasPrefix(voicePrefix) && voice.count > voicePrefix.count
     }
 
@@ -35,7 +35,7 @@ public struct PiperModel: Sendable, Equatable {
     }
 
     /// The model name of a Piper voice id; `nil` for other voices.
-    public static func name(ofVoice voice: String) -> String? {
+    package static func name(ofVoice voice: String) -> String? {
         isPiperVoice(voice) ? String(voice.dropFirst(voicePrefix.count)) : nil
     }
 
@@ -44,7 +44,7 @@ public struct PiperModel: Sendable, Equatable {
     /// the language alone (`de`) when eSpeak has no voice for the region, and `espeak:en-us` for a
     /// name that carries no language.
     /// - Parameter languages: the languages eSpeak NG speaks (`en-us`, `de`, …).
-    public static func fallbackVoice(for voice: String, languages: Set<String>) -> String {
+    package static func fallbackVoice(for voice: String, languages: Set<String>) -> String {
         guard let name = name(ofVoice: voice), let tag = name.split(separator: "-").first,
             tag.range(of: #"^[a-z]{2,3}_[A-Z]{2}$"#, options: .regularExpression) != nil
         else { return ClipIdentity.defaultVoice }
@@ -67,16 +67,16 @@ public struct PiperModel: Sendable, Equatable {
 }
 
 /// What a model's `.onnx.json` says that the tool shows: its rate, language and quality.
-public struct PiperModelDescription: Sendable, Equatable {
+package struct PiperModelDescription: Sendable, Equatable {
     /// The rate the model speaks at.
-    public let sampleRate: Int?
+    package let sampleRate: Int?
     /// The language code, such as `en_US`.
-    public let language: String?
+    package let language: String?
     /// Piper's quality name: `x_low`, `low`, `medium`, `high`.
-    public let quality: String?
+    package let quality: String?
 
     /// Reads `model`'s configuration; fields it lacks (or a file that is not JSON) are `nil`.
-    public init(_ model: PiperModel) {
+    package init(_ model: PiperModel) {
         struct Config: Decodable {
             struct Audio: Decodable {
                 let sample_rate: Int?

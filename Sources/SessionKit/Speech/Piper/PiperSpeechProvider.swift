@@ -43,7 +43,7 @@ public struct PiperSpeechProvider: PacedSpeechProvider {
     }
 
     /// Piper's speech for `text`, and the MP3 the cache stores of it (which decodes to exactly its frames).
-    public func clip(
+    package func clip(
         text: String,
         voice: String,
         speed: Double,
@@ -53,12 +53,12 @@ public struct PiperSpeechProvider: PacedSpeechProvider {
         do {
             return (audio, Data(try SpeechClip.mp3(audio.samples, sampleRate: audio.sampleRate.hertz, voice: "Piper")))
         } catch {
-            throw SessionError(.providerFailed, error.reason)
+            throw SessionError(.providerFailed, error.reason, underlyingError: error)
         }
     }
 
     /// Piper's speech for `text` as it came from the engine: 16-bit mono at the model's rate.
-    public func speak(
+    package func speak(
         text: String,
         voice: String,
         speed: Double,
@@ -85,9 +85,9 @@ public struct PiperSpeechProvider: PacedSpeechProvider {
 }
 
 /// Speech as Piper spoke it: 16-bit mono samples at the model's rate.
-public struct PiperAudio: Sendable, Equatable {
-    public let samples: [Int16]
-    public let sampleRate: SampleRate
+package struct PiperAudio: Sendable, Equatable {
+    package let samples: [Int16]
+    package let sampleRate: SampleRate
 
     /// The audio from the bridge's little-endian bytes.
     init(littleEndianSamples bytes: Data, sampleRate: SampleRate) {
@@ -96,7 +96,7 @@ public struct PiperAudio: Sendable, Equatable {
     }
 
     /// Its length in frames.
-    public var frameCount: Frames { Frames(Int64(samples.count)) }
+    package var frameCount: Frames { Frames(Int64(samples.count)) }
 }
 
 /// One worker pool per model, made when the model is first asked for and kept while the provider lives.

@@ -1,0 +1,35 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A batch's up-to-date check hashes every setting that shapes the output (issue 23): the settings
+/// are one value, so none can be left out of the hash by hand.
+@Suite("A batch's up-to-date hash covers every setting")
+struct BatchSettingsCommandTests {
+    @Test("A region file run again with --per-region 2 is rendered again, then up to date")
+    func perRegion() throws {
+        let folder = try TemporaryFolder()
+        try Data(
+            #"[{"id": "back", "region": "back", "displayName": "Back", "stretches": [{"id": "b1", "name": "B1", "description": "b one", "bilateral": false}, {"id": "b2", "name": "B2", "description": "b two", "bilateral": false}]}]"#
+                .utf8
+        ).write(to: folder.url.appendingPathComponent("stretches.json"))
+        func batch(_ extra: [String]) throws -> String {
+            let result = try renderSession(
+                ["batch", folder.path("stretches.json"), "-o", folder.path("out"), "--cache", folder.path("cache")]
+                    + extra
+            )
+            #expect(result.status == 0, "\(result.standardError)")
+            return result.standardError.split(separator: "\n").last.map(String.init) ?? ""
+        }
+        #expect(try batch([]).contains(": 1 rendered, 0 up to date, 0 failed, in "))
+        #expect(try batch(["--per-region", "2"]).contains(": 1 rendered, 0 up to date, 0 failed, in "))
+        #expect(try batch(["--per-region", "2"]).contains(": 0 rendered, 1 up to date, 0 failed, in "))
+        let timeline = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: folder.url.appendingPathComponent("out/stretches.timeline.json"))
+            ) as? [String: Any]
+        )
+        let items = try #require(timeline["items"] as? [[String: Any]])
+        #expect(items.count > 2, "both stretches of the region are in the output")
+    }
+}
