@@ -108,3 +108,20 @@ struct SeededGeneratorTests {
         }
     }
 }
+
+@Suite("The one sample-rate rule")
+struct SessionSampleRateTests {
+    @Test(
+        "The rate asked for, else the first clip had, in speaking order; else none",
+        arguments: [
+            (SampleRate?(44_100), [SampleRate?(22_050)], SampleRate?(44_100)),
+            (nil, [22_050, 24_000], 22_050),
+            (nil, [nil, 24_000, 22_050], 24_000),
+            (nil, [nil, nil], nil),
+            (nil, [], nil),
+        ] as [(SampleRate?, [SampleRate?], SampleRate?)]
+    )
+    func rule(requested: SampleRate?, clips: [SampleRate?], expected: SampleRate?) {
+        #expect(SampleRate.forSession(requested: requested, clipRates: clips) == expected)
+    }
+}

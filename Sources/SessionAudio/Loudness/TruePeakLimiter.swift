@@ -80,6 +80,12 @@ package final class TruePeakLimiter {
         return core.process(base, frames: frames, latency: latency, into: &output)
     }
 
+    /// Limits the first `frames` interleaved frames of `input`; see ``process(_:frames:into:)``.
+    @discardableResult
+    package func process(_ input: [Float], frames: Int, into output: inout [Float]) -> Int {
+        input.withUnsafeBufferPointer { process($0, frames: frames, into: &output) }
+    }
+
     /// Limits every frame of `input` (interleaved); see ``process(_:frames:into:)``.
     @discardableResult
     package func process(_ input: [Float], into output: inout [Float]) -> Int {

@@ -45,6 +45,11 @@ package final class TruePeakMeter {
         }
     }
 
+    /// Measures the first `frames` interleaved frames of `samples`.
+    package func add(_ samples: [Float], frames: Int) {
+        samples.withUnsafeBufferPointer { add($0, frames: frames) }
+    }
+
     /// Measures every frame of `samples` (interleaved; its count a multiple of the channel count).
     package func add(_ samples: [Float]) {
         samples.withUnsafeBufferPointer { add($0, frames: $0.count / channelCount.count) }

@@ -1,5 +1,5 @@
 internal import Crypto
-package import Foundation
+internal import Foundation
 internal import SessionAudio
 package import SessionTimeline
 
@@ -172,7 +172,12 @@ package enum BatchRenderer {
                 guard next < sessions.count, !Task.isCancelled else { return }
                 let index = next
                 next += 1
-                group.addTask { (index, render(sessions[index], clips: clips, options: options, manifest: manifest)) }
+                // Each render blocks its thread for as long as it takes: threads of its own, not the shared pool.
+                group.addTask {
+                    await RenderThreads.shared.run {
+                        (index, render(sessions[index], clips: clips, options: options, manifest: manifest))
+                    }
+                }
             }
             for _ in 0..<options.jobs { startNext() }
             var done = 0

@@ -25,11 +25,11 @@ final class BackgroundMeter: @unchecked Sendable {
     }
 
     /// Queues the first `frames` frames of `samples` to be measured.
-    func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
+    func add(_ samples: [Float], frames: Int) {
         slots.wait()
         let block = Array(samples[0..<(frames * channelCount)])
         queue.async { [self] in
-            block.withUnsafeBufferPointer { meter.add($0, frames: frames) }
+            meter.add(block, frames: frames)
             slots.signal()
         }
     }

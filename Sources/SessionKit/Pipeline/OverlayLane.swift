@@ -56,16 +56,7 @@ struct OverlayLane {
                 }
                 let gains = envelope(of: playing, frames: from..<to)
                 let offset = Int(from - start) * channels
-                mix.withUnsafeMutableBufferPointer { mix in
-                    scratch.withUnsafeBufferPointer { source in
-                        for frame in 0..<count {
-                            let gain = gains[frame]
-                            for channel in 0..<channels {
-                                mix[offset + frame * channels + channel] += source[frame * channels + channel] * gain
-                            }
-                        }
-                    }
-                }
+                SampleBlock.add(scratch, frames: count, channels: channels, gains: gains, into: &mix, at: offset)
             }
             if to < overlay.endFrame.count { stillPlaying.append(playing) }
         }

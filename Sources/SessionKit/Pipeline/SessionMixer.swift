@@ -70,7 +70,7 @@ final class SessionMixer {
                     return frames
                 }
                 output.removeAll(keepingCapacity: true)
-                let ready = mix.withUnsafeBufferPointer { limiter.process($0, frames: frames, into: &output) }
+                let ready = limiter.process(mix, frames: frames, into: &output)
                 if ready > 0 { return measured(output, frames: ready) }
             } else if !finished, let limiter {
                 finished = true
@@ -84,10 +84,8 @@ final class SessionMixer {
     }
 
     private func measured(_ output: [Float], frames: Int) -> Int {
-        output.withUnsafeBufferPointer { samples in
-            loudnessMeter?.add(samples, frames: frames)
-            peakMeter?.add(samples, frames: frames)
-        }
+        loudnessMeter?.add(output, frames: frames)
+        peakMeter?.add(output, frames: frames)
         return frames
     }
 }
@@ -114,9 +112,7 @@ struct NarrationLane {
             let itemEnd = (item.startFrame + item.frameCount).count
             let wanted = Int(min(Int64(frames - done), itemEnd - frame))
             if item.kind == .silence || wanted == 0 {
-                buffer.withUnsafeMutableBufferPointer { samples in
-                    samples.baseAddress!.advanced(by: done * channels).update(repeating: 0, count: wanted * channels)
-                }
+                SampleBlock.zero(&buffer, from: done * channels, count: wanted * channels)
             } else {
                 let stream = try openStream(for: item)
                 var got = 0
@@ -138,11 +134,7 @@ struct NarrationLane {
                     }
                     let gain = Float(item.gain)
                     let offset = (done + got) * channels
-                    buffer.withUnsafeMutableBufferPointer { samples in
-                        scratch.withUnsafeBufferPointer { source in
-                            for index in 0..<(read * channels) { samples[offset + index] = source[index] * gain }
-                        }
-                    }
+                    SampleBlock.copy(scratch, count: read * channels, gain: gain, into: &buffer, at: offset)
                     got += read
                 }
             }

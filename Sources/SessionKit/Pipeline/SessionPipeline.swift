@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 internal import SessionAudio
 public import SessionTimeline
 
@@ -115,7 +115,11 @@ public struct SessionPipeline: Sendable {
         try checkVoices(of: [script])
         let targets = try resolveOutputs()
         let prepared = try await prepare(scripts: [script])
-        return try render(try plan(script, clips: prepared), to: targets)
+        // Planning and rendering block for as long as the session takes to encode: on threads of
+        // their own, not Swift concurrency's shared ones.
+        return try await RenderThreads.shared.run { () throws(SessionError) in
+            try render(try plan(script, clips: prepared), to: targets)
+        }
     }
 
     /// The clips `script`'s texts are: ``clips`` in the script's own voice when it names one, or

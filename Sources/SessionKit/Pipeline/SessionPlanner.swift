@@ -34,8 +34,10 @@ enum SessionPlanner {
             identity: identity
         )
         guard
-            let sampleRate = settings.sampleRate ?? sourced[0]?.source.sampleRate
-                ?? sourced.lazy.compactMap({ $0 }).first?.source.sampleRate
+            let sampleRate = SampleRate.forSession(
+                requested: settings.sampleRate,
+                clipRates: sourced.lazy.map { $0?.source.sampleRate }
+            )
         else {
             throw SessionError(
                 .invalidSetting,
@@ -78,7 +80,11 @@ enum SessionPlanner {
             try check(score.texts, clips: clips, identity: identity, settings: settings, warn: warn)
             let spoken = sourcedClips(score.spoken.map(\.text), clips: clips, identity: identity)
             let sampleRate =
-                settings.sampleRate ?? spoken.lazy.compactMap({ $0 }).first?.source.sampleRate ?? soundOnlySampleRate
+                SampleRate.forSession(
+                    requested: settings.sampleRate,
+                    clipRates: spoken.lazy.map { $0?.source.sampleRate }
+                )
+                ?? soundOnlySampleRate
             // The kind places its own gongs; the end sound ends the narration lane as a bell does.
             var layered = sound
             layered.startGong = nil

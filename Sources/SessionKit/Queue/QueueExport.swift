@@ -1,4 +1,4 @@
-public import SessionTimeline
+package import SessionTimeline
 
 extension SessionPipeline {
     /// Prepares and plans `script`, then writes it into `folder` as the seed app's queue
@@ -13,7 +13,7 @@ extension SessionPipeline {
         _ script: Script,
         to folder: String,
         reencode: Bool,
-        progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+        progress: @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) async throws(SessionError) -> SessionQueue {
         if let problem = problems.first { throw SessionError(.invalidSetting, problem.description) }
         try QueueWriter.checkDestination(folder, replaceExisting: output.replaceExisting)
@@ -35,14 +35,19 @@ extension SessionPipeline {
                 lines: error.problems.map { "Cannot write the queue of \(script.id): \($0)" }
             )
         }
-        try QueueWriter.write(
-            queue,
-            of: timeline,
-            to: folder,
-            encoder: output.encoder,
-            replaceExisting: output.replaceExisting,
-            progress: progress
-        )
+        // Re-encoding every item blocks for as long as it takes: on threads of its own.
+        let encoder = output.encoder
+        let replaceExisting = output.replaceExisting
+        try await RenderThreads.shared.run { () throws(SessionError) in
+            try QueueWriter.write(
+                queue,
+                of: timeline,
+                to: folder,
+                encoder: encoder,
+                replaceExisting: replaceExisting,
+                progress: progress
+            )
+        }
         return queue
     }
 }

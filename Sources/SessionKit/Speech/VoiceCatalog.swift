@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 

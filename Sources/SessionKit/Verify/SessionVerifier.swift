@@ -90,7 +90,7 @@ package enum SessionVerifier {
                 break
             }
             if frames == 0 { break }
-            buffer.withUnsafeBufferPointer { scan.add($0, frames: frames, channelCount: channels) }
+            scan.add(buffer.span, frames: frames, channelCount: channels)
         }
         scan.finish()
 

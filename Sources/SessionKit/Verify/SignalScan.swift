@@ -120,12 +120,13 @@ struct SignalScan {
     }
 
     /// Adds `frames` interleaved frames of `channelCount` channels, the next ones of the file.
-    mutating func add(_ samples: UnsafeBufferPointer<Float>, frames: Int, channelCount: Int) {
+    mutating func add(_ samples: Span<Float>, frames: Int, channelCount: Int) {
         for frame in 0..<frames {
             let position = self.position + Int64(frame)
             var level: Float = 0
             var power: Float = 0
-            for sample in samples[(frame * channelCount)..<((frame + 1) * channelCount)] {
+            for index in (frame * channelCount)..<((frame + 1) * channelCount) {
+                let sample = samples[index]
                 let magnitude = abs(sample)
                 if magnitude >= clippingLevel {
                     clippedSamples += 1

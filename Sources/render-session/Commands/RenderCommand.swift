@@ -81,7 +81,9 @@ struct RenderCommand: AsyncParsableCommand {
             )
             Console.printWritten([options.output.audio, options.output.timeline])
             if verify, case .path(let path)? = options.output.audio {
-                let report = try SessionVerifier.verify(file: path, timeline: timeline)
+                let report = try await RenderThreads.shared.run { () throws(SessionError) in
+                    try SessionVerifier.verify(file: path, timeline: timeline)
+                }
                 for problem in report.problems { Console.error("\(path): \(problem.message)") }
                 Console.status(report.summary)
                 if !report.isClean { throw ExitCode.failure }

@@ -48,10 +48,11 @@ struct VerifyCommand: AsyncParsableCommand {
         try await runCommand {
             let report: VerificationReport
             do {
-                report = try SessionVerifier.verify(
-                    file: file,
-                    timeline: try Self.timeline(at: timelinePath, for: file)
-                )
+                let timeline = try Self.timeline(at: timelinePath, for: file)
+                // Decoding a long file blocks for as long as it takes: on threads of its own.
+                report = try await RenderThreads.shared.run { () throws(SessionError) in
+                    try SessionVerifier.verify(file: file, timeline: timeline)
+                }
             } catch let error as SessionError where error.code != .cancelled {
                 // 1 means "problems found", so a file or timeline that cannot be read is 2.
                 for line in error.flagLines { Console.error(line) }

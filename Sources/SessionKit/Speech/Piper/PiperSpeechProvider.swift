@@ -1,6 +1,6 @@
 public import Foundation
 internal import SessionAudio
-public import SessionTimeline
+package import SessionTimeline
 
 /// Piper, a neural voice that runs offline: its Python engine in worker processes that each load
 /// a model once and speak clip after clip (``PiperWorkerPool``), each clip stored as every clip
