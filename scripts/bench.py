@@ -36,7 +36,8 @@ Encoding (docs/formats.md), each against the tools a user would otherwise run on
   ffmpeg-opus ffmpeg -c:a libopus -b:a 24k on our 48 kHz WAV
 
 The Piper voice (docs/voices.md), cold, against Piper's engine alone: scripts/bench_piper.py.
-BENCH_ONLY=encoding or BENCH_ONLY=piper runs one part alone.
+BENCH_ONLY=encoding or BENCH_ONLY=piper runs one part alone; BENCH_SKIP_PIPER=1 leaves the Piper
+rows out (three minutes of neural synthesis), for comparing two builds side by side.
 """
 import json
 import os
@@ -402,9 +403,10 @@ def main():
     ]
     lines.append(f"batch speed-up with --jobs 2: {median['batch-j1'] / median['batch-j2']:.2f}×")
     lines.append("")
-    piper_lines, piper_checks = piper_rows(BIN, ROOT)
-    lines += piper_lines
-    checks += piper_checks
+    if os.environ.get("BENCH_SKIP_PIPER") != "1":
+        piper_lines, piper_checks = piper_rows(BIN, ROOT)
+        lines += piper_lines
+        checks += piper_checks
     for text, ok in checks:
         lines.append(f"{'PASS' if ok else 'FAIL'}  {text}")
     report = "\n".join(lines)

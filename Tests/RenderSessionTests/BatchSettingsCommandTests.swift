@@ -32,4 +32,33 @@ struct BatchSettingsCommandTests {
         let items = try #require(timeline["items"] as? [[String: Any]])
         #expect(items.count > 2, "both stretches of the region are in the output")
     }
+
+    @Test(
+        "A library message names a setting; the command names its flag, in text and in JSON",
+        arguments: ["render", "batch"]
+    )
+    func flagsInMessages(command: String) throws {
+        let folder = try TemporaryFolder()
+        try Data(
+            #"[{"id": "back", "region": "back", "displayName": "Back", "stretches": [{"id": "b1", "name": "B1", "description": "b one", "bilateral": false}]}]"#
+                .utf8
+        ).write(to: folder.url.appendingPathComponent("stretches.json"))
+        let result = try renderSession([
+            command, folder.path("stretches.json"), "-o", folder.path(command == "batch" ? "out" : "out.wav"),
+            "--cache", folder.path("cache"), "--regions", "nope",
+        ])
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "error: stretches: --regions: \"nope\" is not a region of the file; it has back\n"
+        )
+    }
+
+    @Test("voices --json names the proxy's flags, as the table does")
+    func voicesJSON() throws {
+        let result = try renderSession(["voices", "--json"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains(#""needs --provider proxy --tts-url (the backend chooses the voice)""#))
+        #expect(!result.standardOutput.contains("{{setting:"))
+    }
 }

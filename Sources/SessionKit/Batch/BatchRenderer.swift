@@ -57,7 +57,8 @@ package enum BatchResult: Sendable, Equatable {
     case rendered
     /// Its output was already up to date.
     case upToDate
-    /// It failed, and why (one line per problem).
+    /// It failed, and why (one line per problem; the settings a line mentions still marked, for
+    /// the caller to name: ``namingSettings(in:_:)``).
     case failed([String])
     /// It needed this many clips that could not be synthesized, which ``BatchReport/clips``
     /// reports once for the whole batch.
@@ -243,7 +244,7 @@ package enum BatchRenderer {
             )
             return .rendered
         } catch {
-            return .failed(error.lines)
+            return .failed(error.lines { $0.marker })
         }
     }
 

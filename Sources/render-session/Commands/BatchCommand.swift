@@ -152,7 +152,9 @@ struct BatchCommand: AsyncParsableCommand {
                 case .upToDate: counts.upToDate += 1
                 case .failed(let lines):
                     failedNames.append(session.name)
-                    for line in lines { Console.error("\(session.name): \(line)") }
+                    for line in lines {
+                        Console.error("\(session.name): \(namingSettings(in: line, PipelineOptions.flag))")
+                    }
                 case .lacksClips:
                     failedNames.append(session.name)
                 }

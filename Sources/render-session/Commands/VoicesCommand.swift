@@ -51,7 +51,8 @@ struct VoicesCommand: AsyncParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(catalog)) ?? Data()
-            Console.writeStandardOutput(data + Data("\n".utf8))
+            let json = namingSettings(in: String(decoding: data, as: UTF8.self), PipelineOptions.flag)
+            Console.writeStandardOutput(Data((json + "\n").utf8))
             return
         }
         let lines = catalog.voices.map { voice in
