@@ -305,26 +305,24 @@ struct PipelineOptions {
     var seed: UInt64?
     var output: OutputSettings
 
+    /// The settings the options describe, before a speech source is made: what ``validate()``
+    /// checks is what ``pipeline(observer:)`` runs with.
+    private var settings: SessionPipeline {
+        SessionPipeline(clips: clip.identity(for: source.provider), plan: plan.settings(seed: seed), output: output)
+    }
+
     /// The pipeline the options describe, telling the console what it does.
     func pipeline(observer: PipelineObserver = Console.observer) throws -> SessionPipeline {
-        var pipeline = SessionPipeline(
-            clips: clip.identity(for: source.provider),
-            plan: plan.settings(seed: seed),
-            source: try source.source(offline: plan.offline),
-            output: output,
-            observer: observer
-        )
+        var pipeline = settings
+        pipeline.source = try source.source(offline: plan.offline)
+        pipeline.observer = observer
         pipeline.fallsBackToEmbeddedVoice = !source.noFallback
         return pipeline
     }
 
     /// Throws a usage error naming, in flag terms, every setting that cannot be used.
     func validate() throws {
-        let problems = SessionPipeline(
-            clips: clip.identity(for: source.provider),
-            plan: plan.settings(seed: seed),
-            output: output
-        ).problems
+        let problems = settings.problems
         guard !problems.isEmpty else { return }
         throw ValidationError(problems.map(\.flagLine).joined(separator: "\n"))
     }
