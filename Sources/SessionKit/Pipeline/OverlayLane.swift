@@ -46,7 +46,7 @@ struct OverlayLane {
                 do {
                     read = try playing.stream.read(into: &scratch, maximumFrames: count)
                 } catch {
-                    throw SessionError(.unusableSound, "\(Self.describe(overlay)): \(error)")
+                    throw SessionError(.unusableSound, "\(Self.describe(overlay)): \(error)", underlyingError: error)
                 }
                 guard read == count else {
                     throw SessionError(
@@ -147,7 +147,7 @@ struct OverlayLane {
                 : 0
             return Playing(overlay: overlay, stream: stream, cutFadeFrames: cut)
         } catch {
-            throw SessionError(.unusableSound, "\(Self.describe(overlay)): \(error)")
+            throw SessionError(.unusableSound, "\(Self.describe(overlay)): \(error)", underlyingError: error)
         }
     }
 

@@ -42,7 +42,7 @@ final class SessionMixer {
                 )
                 peakMeter = TruePeakMeter(channelCount: timeline.channelCount)
             } catch {
-                throw SessionError(.cannotWrite, "Loudness meter: \(error)")
+                throw SessionError(.cannotWrite, "Loudness meter: \(error)", underlyingError: error)
             }
         } else {
             (limiter, loudnessMeter, peakMeter) = (nil, nil, nil)

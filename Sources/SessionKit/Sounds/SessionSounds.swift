@@ -127,7 +127,7 @@ struct SessionSounds {
                     measuresLoudness
                     ? try AudioFileDecoder.measureLoudness(path: path) : try AudioFileDecoder.measure(path: path)
             } catch {
-                throw SessionError(.unusableSound, "\(role.title) \(quoted(name)): \(error)")
+                throw SessionError(.unusableSound, "\(role.title) \(quoted(name)): \(error)", underlyingError: error)
             }
             return .chosen(
                 ChosenSound(
@@ -168,7 +168,11 @@ struct SessionSounds {
                     meter.add(BuiltinBell.samples(sampleRate: sampleRate))
                     loudness = meter.integratedLoudness
                 } catch {
-                    throw SessionError(.unusableSound, "Bell \(quoted(AudioSourceInfo.builtinName)): \(error)")
+                    throw SessionError(
+                        .unusableSound,
+                        "Bell \(quoted(AudioSourceInfo.builtinName)): \(error)",
+                        underlyingError: error
+                    )
                 }
                 builtinBellLoudness.withLock { $0[sampleRate.hertz] = .some(loudness) }
             }

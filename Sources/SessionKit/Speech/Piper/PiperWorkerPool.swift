@@ -60,7 +60,11 @@ actor PiperWorkerPool {
             workers.removeAll()
             idle.removeAll()
             self.firstStart = nil
-            throw SessionError(.voiceUnavailable, "Piper voice \(model.name) unavailable (\(error.lines[0]))")
+            throw SessionError(
+                .voiceUnavailable,
+                "Piper voice \(model.name) unavailable (\(error.lines[0]))",
+                underlyingError: error
+            )
         }
     }
 
