@@ -100,6 +100,8 @@ let package = Package(
             dependencies: [
                 "SessionKit",
                 "SessionTimeline",
+                // Only for its system calls: standard output and error, the terminal, signals.
+                "SessionAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

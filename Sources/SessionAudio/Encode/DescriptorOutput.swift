@@ -151,25 +151,77 @@ private enum SIGPIPEBlock {
     }
 }
 
-/// Bytes to a destination that cannot be renamed into (standard output, a FIFO, a device), written
-/// in full by ``DescriptorOutput`` just as a streamed WAV is: `EINTR` retried, a closed reader an
-/// error (`Broken pipe`) rather than death by SIGPIPE.
-package enum DescriptorStream {
-    /// Opens `path` for writing straight through; `name` stands for it in errors.
-    /// The corresponding system call is `open`.
-    package static func open(_ path: String, name: String) throws(AudioError) -> Int32 {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw AudioError(.cannotWrite, path: name, reason: String(cString: strerror(errno)))
-        }
-        return descriptor
+/// A destination that cannot be renamed into (standard output, a FIFO, a device), open for
+/// writing straight through, its bytes written in full by ``DescriptorOutput`` just as a streamed
+/// WAV is: `EINTR` retried, a closed reader an error (`Broken pipe`) rather than death by SIGPIPE.
+///
+/// Owns the descriptor it opened and closes it with ``close()`` or when it ends; standard output
+/// stays open.
+package final class DescriptorStream {
+    /// The open descriptor, for a ``SoundFileWriter`` streaming to it: valid until ``close()``.
+    package let descriptor: Int32
+    /// What the destination is called in errors: `standard output`, or the FIFO's path.
+    package let name: String
+    /// The descriptor while it is open.
+    private var file: FileDescriptor?
+
+    private init(_ file: consuming FileDescriptor, name: String) {
+        descriptor = file.rawValue
+        self.name = name
+        self.file = .some(file)
     }
 
-    /// Writes all of `bytes` to `descriptor`, which stays open; `name` stands for it in errors.
-    package static func write(_ bytes: [UInt8], to descriptor: Int32, name: String) throws(AudioError) {
+    /// Standard output; `name` stands for it in errors.
+    package static func standardOutput(name: String) -> DescriptorStream {
+        DescriptorStream(.standardOutput, name: name)
+    }
+
+    /// Opens `path` for writing straight through; `name` stands for it in errors.
+    /// The corresponding system call is `open`.
+    package convenience init(opening path: String, name: String) throws(AudioError) {
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, .writeOnly)
+        } catch {
+            throw AudioError(.cannotWrite, path: name, reason: error.description)
+        }
+        self.init(file, name: name)
+    }
+
+    /// Writes all of `bytes`.
+    package func write(_ bytes: [UInt8]) throws(AudioError) {
         let output = DescriptorOutput(descriptor: descriptor)
         guard output.write(bytes) else {
             throw AudioError(.cannotWrite, path: name, reason: output.failure ?? "the write failed")
         }
+    }
+
+    /// Copies the file at `path` (a spooled output) here, a megabyte at a time.
+    /// The corresponding system calls are `open` and `read`.
+    package func copy(fileAt path: String) throws(AudioError) {
+        let unreadable = AudioError(.cannotWrite, path: name, reason: "cannot read back the spooled file \(path)")
+        let input: FileDescriptor
+        do {
+            input = try FileDescriptor.open(path, .readOnly)
+        } catch {
+            throw unreadable
+        }
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count: Int
+            do {
+                count = try input.read(into: &block)
+            } catch {
+                throw unreadable
+            }
+            if count == 0 { return }
+            try write(Array(block[..<count]))
+        }
+    }
+
+    /// Closes the descriptor, unless it is standard output; nothing is written after.
+    /// The corresponding system call is `close`.
+    package func close() {
+        file = nil
     }
 }

@@ -3,10 +3,6 @@ internal import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `manifest.json` in a batch's output folder: per output name, the inputs hash and seed it was
 /// rendered with, and the size and SHA-256 of each file written.
 ///
@@ -100,33 +96,40 @@ final class BatchManifest: Sendable {
     /// The size and SHA-256 of the regular file at `path`, read without waiting on a FIFO, and
     /// unless `followingLinks`, without following a link.
     static func stamp(_ path: String, followingLinks: Bool = false) -> Result<Stamp, Unreadable> {
-        let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)
-        let descriptor = Glibc.open(path, flags)
-        guard descriptor >= 0 else {
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(
+                path,
+                .readOnly,
+                options: followingLinks ? .nonBlocking : [.nonBlocking, .noFollow]
+            )
+        } catch {
             return .failure(
-                Unreadable(reason: errno == ELOOP ? "it is a symbolic link" : FileProblem.reason(errno: errno))
+                Unreadable(reason: error == .tooManySymbolicLinkLevels ? "it is a symbolic link" : error.reason())
             )
         }
-        defer { Glibc.close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            return .failure(Unreadable(reason: FileProblem.reason(errno: errno)))
+        let kind: FileKind
+        do {
+            kind = try file.kind()
+        } catch {
+            return .failure(Unreadable(reason: error.reason()))
         }
-        guard status.st_mode & S_IFMT == S_IFREG else {
+        guard kind == .regularFile else {
             return .failure(Unreadable(reason: "it is not a regular file"))
         }
         var hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total: Int64 = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(Unreadable(reason: FileProblem.reason(errno: errno)))
+            let count: Int
+            do {
+                count = try file.read(into: &buffer)
+            } catch {
+                return .failure(Unreadable(reason: error.reason()))
             }
             if count == 0 { break }
             total += Int64(count)
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            hasher.update(data: buffer[..<count])
         }
         let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
         return .success(Stamp(bytes: total, sha256: digest))

@@ -1,10 +1,6 @@
 package import Foundation
 internal import SessionAudio
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Writing a file so that readers see either the old file or the complete new one, never a part.
 ///
 /// The content goes to a temporary file beside the destination, named
@@ -24,7 +20,8 @@ package struct AtomicFile: Sendable {
     package init(destination: String, removingStaleTemporaries: Bool = true) {
         self.destination = destination
         let url = URL(fileURLWithPath: destination)
-        let name = ".\(url.lastPathComponent).\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(Self.hostTag).partial"
+        let name =
+            ".\(url.lastPathComponent).\(ProcessControl.identifier)-\(UInt32.random(in: 0...UInt32.max))-\(Self.hostTag).partial"
         temporaryPath = url.deletingLastPathComponent().appendingPathComponent(name).path
         if removingStaleTemporaries { Self.removeStaleTemporaries(for: destination) }
         Self.registered.withLock { _ = $0.insert(temporaryPath) }
@@ -33,8 +30,10 @@ package struct AtomicFile: Sendable {
     /// Flushes the temporary to disk and renames it over the destination.
     package func commit() throws(SessionError) {
         flushTemporary()
-        guard rename(temporaryPath, destination) == 0 else {
-            let reason = FileProblem.reason(errno: errno, folder: (destination as NSString).deletingLastPathComponent)
+        do {
+            try FileSystem.rename(temporaryPath, to: destination)
+        } catch {
+            let reason = error.reason(folder: (destination as NSString).deletingLastPathComponent)
             discard()
             throw SessionError(
                 .cannotWrite,
@@ -56,8 +55,10 @@ package struct AtomicFile: Sendable {
     ///   existed, in which case the temporary is left for the caller to ``discard()`` or ``commit()``.
     package func commitUnlessExists() throws(SessionError) -> Bool {
         flushTemporary()
-        if link(temporaryPath, destination) != 0 {
-            if errno == EEXIST { return false }
+        do {
+            try FileSystem.link(temporaryPath, to: destination)
+        } catch {
+            if error == .fileExists { return false }
             if FileManager.default.fileExists(atPath: destination) { return false }
             try commit()
             return true
@@ -67,21 +68,14 @@ package struct AtomicFile: Sendable {
         return true
     }
 
+    /// Flushes the temporary to disk; a failure shows when it is renamed, or not at all.
     private func flushTemporary() {
-        let descriptor = open(temporaryPath, O_RDONLY)
-        if descriptor >= 0 {
-            fsync(descriptor)
-            Glibc.close(descriptor)
-        }
+        try? FileSystem.synchronize(fileAt: temporaryPath)
     }
 
+    /// Flushes the destination's folder, so that the rename lasts.
     private func flushDirectory() {
-        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            Glibc.close(directoryDescriptor)
-        }
+        try? FileSystem.synchronize(folderAt: URL(fileURLWithPath: destination).deletingLastPathComponent().path)
     }
 
     /// Writes `data` to `destination` atomically.
@@ -144,7 +138,7 @@ package struct AtomicFile: Sendable {
                 let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
                 stale = modified.map { Date().timeIntervalSince($0) > 86_400 } ?? false
             } else {
-                stale = pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+                stale = pid != ProcessControl.identifier && ProcessControl.hasEnded(pid)
             }
             if stale, removeTemporary(path) { removed += 1 }
         }
@@ -154,19 +148,21 @@ package struct AtomicFile: Sendable {
     /// Removes the temporary at `path`: a file, or a folder being built (a queue's) with all it holds.
     @discardableResult
     private static func removeTemporary(_ path: String) -> Bool {
-        if unlink(path) == 0 { return true }
-        guard errno == EISDIR else { return false }
-        return (try? FileManager.default.removeItem(atPath: path)) != nil
+        do {
+            try FileSystem.removeFile(path)
+            return true
+        } catch {
+            guard error == .isDirectory else { return false }
+            return (try? FileManager.default.removeItem(atPath: path)) != nil
+        }
     }
 
     private static let registered = Locked<Set<String>>([])
 
     /// This host's mark in temporaries' names: the FNV-1a hash of its name, 8 hex digits.
     static let hostTag: String = {
-        var name = [CChar](repeating: 0, count: 256)
-        gethostname(&name, name.count - 1)
         var hash: UInt32 = 2_166_136_261
-        for byte in name.prefix(while: { $0 != 0 }) { hash = (hash ^ UInt32(UInt8(bitPattern: byte))) &* 16_777_619 }
+        for byte in ProcessControl.hostName { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         return String(format: "%08x", hash)
     }()
 }

@@ -1,9 +1,6 @@
 import Foundation
+internal import SessionAudio
 internal import SessionTimeline
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An output destination as found on disk before any work: how it will be written.
 ///
@@ -46,14 +43,18 @@ struct OutputTarget: Sendable, Equatable {
         var current = path
         // Follow links to what they finally name; a chain longer than the kernel's limit is a loop.
         for _ in 0..<40 {
-            var status = stat()
-            guard lstat(current, &status) == 0 else {
-                guard errno == ENOENT else { throw cannotWrite(path, FileProblem.reason(errno: errno)) }
+            let found: FileKind?
+            do {
+                found = try FileSystem.kindOfItem(at: current)
+            } catch {
+                throw cannotWrite(path, error.reason())
+            }
+            guard let found else {
                 try createFolder(of: current, for: path)
                 return OutputTarget(destination: destination, kind: .replace(path: current))
             }
-            switch status.st_mode & S_IFMT {
-            case S_IFLNK:
+            switch found {
+            case .symbolicLink:
                 guard !inOwnedFolder else {
                     throw cannotWrite(
                         path,
@@ -61,9 +62,9 @@ struct OutputTarget: Sendable, Equatable {
                     )
                 }
                 current = try linkTarget(current, for: path)
-            case S_IFDIR:
+            case .directory:
                 throw cannotWrite(path, current == path ? "it is a directory" : "it links to the directory \(current)")
-            case S_IFREG:
+            case .regularFile:
                 guard replaceExisting else {
                     throw SessionError(
                         .outputExists,
@@ -72,9 +73,13 @@ struct OutputTarget: Sendable, Equatable {
                 }
                 try checkWritableFolder(of: current, for: path)
                 return OutputTarget(destination: destination, kind: .replace(path: current))
-            default:
+            case .other:
                 guard !inOwnedFolder else { throw cannotWrite(path, "it is not a regular file; remove it") }
-                guard access(current, W_OK) == 0 else { throw cannotWrite(path, FileProblem.reason(errno: errno)) }
+                do {
+                    try FileSystem.checkWritable(current)
+                } catch {
+                    throw cannotWrite(path, error.reason())
+                }
                 return OutputTarget(destination: destination, kind: .stream(path: current))
             }
         }
@@ -97,10 +102,12 @@ struct OutputTarget: Sendable, Equatable {
     }
 
     private static func linkTarget(_ link: String, for path: String) throws(SessionError) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink(link, &buffer, buffer.count - 1)
-        guard length >= 0 else { throw cannotWrite(path, FileProblem.reason(errno: errno)) }
-        let target = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let target: String
+        do {
+            target = try FileSystem.symbolicLinkTarget(at: link)
+        } catch {
+            throw cannotWrite(path, error.reason())
+        }
         if target.hasPrefix("/") { return target }
         return (URL(fileURLWithPath: link).deletingLastPathComponent().path as NSString).appendingPathComponent(target)
     }
@@ -118,7 +125,11 @@ struct OutputTarget: Sendable, Equatable {
 
     private static func checkWritableFolder(of file: String, for path: String) throws(SessionError) {
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        guard access(folder, W_OK) == 0 else { throw cannotWrite(path, "the folder \(folder) is not writable") }
+        do {
+            try FileSystem.checkWritable(folder)
+        } catch {
+            throw cannotWrite(path, "the folder \(folder) is not writable")
+        }
     }
 
     private static func cannotWrite(_ path: String, _ reason: String) -> SessionError {

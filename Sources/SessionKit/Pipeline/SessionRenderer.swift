@@ -2,10 +2,6 @@ package import Foundation
 internal import SessionAudio
 package import SessionTimeline
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Writes a timeline as one WAV file, streaming block by block: memory stays the same whatever
 /// the session's length.
 ///
@@ -71,13 +67,13 @@ enum SessionRenderer {
             return try AtomicFile.staged(data, for: path, named: name)
         case .standardOutput:
             try streamed { () throws(AudioError) in
-                try DescriptorStream.write([UInt8](data), to: STDOUT_FILENO, name: name)
+                try DescriptorStream.standardOutput(name: name).write([UInt8](data))
             }
         case .stream(let path):
             try streamed { () throws(AudioError) in
-                let descriptor = try DescriptorStream.open(path, name: name)
-                defer { Glibc.close(descriptor) }
-                try DescriptorStream.write([UInt8](data), to: descriptor, name: name)
+                let stream = try DescriptorStream(opening: path, name: name)
+                defer { stream.close() }
+                try stream.write([UInt8](data))
             }
         }
         return nil
@@ -101,23 +97,23 @@ enum SessionRenderer {
     ) throws(SessionError) -> (AtomicFile?, (integrated: Double?, truePeak: Double)?, AudioEncoding) {
         let name = target.destination.description
         var temporary: AtomicFile?
-        var descriptor: Int32?
+        var stream: DescriptorStream?
         switch target.kind {
         case .replace(let path): temporary = AtomicFile(destination: path)
-        case .standardOutput: descriptor = STDOUT_FILENO
+        case .standardOutput: stream = .standardOutput(name: name)
         case .stream(let path):
             do {
-                descriptor = try DescriptorStream.open(path, name: name)
+                stream = try DescriptorStream(opening: path, name: name)
             } catch {
                 throw SessionError(.cannotWrite, wrapping: error)
             }
         }
-        defer { if let descriptor, descriptor != STDOUT_FILENO { Glibc.close(descriptor) } }
+        defer { stream?.close() }
         // Only a WAV's header can be right before its samples are: other formats going to a
         // stream are written to a spool file first (their headers and tags are finished at the
         // end), then copied.
         let spool =
-            descriptor != nil && encoder.format != .wav
+            stream != nil && encoder.format != .wav
             ? AtomicFile(destination: NSTemporaryDirectory() + "/render-session-spool.\(encoder.format.fileExtension)")
             : nil
         func fail(_ error: SessionError) -> SessionError {
@@ -139,7 +135,7 @@ enum SessionRenderer {
                 )
             } else {
                 writer = try SoundFileWriter(
-                    streamingTo: descriptor ?? STDOUT_FILENO,
+                    streamingTo: (stream ?? .standardOutput(name: name)).descriptor,
                     name: name,
                     sampleRate: timeline.sampleRate,
                     channelCount: timeline.channelCount,
@@ -165,25 +161,14 @@ enum SessionRenderer {
         let encoding: AudioEncoding
         do {
             encoding = try writer.close()
-            if let spool, let descriptor {
-                try copy(spool.temporaryPath, to: descriptor, name: name)
+            if let spool, let stream {
+                try stream.copy(fileAt: spool.temporaryPath)
                 spool.discard()
             }
         } catch {
             throw fail(SessionError(.cannotWrite, wrapping: error))
         }
         return (temporary, measurement, encoding)
-    }
-
-    /// Copies the file at `path` to `descriptor`, a megabyte at a time.
-    private static func copy(_ path: String, to descriptor: Int32, name: String) throws(AudioError) {
-        guard let input = FileHandle(forReadingAtPath: path) else {
-            throw AudioError(.cannotWrite, path: name, reason: "cannot read back the spooled file \(path)")
-        }
-        defer { try? input.close() }
-        while case let data = input.readData(ofLength: 1 << 20), !data.isEmpty {
-            try DescriptorStream.write([UInt8](data), to: descriptor, name: name)
-        }
     }
 
     /// Whether `timeline` is the narration lane alone at unit gains: then items are copied one by

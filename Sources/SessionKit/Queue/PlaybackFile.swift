@@ -1,4 +1,5 @@
 import Foundation
+internal import SessionAudio
 package import SessionTimeline
 
 /// A timeline or queue JSON file read for its playback positions: what `render-session position`
@@ -27,9 +28,10 @@ package struct PlaybackFile: Sendable {
         let data: Data
         if path == "-" {
             do {
-                data = try FileHandle.standardInput.readToEnd() ?? Data()
+                data = try FileDescriptor.standardInput.readToEnd()
             } catch {
-                throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(error.localizedDescription)")
+                let words = FileProblem.foundationReadError(error).localizedDescription
+                throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(words)")
             }
         } else {
             data = try SessionVerifier.timelineData(at: path)

@@ -1,9 +1,6 @@
 import Foundation
+internal import SessionAudio
 package import SessionTimeline
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Writes a session's queue (``SessionQueue``) into a folder: its files and `queue.json`.
 ///
@@ -120,32 +117,45 @@ package enum QueueWriter {
         func failure(_ reason: String) -> SessionError {
             SessionError(.unusableClips, "Cannot copy \(source) into the queue as \(file): \(reason)")
         }
-        let input = Glibc.open(source, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard input >= 0 else { throw failure(FileProblem.reason(errno: errno)) }
-        defer { Glibc.close(input) }
-        var status = stat()
-        guard fstat(input, &status) == 0 else { throw failure(FileProblem.reason(errno: errno)) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw failure("it is not a regular file") }
+        // Errors reading name no folder; errors writing name the queue's (a full disk is its disk).
+        let input: FileDescriptor
+        do {
+            input = try FileDescriptor.open(source, .readOnly, options: .nonBlocking)
+        } catch {
+            throw failure(error.reason())
+        }
+        let kind: FileKind
+        do {
+            kind = try input.kind()
+        } catch {
+            throw failure(error.reason())
+        }
+        guard kind == .regularFile else { throw failure("it is not a regular file") }
         let folder = (path as NSString).deletingLastPathComponent
-        let output = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw failure(FileProblem.reason(errno: errno, folder: folder)) }
-        defer { Glibc.close(output) }
+        let output: FileDescriptor
+        do {
+            output = try FileDescriptor.open(
+                path,
+                .writeOnly,
+                options: [.create, .exclusiveCreate, .noFollow],
+                permissions: 0o644
+            )
+        } catch {
+            throw failure(error.reason(folder: folder))
+        }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
-            if count == 0 { return }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(FileProblem.reason(errno: errno))
+            let count: Int
+            do {
+                count = try input.read(into: &buffer)
+            } catch {
+                throw failure(error.reason())
             }
-            var written = 0
-            while written < count {
-                let result = buffer.withUnsafeBytes { Glibc.write(output, $0.baseAddress! + written, count - written) }
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw failure(FileProblem.reason(errno: errno, folder: folder))
-                }
-                written += result
+            if count == 0 { return }
+            do {
+                try output.write(buffer[..<count])
+            } catch {
+                throw failure(error.reason(folder: folder))
             }
         }
     }
@@ -187,19 +197,16 @@ package enum QueueWriter {
     /// export writes: a `queue.json` that reads as a queue, and regular files it lists; no
     /// dot-entries, no subfolders, no links. With `replaceExisting` false any existing folder is refused.
     static func checkDestination(_ folder: String, replaceExisting: Bool) throws(SessionError) {
-        var status = stat()
-        guard lstat(folder, &status) == 0 else {
-            guard errno == ENOENT else {
-                throw SessionError(
-                    .cannotWrite,
-                    "Cannot write the queue to \(folder): \(FileProblem.reason(errno: errno, folder: folder))"
-                )
-            }
-            return
+        let found: FileKind?
+        do {
+            found = try FileSystem.kindOfItem(at: folder)
+        } catch {
+            throw SessionError(.cannotWrite, "Cannot write the queue to \(folder): \(error.reason(folder: folder))")
         }
-        switch status.st_mode & S_IFMT {
-        case S_IFDIR: break
-        case S_IFLNK:
+        switch found {
+        case nil: return
+        case .directory: break
+        case .symbolicLink:
             throw SessionError(
                 .cannotWrite,
                 "Cannot write the queue to \(folder): it is a symbolic link; name a new or empty folder"
@@ -232,20 +239,18 @@ package enum QueueWriter {
             )
         }
         guard !names.isEmpty else { return [] }
-        func kind(_ name: String) -> mode_t? {
-            var status = stat()
-            return lstat((folder as NSString).appendingPathComponent(name), &status) == 0
-                ? status.st_mode & S_IFMT : nil
+        func kind(_ name: String) -> FileKind? {
+            try? FileSystem.kindOfItem(at: (folder as NSString).appendingPathComponent(name))
         }
         if let hidden = names.first(where: { $0.hasPrefix(".") }) {
             throw refuse("it holds \(hidden), which a queue does not")
         }
         for name in names {
-            switch kind(name) ?? 0 {
-            case S_IFREG: continue
-            case S_IFLNK: throw refuse("\(name) is a symbolic link, which a queue does not hold")
-            case S_IFDIR: throw refuse("it holds the folder \(name), which a queue does not")
-            default: throw refuse("it holds \(name), which is not a regular file")
+            switch kind(name) {
+            case .regularFile: continue
+            case .symbolicLink: throw refuse("\(name) is a symbolic link, which a queue does not hold")
+            case .directory: throw refuse("it holds the folder \(name), which a queue does not")
+            case .other, nil: throw refuse("it holds \(name), which is not a regular file")
             }
         }
         let description = (folder as NSString).appendingPathComponent(descriptionFileName)
@@ -272,32 +277,35 @@ package enum QueueWriter {
     /// Moves the finished folder into place: onto nothing or an empty folder in one rename, else
     /// by moving the old queue aside first and removing it once the new one is in place.
     private static func commit(_ staging: AtomicFile, to folder: String) throws(SessionError) {
-        if rename(staging.temporaryPath, folder) == 0 { return }
-        guard errno == ENOTEMPTY || errno == EEXIST else {
-            throw SessionError(
-                .cannotWrite,
-                "Cannot write \(folder): \(FileProblem.reason(errno: errno, folder: folder))"
-            )
+        do {
+            try FileSystem.rename(staging.temporaryPath, to: folder)
+            return
+        } catch {
+            guard error == .directoryNotEmpty || error == .fileExists else {
+                throw SessionError(.cannotWrite, "Cannot write \(folder): \(error.reason(folder: folder))")
+            }
         }
         // Checked again just before: what is moved aside and removed is only an export's files.
         try checkDestination(folder, replaceExisting: true)
         let old = AtomicFile(destination: folder, removingStaleTemporaries: false)
-        guard rename(folder, old.temporaryPath) == 0 else {
-            throw SessionError(
-                .cannotWrite,
-                "Cannot replace the queue in \(folder): \(FileProblem.reason(errno: errno, folder: folder))"
-            )
+        do {
+            try FileSystem.rename(folder, to: old.temporaryPath)
+        } catch {
+            throw SessionError(.cannotWrite, "Cannot replace the queue in \(folder): \(error.reason(folder: folder))")
         }
-        guard rename(staging.temporaryPath, folder) == 0 else {
-            let reason = FileProblem.reason(errno: errno, folder: folder)
-            _ = rename(old.temporaryPath, folder)
-            throw SessionError(.cannotWrite, "Cannot replace the queue in \(folder): \(reason)")
+        do {
+            try FileSystem.rename(staging.temporaryPath, to: folder)
+        } catch {
+            try? FileSystem.rename(old.temporaryPath, to: folder)
+            throw SessionError(.cannotWrite, "Cannot replace the queue in \(folder): \(error.reason(folder: folder))")
         }
         // The old export's own files one by one, then its folder: anything else that appeared in
         // it meanwhile stays (the folder then stays too, under its temporary name).
         if let names = try? exportedFiles(in: old.temporaryPath) {
-            for name in names { _ = unlink((old.temporaryPath as NSString).appendingPathComponent(name)) }
+            for name in names {
+                try? FileSystem.removeFile((old.temporaryPath as NSString).appendingPathComponent(name))
+            }
         }
-        if rmdir(old.temporaryPath) == 0 { old.discard() } else { old.forget() }
+        if (try? FileSystem.removeEmptyFolder(old.temporaryPath)) != nil { old.discard() } else { old.forget() }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+internal import SessionAudio
 public import SessionTimeline
 
 /// Reads script files, naming the file in every problem it reports.
@@ -32,31 +33,35 @@ public enum ScriptFile {
     /// up to ``ScriptRules/maximumFileBytes``: a larger input is refused before it is parsed.
     static func contents(of path: String) throws(SessionError) -> Data {
         let name = path == "-" ? standardInputName : path
-        // FileHandle reads FIFOs and /dev/fd/N to their end, where a read sized by stat would not.
-        let handle: FileHandle
+        // Read in pieces to the end: FIFOs and /dev/fd/N too, where a read sized by stat would not.
+        let file: FileDescriptor
         if path == "-" {
-            handle = FileHandle.standardInput
-        } else if let opened = FileHandle(forReadingAtPath: path) {
-            handle = opened
+            file = .standardInput
         } else {
-            throw SessionError(
-                .unreadableScript,
-                "\(path): cannot read the script: \(FileProblem.describeUnreadable(path))"
-            )
+            do {
+                file = try FileDescriptor.open(path, .readOnly)
+            } catch {
+                throw SessionError(
+                    .unreadableScript,
+                    "\(path): cannot read the script: \(FileProblem.describeUnreadable(path))"
+                )
+            }
         }
-        defer { if path != "-" { try? handle.close() } }
         do {
-            return try boundedContents(of: handle, limit: ScriptRules.maximumFileBytes)
-        } catch let error as InputTooLarge {
-            throw SessionError(
-                .unreadableScript,
-                "\(name): the script is larger than \(error.limit >> 20) MiB, the most a script may be"
-            )
+            return try file.readToEnd(limit: ScriptRules.maximumFileBytes)
         } catch {
-            throw SessionError(
-                .unreadableScript,
-                "\(name): cannot read the script: \(FileProblem.describe(error, path: path))"
-            )
+            switch error {
+            case .tooLarge(let limit):
+                throw SessionError(
+                    .unreadableScript,
+                    "\(name): the script is larger than \(limit >> 20) MiB, the most a script may be"
+                )
+            case .failed(let error):
+                throw SessionError(
+                    .unreadableScript,
+                    "\(name): cannot read the script: \(FileProblem.describe(error, path: path))"
+                )
+            }
         }
     }
 
@@ -87,21 +92,4 @@ public enum ScriptFile {
         }
         return result
     }
-}
-
-/// An input longer than the limit it is read with.
-struct InputTooLarge: Error {
-    let limit: Int
-}
-
-/// Everything `handle` holds, read in pieces: a file, a pipe or a FIFO alike. Stops with
-/// ``InputTooLarge`` as soon as more than `limit` bytes have come, so a huge or endless input
-/// costs at most `limit` bytes of memory.
-func boundedContents(of handle: FileHandle, limit: Int) throws -> Data {
-    var data = Data()
-    while let piece = try handle.read(upToCount: 1 << 16), !piece.isEmpty {
-        data.append(piece)
-        if data.count > limit { throw InputTooLarge(limit: limit) }
-    }
-    return data
 }

@@ -2,10 +2,6 @@ package import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A sound a library's `sounds.json` names: an id to ask for it by, the file that holds it, and
 /// how it is meant to be played.
 package struct SoundEntry: Sendable, Equatable {
@@ -110,11 +106,11 @@ package struct SoundLibrary: Sendable {
     /// link in the folder that points out of it): a library's files stay inside its folder.
     /// - Throws: ``SessionError`` with one line per such entry, naming `sounds.json` and the JSON path.
     private func checkInside(index: String) throws(SessionError) {
-        guard let root = Self.resolvedPath(folder) else { return }
+        guard let root = FileSystem.resolvedPath(folder) else { return }
         var problems: [String] = []
         for (position, entry) in entries.enumerated() {
             for candidate in candidates(for: entry.file) {
-                guard let resolved = Self.resolvedPath(candidate) else { continue }
+                guard let resolved = FileSystem.resolvedPath(candidate) else { continue }
                 if !Self.isInside(resolved, root) {
                     problems.append(
                         "\(index): [\(position)].file: \(quoted(entry.file)) leads to \(resolved), outside the library's folder; a library's files must stay inside its folder"
@@ -124,13 +120,6 @@ package struct SoundLibrary: Sendable {
             }
         }
         guard problems.isEmpty else { throw SessionError(.invalidSoundLibrary, lines: problems) }
-    }
-
-    /// `path` with every link resolved, if it exists.
-    private static func resolvedPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// Whether the resolved path `path` is inside the resolved folder `root`.
@@ -295,9 +284,9 @@ package struct SoundLibrary: Sendable {
     /// `..` or a link out of it) is never found.
     package func lookup(_ entry: SoundEntry) -> SoundLookup {
         let tried = candidates(for: entry.file)
-        let root = Self.resolvedPath(folder)
+        let root = FileSystem.resolvedPath(folder)
         let inside = { (path: String) in
-            guard let root, let resolved = Self.resolvedPath(path) else { return true }
+            guard let root, let resolved = FileSystem.resolvedPath(path) else { return true }
             return Self.isInside(resolved, root)
         }
         if let path = tried.first(where: { Self.isFile($0) && inside($0) }) { return .found(path: path, entry: entry) }

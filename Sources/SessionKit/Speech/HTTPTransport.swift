@@ -3,6 +3,7 @@ package import Foundation
 internal import NIOCore
 internal import NIOHTTP1
 internal import NIOPosix
+internal import SessionAudio
 internal import SessionTimeline
 
 /// When a failed request is tried again: up to `maximumAttempts` tries in all, waiting
@@ -272,8 +273,10 @@ struct HTTPTransport: Sendable {
                     : "\(place) does not answer in HTTP (\(parserProblem(error)))"
             )
         }
-        if let error = error as? IOError, answered || error.errnoCode == ECONNRESET || error.errnoCode == EPIPE {
-            let cause = String(cString: strerror(error.errnoCode))
+        if let error = error as? IOError, case let system = SystemError(code: error.errnoCode),
+            answered || system == .connectionReset || system == .brokenPipe
+        {
+            let cause = system.description
             return TransportFailure(
                 .providerUnavailable,
                 answered
@@ -310,12 +313,12 @@ struct HTTPTransport: Sendable {
     static func describe(_ error: any Error) -> String {
         if let error = error as? NIOConnectionError {
             if let failure = error.connectionErrors.first, let io = failure.error as? IOError {
-                return String(cString: strerror(io.errnoCode))
+                return SystemError(code: io.errnoCode).description
             }
             if error.dnsAError != nil || error.dnsAAAAError != nil { return "the host name cannot be resolved" }
             return "no connection to \(error.host):\(error.port)"
         }
-        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        if let error = error as? IOError { return SystemError(code: error.errnoCode).description }
         // The short form: the long one can carry header values (`invalidHeaderFieldValues([…])`).
         if let error = error as? HTTPClientError { return error.shortDescription }
         return printable(error.localizedDescription, limit: 200)

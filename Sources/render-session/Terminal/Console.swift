@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SessionAudio
 import SessionKit
 import SessionTimeline
 
@@ -26,15 +27,15 @@ enum Console {
 
     /// Writes to standard error; a closed pipe (`render-session … 2>&1 | head`) is not an error.
     static func writeStandardError(_ text: String) {
-        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+        try? FileDescriptor.standardError.write(Data(text.utf8))
     }
 
     /// Writes to standard output; a reader that stopped early ends the command quietly.
     static func writeStandardOutput(_ data: Data) {
         do {
-            try FileHandle.standardOutput.write(contentsOf: data)
+            try FileDescriptor.standardOutput.write(data)
         } catch {
-            exit(0)
+            ProcessControl.exit(status: 0)
         }
     }
 

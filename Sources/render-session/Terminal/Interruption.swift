@@ -1,10 +1,7 @@
 import Dispatch
+import SessionAudio
 import SessionKit
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// SIGINT and SIGTERM cancel the running work instead of killing the process.
 ///
@@ -25,15 +22,15 @@ enum Interruption {
         let received = Atomic<Int32>(0)
         let task = Task { try await work() }
         var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+        for stop in [ProcessSignal.interrupt, .terminate] {
+            stop.ignore()
+            let source = DispatchSource.makeSignalSource(signal: stop.number, queue: .global())
             source.setEventHandler {
-                received.store(signalNumber, ordering: .relaxed)
+                received.store(stop.number, ordering: .relaxed)
                 task.cancel()
                 DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
                     AtomicFile.removeAllRegistered()
-                    _exit(128 + signalNumber)
+                    ProcessControl.exitImmediately(status: 128 + stop.number)
                 }
             }
             source.resume()

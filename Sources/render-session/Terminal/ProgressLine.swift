@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import SessionAudio
 
 /// A progress bar on standard error, drawn only on a terminal and only once work lasts long
 /// enough to be worth watching; cleared when the work is done (an update reaching the total, or
@@ -16,7 +13,7 @@ final class ProgressLine: @unchecked Sendable {
     }
 
     /// Whether standard error is a terminal, where progress may be drawn.
-    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    static var standardErrorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
 
     private let enabled = ProgressLine.standardErrorIsTerminal
     private let started = ContinuousClock.now

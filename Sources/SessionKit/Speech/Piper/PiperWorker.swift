@@ -4,10 +4,6 @@ internal import SessionTimeline
 import Subprocess
 import SystemPackage
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// One Piper process with its model loaded, speaking one request at a time.
 ///
 /// The process lives inside a task of its own (swift-subprocess's `run` keeps a process for the
@@ -94,7 +90,7 @@ final class PiperWorker: Sendable {
             }
         } onCancel: {
             cancelled.withLock { $0 = true }
-            for pid in processIdentifiers.withLock({ $0 }) { kill(pid, SIGTERM) }
+            for pid in processIdentifiers.withLock({ $0 }) { ProcessControl.send(.terminate, to: pid) }
         }
     }
 
@@ -291,7 +287,7 @@ private struct BridgeReader {
     /// Ends the process, which broke the protocol (what it writes next means nothing, and it may
     /// never stop writing or never read its input again), and says how.
     func broken(_ detail: String) -> WorkerFailure {
-        kill(process, SIGKILL)
+        ProcessControl.send(.kill, to: process)
         return .brokenProtocol(worker, detail)
     }
 
@@ -342,6 +338,6 @@ private struct BridgeReader {
 
     private mutating func fill() async throws {
         guard let chunk = try await chunks.next() else { throw WorkerFailure.ended }
-        chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
+        buffer.append(contentsOf: chunk.bytes)
     }
 }
