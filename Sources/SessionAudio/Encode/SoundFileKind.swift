@@ -1,5 +1,5 @@
 internal import CSndFile
-package import SessionTimeline
+internal import SessionTimeline
 
 /// What ``SoundFileWriter`` has libsndfile write: the container, and the codec setting it takes.
 enum SoundFileKind: Equatable {

@@ -1,5 +1,5 @@
 internal import Crypto
-package import Foundation
+internal import Foundation
 internal import SessionTimeline
 
 /// One of `count` shares of a batch, numbered from 1 like `jest --shard 2/3`: the sessions whose

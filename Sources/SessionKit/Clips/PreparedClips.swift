@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 public import SessionTimeline
 
 /// A clip that could not be made.

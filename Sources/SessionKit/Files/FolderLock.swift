@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// An exclusive lock on a folder, or on one part of it, held by one process at a time and released
 /// when the value is released or the process ends, however it ends.

@@ -1,5 +1,5 @@
 internal import COpusEnc
-package import SessionTimeline
+internal import SessionTimeline
 
 /// The tags and chapters of an Ogg Opus file, as Vorbis comments: owns its `OggOpusComments`.
 ///

@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// A Piper voice: its ONNX network (`NAME.onnx`) and the configuration beside it
 /// (`NAME.onnx.json`: sample rate, phoneme map, eSpeak voice, inference scales).
