@@ -89,6 +89,9 @@ package enum FileProblem {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             return path
         }
+        // A name without a slash is in the working folder (and Foundation's
+        // deletingLastPathComponent traps on a one-letter name such as "-").
+        guard path.contains("/") else { return "." }
         let parent = (path as NSString).deletingLastPathComponent
         return parent.isEmpty ? "." : parent
     }

@@ -1,0 +1,26 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A script read from standard input that cannot be read is one line and exit 1, never a crash.
+@Suite("Standard input that is not a script")
+struct StandardInputCommandTests {
+    @Test("render - with a folder on standard input: one error line, exit 1 (it used to trap in Foundation, 132)")
+    func folderOnStandardInput() throws {
+        let folder = try TemporaryFolder()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", "exec \"$0\" render - -o \"$1\" 2>&1 < \"$2\"", Repository.binary.path,
+            folder.path("out.wav"), folder.url.path,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(printed)")
+        #expect(printed.hasPrefix("error: ") && printed.split(separator: "\n").count == 1, "\(printed)")
+        #expect(try folder.contents() == [])
+    }
+}
