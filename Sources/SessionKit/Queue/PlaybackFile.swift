@@ -21,7 +21,7 @@ package struct PlaybackFile: Sendable {
     package let map: PlaybackMap
 
     /// Reads the timeline or queue at `path` (`-`: standard input), told apart by `"kind": "queue"`.
-    /// - Throws: ``SessionError/Code-swift.enum/unreadableTimeline`` naming the file and the cause,
+    /// - Throws: ``SessionError/Code-swift.struct/unreadableTimeline`` naming the file and the cause,
     ///   in the words ``SessionVerifier/readTimeline(at:)`` uses for a timeline.
     package static func read(_ path: String) throws(SessionError) -> PlaybackFile {
         let name = path == "-" ? ScriptFile.standardInputName : path

@@ -21,7 +21,7 @@ enum QueueFile {
     }
 
     /// The queue's items in `data`, read from the file called `name` in messages.
-    /// - Throws: ``SessionError/Code-swift.enum/unreadableTimeline`` naming the file and the cause.
+    /// - Throws: ``SessionError/Code-swift.struct/unreadableTimeline`` naming the file and the cause.
     static func items(in data: Data, name: String) throws(SessionError) -> [PlaybackMap.Item] {
         let queue: Queue
         do {

@@ -17,7 +17,7 @@ package enum SessionVerifier {
     ///
     /// Problems with the file (it does not decode, its length, its silences, clipping) are lines in
     /// the report, never errors: a file that cannot be decoded at all is one `undecodable` problem.
-    /// - Throws: ``SessionError/Code-swift.enum/unreadableAudio`` when there is no file to read (no
+    /// - Throws: ``SessionError/Code-swift.struct/unreadableAudio`` when there is no file to read (no
     ///   such file, a folder, permission denied); ``SessionError/cancelled`` when the task is cancelled.
     package static func verify(file path: String, timeline: Timeline?) throws(SessionError) -> VerificationReport {
         if let reason = unreadableReason(path) {
@@ -124,7 +124,7 @@ package enum SessionVerifier {
     }
 
     /// Reads a timeline JSON file (docs/timeline.md, schema version 1 or 2).
-    /// - Throws: ``SessionError/Code-swift.enum/unreadableTimeline`` naming the file and the cause.
+    /// - Throws: ``SessionError/Code-swift.struct/unreadableTimeline`` naming the file and the cause.
     package static func readTimeline(at path: String) throws(SessionError) -> Timeline {
         try decodeTimeline(try timelineData(at: path), name: path)
     }
