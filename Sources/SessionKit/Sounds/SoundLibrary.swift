@@ -139,30 +139,19 @@ package struct SoundLibrary: Sendable {
     /// The entries in the `sounds.json` bytes `data`; `name` stands for the file in errors.
     /// - Throws: ``SessionError`` with one line per problem: `name: [2].gain: -1 must be 0 or more`.
     package static func entries(json data: Data, name: String) throws(SessionError) -> [SoundEntry] {
-        // The scripts' parser first, for what Foundation's lets pass: a key twice in one object
-        // (last-wins there) is an error at its line and place, and a byte-order mark is skipped.
+        // The scripts' parser, the project's one JSON reader: a key twice in one object is an
+        // error at its line and place, a byte-order mark is skipped, and a value's kind is what
+        // the text says (Foundation's reader makes `true` a number and keeps the last of two keys).
+        let root: JSONValue
         do {
-            _ = try JSONValue.parse(data)
+            root = try JSONValue.parse(data)
         } catch {
             throw SessionError(.invalidSoundLibrary, lines: error.problems.map { "\(name): \($0)" })
         }
-        let root: Any
-        do {
-            let json = data.starts(with: JSONValue.byteOrderMark) ? data.dropFirst(3) : data
-            root = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
-        } catch {
-            // Foundation's own words, "Invalid value around character 7.", made to read as a phrase.
-            var detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            if detail.hasSuffix(".") { detail.removeLast() }
+        guard case .array(let items) = root else {
             throw SessionError(
                 .invalidSoundLibrary,
-                "\(name): not valid JSON: \(detail.prefix(1).lowercased() + detail.dropFirst())"
-            )
-        }
-        guard let items = root as? [Any] else {
-            throw SessionError(
-                .invalidSoundLibrary,
-                "\(name): (top level): expected an array of sounds, found \(kindName(root))"
+                "\(name): (top level): expected an array of sounds, found \(root.kindName)"
             )
         }
         var problems: [String] = []
@@ -173,17 +162,17 @@ package struct SoundLibrary: Sendable {
             func report(_ key: String?, _ rule: String) {
                 problems.append("\(name): \(path)\(key.map { ".\($0)" } ?? ""): \(rule)")
             }
-            guard let object = item as? [String: Any] else {
-                report(nil, "expected an object, found \(kindName(item))")
+            guard case .object(let object) = item else {
+                report(nil, "expected an object, found \(item.kindName)")
                 continue
             }
             func string(_ key: String, required: Bool) -> String? {
-                guard let value = object[key], !(value is NSNull) else {
+                guard let value = object[key], value != .null else {
                     if required { report(key, "is required but missing") }
                     return nil
                 }
-                guard let text = value as? String, !(value is NSNumber) else {
-                    report(key, "expected a string, found \(kindName(value))")
+                guard case .string(let text) = value else {
+                    report(key, "expected a string, found \(value.kindName)")
                     return nil
                 }
                 guard !text.isEmpty else {
@@ -216,8 +205,8 @@ package struct SoundLibrary: Sendable {
                 )
             }
             var gain: Double?
-            if let value = object["gain"], !(value is NSNull) {
-                if let number = numberValue(value) {
+            if let value = object["gain"], value != .null {
+                if case .number(let number) = value {
                     if !number.isFinite {
                         report("gain", "the number is too large to represent")
                     } else if number < 0 {
@@ -226,15 +215,15 @@ package struct SoundLibrary: Sendable {
                         gain = number
                     }
                 } else {
-                    report("gain", "expected a number, found \(kindName(value))")
+                    report("gain", "expected a number, found \(value.kindName)")
                 }
             }
             var loop: Bool?
-            if let value = object["loop"], !(value is NSNull) {
-                if let flag = boolValue(value) {
+            if let value = object["loop"], value != .null {
+                if case .bool(let flag) = value {
                     loop = flag
                 } else {
-                    report("loop", "expected true or false, found \(kindName(value))")
+                    report("loop", "expected true or false, found \(value.kindName)")
                 }
             }
             if let id, let file {
@@ -436,36 +425,6 @@ package struct SoundLibrary: Sendable {
         }
         try AtomicFile.write(json(builtinEntries), to: (folder as NSString).appendingPathComponent(indexName))
     }
-}
-
-// MARK: - JSON values from JSONSerialization
-
-/// The number `value` holds, if it came from a JSON number (not `true` or `false`).
-private func numberValue(_ value: Any) -> Double? {
-    guard let number = value as? NSNumber, !isBoolean(number) else { return nil }
-    return number.doubleValue
-}
-
-/// The flag `value` holds, if it came from `true` or `false`.
-private func boolValue(_ value: Any) -> Bool? {
-    guard let number = value as? NSNumber, isBoolean(number) else { return nil }
-    return number.boolValue
-}
-
-/// Whether an `NSNumber` from JSONSerialization was a JSON boolean: it makes `true` and `false`
-/// as `char` numbers (Objective-C type `c`) and every JSON number as an `int`, `long long` or `double`.
-private func isBoolean(_ number: NSNumber) -> Bool {
-    String(cString: number.objCType) == "c"
-}
-
-/// "a string", "an array", … for messages.
-private func kindName(_ value: Any) -> String {
-    if value is NSNull { return "null" }
-    if let number = value as? NSNumber, !(value is String) { return isBoolean(number) ? "a boolean" : "a number" }
-    if value is String { return "a string" }
-    if value is [Any] { return "an array" }
-    if value is [String: Any] { return "an object" }
-    return "a value"
 }
 
 /// `1` for whole numbers, else Swift's shortest form (`0.15`).

@@ -53,7 +53,7 @@ package enum JSONValue: Sendable, Equatable {
     }
 
     /// The name of this kind of value, for messages: "a string", "an array".
-    var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
