@@ -206,16 +206,13 @@ package final class DescriptorStream {
         } catch {
             throw unreadable
         }
-        var block = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count: Int
-            do {
-                count = try input.read(into: &block)
-            } catch {
-                throw unreadable
+        do {
+            try input.forEachBlock(size: 1 << 20) { (block) throws(AudioError) in try write(Array(block)) }
+        } catch {
+            switch error {
+            case .reading: throw unreadable
+            case .handling(let error): throw error
             }
-            if count == 0 { return }
-            try write(Array(block[..<count]))
         }
     }
 

@@ -113,6 +113,44 @@ package struct FileDescriptor: ~Copyable {
         }
     }
 
+    /// Reads to the end in blocks of at most `size` bytes, handing each to `body` as it comes: the
+    /// one read loop of copying, hashing and reading whole inputs.
+    /// The corresponding system call is `read(2)`.
+    package borrowing func forEachBlock<Failure: Error>(
+        size: Int,
+        _ body: (ArraySlice<UInt8>) throws(Failure) -> Void
+    ) throws(BlockReadError<Failure>) {
+        var block = [UInt8](repeating: 0, count: size)
+        while true {
+            let count: Int
+            do {
+                count = try read(into: &block)
+            } catch {
+                throw .reading(error)
+            }
+            if count == 0 { return }
+            do {
+                try body(block[..<count])
+            } catch {
+                throw .handling(error)
+            }
+        }
+    }
+
+    /// Writes everything left to read to `output`, a block of at most `blockSize` bytes at a time;
+    /// a failed write is ``BlockReadError/handling(_:)``. The system calls are `read(2)`, `write(2)`.
+    package borrowing func copy(
+        to output: borrowing FileDescriptor,
+        blockSize: Int
+    ) throws(BlockReadError<SystemError>) {
+        // Written through the descriptor's number: a closure cannot borrow the non-copyable
+        // `output` (the 6.3 compiler reports a copy of it).
+        let destination = output.rawValue
+        try forEachBlock(size: blockSize) { (block) throws(SystemError) in
+            try block.withUnsafeBytes { Self.write($0, to: destination) }.get()
+        }
+    }
+
     /// Everything left to read, in pieces: a file, a pipe, a FIFO or a terminal alike, to its end.
     /// The corresponding system call is `read(2)`.
     package borrowing func readToEnd() throws(SystemError) -> Data {
@@ -131,18 +169,18 @@ package struct FileDescriptor: ~Copyable {
     /// at most `limit` bytes (and a piece) of memory.
     package borrowing func readToEnd(limit: Int) throws(BoundedReadError) -> Data {
         var data = Data()
-        var piece = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count: Int
-            do {
-                count = try read(into: &piece)
-            } catch {
-                throw .failed(error)
+        do {
+            try forEachBlock(size: 1 << 16) { (piece) throws(BoundedReadError) in
+                data.append(contentsOf: piece)
+                if data.count > limit { throw .tooLarge(limit: limit) }
             }
-            if count == 0 { return data }
-            data.append(contentsOf: piece[..<count])
-            if data.count > limit { throw .tooLarge(limit: limit) }
+        } catch {
+            switch error {
+            case .reading(let error): throw .failed(error)
+            case .handling(let error): throw error
+            }
         }
+        return data
     }
 
     /// Writes all of `bytes`, continuing after a partial write; a write that writes nothing
@@ -233,4 +271,12 @@ package enum BoundedReadError: Error {
     case tooLarge(limit: Int)
     /// A read failed.
     case failed(SystemError)
+}
+
+/// What stopped ``FileDescriptor/forEachBlock(size:_:)``: reading, or what was done with a block.
+package enum BlockReadError<Failure: Error>: Error {
+    /// A read failed.
+    case reading(SystemError)
+    /// The block's handler failed.
+    case handling(Failure)
 }

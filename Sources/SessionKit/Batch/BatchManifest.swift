@@ -118,18 +118,16 @@ final class BatchManifest: Sendable {
             return .failure(Unreadable(reason: "it is not a regular file"))
         }
         var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total: Int64 = 0
-        while true {
-            let count: Int
-            do {
-                count = try file.read(into: &buffer)
-            } catch {
-                return .failure(Unreadable(reason: error.reason()))
+        do {
+            try file.forEachBlock(size: 1 << 20) { (block) throws(Never) in
+                total += Int64(block.count)
+                hasher.update(data: block)
             }
-            if count == 0 { break }
-            total += Int64(count)
-            hasher.update(data: buffer[..<count])
+        } catch {
+            switch error {
+            case .reading(let error): return .failure(Unreadable(reason: error.reason()))
+            }
         }
         let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
         return .success(Stamp(bytes: total, sha256: digest))

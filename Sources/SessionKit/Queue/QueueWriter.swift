@@ -143,19 +143,12 @@ package enum QueueWriter {
         } catch {
             throw failure(error.reason(folder: folder))
         }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count: Int
-            do {
-                count = try input.read(into: &buffer)
-            } catch {
-                throw failure(error.reason())
-            }
-            if count == 0 { return }
-            do {
-                try output.write(buffer[..<count])
-            } catch {
-                throw failure(error.reason(folder: folder))
+        do {
+            try input.copy(to: output, blockSize: 1 << 16)
+        } catch {
+            switch error {
+            case .reading(let error): throw failure(error.reason())
+            case .handling(let error): throw failure(error.reason(folder: folder))
             }
         }
     }
