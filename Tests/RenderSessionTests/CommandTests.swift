@@ -85,11 +85,11 @@ struct CommandTests {
         #expect(result.standardOutput == folder.path("s.wav") + "\n")
         #expect(
             result.standardError.hasPrefix(
-                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, -"
+                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, voice espeak:en-us (default), 8 clips (8 cached), -"
             )
         )
         #expect(
-            result.standardError.contains(#/seed 7, -[0-9]+\.[0-9] LUFS, -[0-9]+\.[0-9] dBTP, in /#),
+            result.standardError.contains(#/cached\), -[0-9]+\.[0-9] LUFS, -[0-9]+\.[0-9] dBTP, in /#),
             "the summary gives the output's loudness and true peak"
         )
         #expect(result.standardError.hasSuffix(" → \(folder.path("s.wav"))\n"))

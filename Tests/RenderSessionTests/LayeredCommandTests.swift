@@ -113,32 +113,39 @@ struct LayeredCommandTests {
         }
     }
 
-    @Test("A missing sound: one warning line, exit 0, listed as skipped; --strict: one error line, exit 1, no file")
-    func missingSound() throws {
+    @Test(
+        "A missing sound: one error line before any work, exit 1, no file; --allow-missing-sounds: one warning, exit 0, listed as skipped",
+        arguments: [
+            ("--ambience", "forest", "Ambience", ""),
+            ("--start-gong", "gongg", "Start gong", #" (did you mean "gong"?)"#),
+            ("--bell", "gnog", "Bell", #" (did you mean "gong"?)"#),
+        ]
+    )
+    func missingSound(flag: String, name: String, role: String, suggestion: String) throws {
         let folder = try TemporaryFolder()
         let library = folder.path("library")
         try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: library + "/gong.wav"))
         let arguments = [
             "render", "Fixtures/scripts/edge-cases.json", "--cache", Repository.cache.path, "--offline",
-            "--allow-missing",
-            "--sounds", library, "--ambience", "forest", "--timeline", folder.path("t.json"),
+            "--sounds", library, flag, name, "--timeline", folder.path("t.json"),
         ]
-        let tried = SoundLibrary.extensions.map { "\(library)/forest.\($0)" }.joined(separator: ", ")
-        let result = try renderSession(arguments + ["-o", folder.path("a.wav")])
-        #expect(result.status == 0, "\(result.standardError)")
-        let warnings = result.standardError.split(separator: "\n").filter { $0.contains("forest") }
-        #expect(warnings == [#"warning: Ambience "forest" was not found (looked for \#(tried)); it is left out"#])
+        let notFound = #"\#(role) "\#(name)" is not in the sound library \#(library)\#(suggestion)"#
+        let refused = try renderSession(arguments + ["-o", folder.path("b.wav")])
+        #expect(refused.status == 1)
+        #expect(refused.standardError == "error: \(notFound); --allow-missing-sounds leaves it out\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("t.json")))
+
+        let allowed = try renderSession(arguments + ["-o", folder.path("a.wav"), "--allow-missing-sounds"])
+        #expect(allowed.status == 0, "\(allowed.standardError)")
+        let warnings = allowed.standardError.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(warnings == ["warning: \(notFound); it is left out"])
         let timeline = try JSONDecoder().decode(
             Timeline.self,
             from: Data(contentsOf: URL(fileURLWithPath: folder.path("t.json")))
         )
-        #expect(timeline.skippedSounds.map(\.name) == ["forest"])
-
-        let strict = try renderSession(arguments + ["-o", folder.path("b.wav"), "--strict"])
-        #expect(strict.status == 1)
-        let errors = strict.standardError.split(separator: "\n").filter { $0.contains("forest") }
-        #expect(errors == [#"error: Ambience "forest" was not found (looked for \#(tried))"#])
-        #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))
+        #expect(timeline.skippedSounds.map(\.name) == [name])
     }
 
     @Test("A sound given as a path is used as is; the default library is not made for it")

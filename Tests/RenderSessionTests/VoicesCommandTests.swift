@@ -77,7 +77,9 @@ struct VoicesCommandTests {
         )
     }
 
-    @Test("A Piper voice with no model: one warning line, eSpeak speaks, the timeline says which voice stood in")
+    @Test(
+        "--fallback-voice espeak: a Piper voice with no model is one warning line, eSpeak speaks, the timeline says which voice stood in"
+    )
     func fallsBack() throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
@@ -85,6 +87,7 @@ struct VoicesCommandTests {
             "render", try Self.script(in: folder), "--cache", folder.path("cache"), "--seed", "7", "--voice",
             "piper:en_US-joe-medium",
             "--piper-models", folder.path("models"), "-o", folder.path("s.wav"), "--timeline", folder.path("s.json"),
+            "--fallback-voice", "espeak",
         ])
         #expect(result.status == 0, "\(result.standardError)")
         let warnings = result.standardError.split(separator: "\n").filter { $0.hasPrefix("warning:") }
@@ -101,19 +104,23 @@ struct VoicesCommandTests {
         #expect(timeline["requestedVoice"] as? String == "piper:en_US-joe-medium")
     }
 
-    @Test("--no-fallback: one error line naming what is missing, exit 1, nothing written")
-    func noFallback() throws {
+    @Test(
+        "No fallback voice (the default, and --no-fallback): one error line naming what is missing, exit 1, nothing written",
+        arguments: [[], ["--no-fallback"], ["--fallback-voice", "espeak", "--no-fallback"]]
+    )
+    func noFallback(extra: [String]) throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
-        let result = try renderSession([
-            "render", try Self.script(in: folder), "--cache", folder.path("cache"), "--no-fallback", "--provider",
-            "piper",
-            "--piper-models", folder.path("models"), "-o", folder.path("s.wav"),
-        ])
+        let result = try renderSession(
+            [
+                "render", try Self.script(in: folder), "--cache", folder.path("cache"), "--provider", "piper",
+                "--piper-models", folder.path("models"), "-o", folder.path("s.wav"),
+            ] + extra
+        )
         #expect(result.status == 1)
         #expect(
             result.standardError
-                == "error: Piper voice en_US-joe-medium unavailable (\(Self.reason(emptyModels: folder.path("models"))))\n"
+                == "error: Piper voice en_US-joe-medium unavailable (\(Self.reason(emptyModels: folder.path("models")))); --fallback-voice names a voice to speak in instead\n"
         )
         #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")))
     }

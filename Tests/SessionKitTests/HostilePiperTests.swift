@@ -139,7 +139,8 @@ struct HostilePiperTests {
             #expect(result.errors.count == 1, "\(result.errors)")
             let line = result.errors.first ?? ""
             #expect(
-                line.hasPrefix("error: Piper voice fake unavailable (") && line.hasSuffix(expected + ")"),
+                line.hasPrefix("error: Piper voice fake unavailable (")
+                    && line.hasSuffix(expected + "); --fallback-voice names a voice to speak in instead"),
                 "\(line)"
             )
         }

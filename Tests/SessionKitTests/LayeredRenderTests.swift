@@ -125,34 +125,31 @@ struct LayeredRenderTests {
         #expect(Array(wav.values[0..<gongLength]) == quantized)
     }
 
-    @Test("A missing sound is left out with one warning and listed as skipped; --strict makes it an error")
+    @Test("A missing sound is an error before any work, naming the nearest; allowed, it is left out with one warning")
     func missingSound() async throws {
         let library = try Self.gongLibrary()
         let folder = try TemporaryFolder()
         let warnings = Locked<[String]>([])
         var pipeline = Self.pipeline(
-            SoundSettings(startGong: "bowl", loudness: .off),
+            SoundSettings(startGong: "gnog", loudness: .off),
             library: library.url.path,
             audio: folder.path("s.wav")
         )
         pipeline.observer = PipelineObserver(warning: { line in warnings.withLock { $0.append(line) } })
-        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
-        let tried = SoundLibrary.extensions.map { library.path("bowl.\($0)") }
-        #expect(
-            warnings.withLock { $0 }
-                == [#"Start gong "bowl" was not found (looked for \#(tried.joined(separator: ", "))); it is left out"#]
-        )
-        #expect(timeline.overlays.isEmpty)
-        #expect(timeline.skippedSounds == [SkippedSound(lane: "cues", kind: "gong", name: "bowl", lookedFor: tried)])
-
-        pipeline.plan.strict = true
-        pipeline.output.audio = .path(folder.path("strict.wav"))
         let error = await #expect(throws: SessionError.self) {
             try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
         }
+        let notFound = #"Start gong "gnog" is not in the sound library \#(library.url.path) (did you mean "gong"?)"#
         #expect(error?.code == .missingSound)
-        #expect(error?.lines == [#"Start gong "bowl" was not found (looked for \#(tried.joined(separator: ", ")))"#])
-        #expect(!FileManager.default.fileExists(atPath: folder.path("strict.wav")))
+        #expect(error?.lines == [notFound + "; allowing missing sounds leaves it out"])
+        #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")))
+
+        pipeline.plan.allowsMissingSounds = true
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+        let tried = SoundLibrary.extensions.map { library.path("gnog.\($0)") }
+        #expect(warnings.withLock { $0 } == [notFound + "; it is left out"])
+        #expect(timeline.overlays.isEmpty)
+        #expect(timeline.skippedSounds == [SkippedSound(lane: "cues", kind: "gong", name: "gnog", lookedFor: tried)])
     }
 
     @Test("A sound that exists but cannot be decoded is an error naming it")

@@ -164,7 +164,7 @@ struct VoiceFallbackTests {
             output: OutputSettings(audio: .path(folder.path("s.wav"))),
             observer: PipelineObserver(warning: warnings.add)
         )
-        pipeline.fallsBackToEmbeddedVoice = fallback
+        pipeline.fallbackVoice = fallback ? SessionPipeline.embeddedFallback : nil
         return pipeline
     }
 

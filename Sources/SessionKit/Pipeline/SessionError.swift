@@ -30,7 +30,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
             case unreadableScript, invalidScript, noScripts, missingClips, unusableClips, unusableSound, missingSound,
                 invalidSoundLibrary, invalidSetting, providerFailed, providerUnavailable, voiceUnavailable,
                 unknownVoice, outputExists, cannotWrite, unreadableAudio, unreadableTimeline, positionOutOfRange,
-                cancelled
+                cancelled, lateSpeech
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -47,7 +47,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let unusableClips = Code(.unusableClips)
         /// A sound (the bell, a gong, the ambience bed) exists but cannot be decoded.
         public static let unusableSound = Code(.unusableSound)
-        /// A sound asked for is in no library and no file, and ``PlanSettings/strict`` makes that an error.
+        /// A sound asked for is in no library and no file, and ``PlanSettings/allowsMissingSounds`` is off.
         public static let missingSound = Code(.missingSound)
         /// A sound library's folder cannot be read, or its `sounds.json` is not valid JSON or breaks a rule.
         public static let invalidSoundLibrary = Code(.invalidSoundLibrary)
@@ -57,8 +57,8 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let providerFailed = Code(.providerFailed)
         /// A speech provider did not answer in time or is overloaded (HTTP 429, 5xx): trying again may work.
         public static let providerUnavailable = Code(.providerUnavailable)
-        /// A voice cannot be had at all: its engine or model is missing or does not load. The
-        /// pipeline falls back to the embedded voice unless told not to.
+        /// A voice cannot be had at all: its engine or model is missing or does not load, and no
+        /// ``SessionPipeline/fallbackVoice`` is set.
         public static let voiceUnavailable = Code(.voiceUnavailable)
         /// A voice id names no voice of its engine (a typo, or a path where a name belongs).
         public static let unknownVoice = Code(.unknownVoice)
@@ -72,6 +72,8 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let unreadableTimeline = Code(.unreadableTimeline)
         /// A position, item or offset asked of a timeline or queue lies outside it; the line gives the range.
         public static let positionOutOfRange = Code(.positionOutOfRange)
+        /// Speech starts later than ``PlanSettings/maximumLateSeconds`` allows.
+        public static let lateSpeech = Code(.lateSpeech)
         /// The task was cancelled (Ctrl-C, SIGTERM); unfinished files were removed.
         public static let cancelled = Code(.cancelled)
 

@@ -30,9 +30,13 @@ public struct SessionPipeline: Sendable {
     public var output: OutputSettings
     /// Told what a person running the job should know: warnings and progress.
     public var observer: PipelineObserver
-    /// Whether a voice that cannot be had (a Piper model or engine missing or failing to load)
-    /// gives way to the embedded voice in its language, with one warning; if not, it is an error.
-    public var fallsBackToEmbeddedVoice = true
+    /// The voice that speaks when the one asked for cannot be had (a Piper engine or model
+    /// missing or failing to load), with one warning; `nil`, the default, makes that an error, so
+    /// that a render never ships in a voice nobody chose. ``embeddedFallback`` (`espeak`) is the
+    /// embedded eSpeak NG voice in the asked voice's language, as the seed apps fall back.
+    public var fallbackVoice: String?
+    /// The ``fallbackVoice`` that means eSpeak NG in the language of the voice it stands in for.
+    public static let embeddedFallback = "espeak"
     /// Voices that gave way to another when their clips were prepared: requested → used
     /// (``PreparedClips/voiceFallbacks``, taken over by ``adopting(_:)``).
     public var voiceFallbacks: [String: String] = [:]
@@ -78,6 +82,18 @@ public struct SessionPipeline: Sendable {
         for problem in plan.sound.problems {
             problems.append(SettingProblem(.sound(problem.field), problem.rule))
         }
+        if case .path(let path) = output.audio, let format = output.format, let named = AudioFileFormat(path: path),
+            named != format, !(format == .opus && named == .vorbis)
+        {
+            // Opus in a file named .ogg is still Ogg, which players read; any other pair writes
+            // bytes that the file's name lies about.
+            problems.append(
+                SettingProblem(
+                    .audioOutput,
+                    "\(path) names a .\(named.fileExtension) file, but \(SettingReference.format.marker) says \(format); name the file .\(format.fileExtension), or leave the format to its extension"
+                )
+            )
+        }
         if case .path(let path) = output.audio, output.format == nil {
             let suffix = URL(fileURLWithPath: path).pathExtension
             if !suffix.isEmpty && AudioFileFormat(fileExtension: suffix) == nil {
@@ -113,6 +129,7 @@ public struct SessionPipeline: Sendable {
     @discardableResult
     public func run(_ script: Script) async throws(SessionError) -> Timeline {
         try checkVoices(of: [script])
+        try checkSounds(of: [script])
         let targets = try resolveOutputs()
         let prepared = try await prepare(scripts: [script])
         // Planning and rendering block for as long as the session takes to encode: on threads of
@@ -148,7 +165,11 @@ public struct SessionPipeline: Sendable {
     /// library which cue sounds it has, since a missing one is spoken instead.
     public func texts(of script: Script) throws(SessionError) -> [String] {
         guard script.kind != .guided else { return script.allTexts }
-        var sounds = SessionSounds(libraryFolder: plan.soundLibrary, strict: plan.strict, warn: { _ in })
+        var sounds = SessionSounds(
+            libraryFolder: plan.soundLibrary,
+            allowsMissing: plan.allowsMissingSounds,
+            warn: { _ in }
+        )
         return try sounds.texts(of: plan.selectingStretches(of: script), sound: plan.sound.overriding(script.sound))
     }
 
@@ -156,11 +177,11 @@ public struct SessionPipeline: Sendable {
     /// own voice (``clips(for:)``), as one result.
     ///
     /// A voice that cannot be had at all (``SessionError/Code/voiceUnavailable``: its Piper
-    /// engine or model is missing or does not load, found only when a clip must be made) gives
-    /// way to the embedded voice in its language, said once through the observer's warning and
-    /// recorded in ``PreparedClips/voiceFallbacks``; unless ``fallsBackToEmbeddedVoice`` is off,
-    /// when it is the error.
+    /// engine or model is missing or does not load, found only when a clip must be made) is the
+    /// error, unless a ``fallbackVoice`` is set: then that voice speaks, said once through the
+    /// observer's warning and recorded in ``PreparedClips/voiceFallbacks``.
     public func prepare(scripts: [Script]) async throws(SessionError) -> PreparedClips {
+        try checkSounds(of: scripts)
         var voices: [String] = []
         var textsByVoice: [String: [String]] = [:]
         for script in scripts {
@@ -180,9 +201,29 @@ public struct SessionPipeline: Sendable {
         return prepared
     }
 
-    /// Refuses, before any work, a voice `scripts` are spoken in that names no voice of its engine.
+    /// Refuses, before any work, a sound `scripts` name (in their `sound` blocks or ``plan``)
+    /// that is not found, unless ``PlanSettings/allowsMissingSounds``.
+    public func checkSounds(of scripts: [Script]) throws(SessionError) {
+        var sounds = SessionSounds(
+            libraryFolder: plan.soundLibrary,
+            allowsMissing: plan.allowsMissingSounds,
+            warn: { _ in }
+        )
+        for script in scripts { try sounds.check(plan.sound.overriding(script.sound)) }
+    }
+
+    /// Refuses, before any work, a voice `scripts` are spoken in (or the ``fallbackVoice``) that
+    /// names no voice of its engine: a typo is an error naming the nearest voices, never a
+    /// render in another voice.
     public func checkVoices(of scripts: [Script]) throws(SessionError) {
-        for voice in Set(scripts.map { requestedClips(for: $0).voice }).sorted() { try Self.checkVoiceName(voice) }
+        var voices = Set(scripts.map { requestedClips(for: $0).voice })
+        if let fallbackVoice, fallbackVoice != Self.embeddedFallback { voices.insert(fallbackVoice) }
+        for voice in voices.sorted() {
+            try Self.checkVoiceName(voice)
+            if PiperModel.isPiperVoice(voice), case .provider(let provider as LocalSpeechProvider, _) = source {
+                try provider.piper.installation.checkModelName(ofVoice: voice)
+            }
+        }
     }
 
     /// Refuses a voice id that names no voice of the engine it points at, before any work: an
@@ -220,9 +261,19 @@ public struct SessionPipeline: Sendable {
         if let fallback = voiceFallbacks[voice] { return try await voiced(fallback).prepare(texts: texts) }
         do {
             return try await voiced(voice).prepare(texts: texts)
-        } catch  where error.code == .voiceUnavailable && fallsBackToEmbeddedVoice {
-            let languages = Set(((try? EmbeddedVoice.voices()) ?? []).compactMap(\.languages.first))
-            let fallback = PiperModel.fallbackVoice(for: voice, languages: languages)
+        } catch  where error.code == .voiceUnavailable {
+            guard let fallbackVoice else {
+                throw SessionError(
+                    .voiceUnavailable,
+                    "\(error.lines[0]); \(SettingReference.fallbackVoice.marker) names a voice to speak in instead",
+                    underlyingError: error
+                )
+            }
+            var fallback = fallbackVoice
+            if fallback == Self.embeddedFallback {
+                let languages = Set(((try? EmbeddedVoice.voices()) ?? []).compactMap(\.languages.first))
+                fallback = PiperModel.fallbackVoice(for: voice, languages: languages)
+            }
             observer.warning("\(error.lines[0]); using \(fallback)")
             var prepared = try await voiced(fallback).prepare(texts: texts)
             prepared.voiceFallbacks[voice] = fallback
@@ -281,7 +332,21 @@ public struct SessionPipeline: Sendable {
         let requested = requestedClips(for: script).voice
         timeline.voice = identity.voice
         timeline.requestedVoice = requested == identity.voice ? nil : requested
+        try checkLateness(of: timeline)
         return timeline
+    }
+
+    /// Refuses a plan whose speech starts later than ``PlanSettings/maximumLateSeconds``.
+    private func checkLateness(of timeline: Timeline) throws(SessionError) {
+        guard let maximum = plan.maximumLateSeconds else { return }
+        let rate = timeline.sampleRate
+        let late = TimelineLateness(timeline, beyond: rate.frames(atSeconds: maximum) ?? .zero)
+        guard let worst = late.worst else { return }
+        let others = late.lateCount > 1 ? " (and \(late.lateCount - 1) more past it)" : ""
+        throw SessionError(
+            .lateSpeech,
+            "\(quoted(printable(worst.text, limit: 60))) starts \(String(format: "%.1f", rate.seconds(of: worst.frames))) s late\(others), more than the \(formatted(maximum)) s allowed: the clip before it runs past its start"
+        )
     }
 
     /// The rate sessions are rendered at: the one asked for, else the one the output format needs

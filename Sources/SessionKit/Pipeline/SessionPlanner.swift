@@ -46,7 +46,11 @@ enum SessionPlanner {
         }
         let sound = settings.sound.overriding(script.sound)
         return try withoutActuallyEscaping(warn) { (warn) throws(SessionError) in
-            var sounds = SessionSounds(libraryFolder: settings.soundLibrary, strict: settings.strict, warn: warn)
+            var sounds = SessionSounds(
+                libraryFolder: settings.soundLibrary,
+                allowsMissing: settings.allowsMissingSounds,
+                warn: warn
+            )
             return Timeline.plan(
                 script: script,
                 seed: seed,
@@ -73,7 +77,11 @@ enum SessionPlanner {
         let seed = settings.seed ?? SeededGenerator.randomSeed()
         let sound = settings.sound.overriding(script.sound)
         return try withoutActuallyEscaping(warn) { (warn) throws(SessionError) in
-            var sounds = SessionSounds(libraryFolder: settings.soundLibrary, strict: settings.strict, warn: warn)
+            var sounds = SessionSounds(
+                libraryFolder: settings.soundLibrary,
+                allowsMissing: settings.allowsMissingSounds,
+                warn: warn
+            )
             guard let score = try sounds.score(of: script, sound: sound, seed: seed) else {
                 preconditionFailure("only guided scripts have no score")
             }

@@ -75,8 +75,13 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
     public var soundLibrary: String?
     /// Whether a missing or unusable clip leaves its slot silent (with a warning) instead of failing.
     public var allowMissing: Bool
-    /// Whether a sound that is not found fails the plan instead of being left out with a warning.
-    public var strict: Bool
+    /// Whether a sound that is not found is left out (with a warning, and listed in the
+    /// timeline's skipped sounds) instead of failing before any work: the seed apps skip a
+    /// missing sound, but a typo must not ship a session without its gong unless asked for.
+    public var allowsMissingSounds: Bool
+    /// The most a clip may start after its planned start (pushed by a long clip before it), in
+    /// seconds; `nil` allows any lateness. A plan with a later clip fails before rendering.
+    public var maximumLateSeconds: Double?
     /// The regions a stretching region file draws from, by id or region; `nil` is every region.
     public var stretchRegions: [String]?
     /// How many stretches a region file draws from each region; `nil` is one.
@@ -89,9 +94,10 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
         sound: SoundSettings = SoundSettings(),
         soundLibrary: String? = nil,
         allowMissing: Bool = false,
-        strict: Bool = false,
+        allowsMissingSounds: Bool = false,
         stretchRegions: [String]? = nil,
-        stretchesPerRegion: Int? = nil
+        stretchesPerRegion: Int? = nil,
+        maximumLateSeconds: Double? = nil
     ) {
         self.seed = seed
         self.sampleRate = sampleRate
@@ -99,9 +105,10 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
         self.sound = sound
         self.soundLibrary = soundLibrary
         self.allowMissing = allowMissing
-        self.strict = strict
+        self.allowsMissingSounds = allowsMissingSounds
         self.stretchRegions = stretchRegions
         self.stretchesPerRegion = stretchesPerRegion
+        self.maximumLateSeconds = maximumLateSeconds
     }
 
     /// `script` with a stretching region file's draw narrowed to ``stretchRegions`` and

@@ -6,20 +6,22 @@ internal import SessionTimeline
 /// ``SessionLayers`` the planner places.
 ///
 /// A name is looked up in the sound library, which is opened (and the default one made) only
-/// when a name needs it. A sound that is not found is left out with one warning line, or fails
-/// the plan when `strict`; a sound that is found but cannot be decoded always fails it.
+/// when a name needs it. A sound that is not found fails the plan, naming the nearest names the
+/// library has (a typo must not ship a session without its gong), or, when missing sounds are
+/// allowed, is left out with one warning line; a sound that is found but cannot be decoded always
+/// fails it.
 struct SessionSounds {
     /// The library folder; `nil` is the default library.
     let libraryFolder: String?
-    /// Whether a missing sound is an error.
-    let strict: Bool
+    /// Whether a missing sound is left out (with a warning) instead of failing the plan.
+    let allowsMissing: Bool
     /// Told of each sound left out.
     let warn: (String) -> Void
     private var library: SoundLibrary?
 
-    init(libraryFolder: String?, strict: Bool, warn: @escaping (String) -> Void) {
+    init(libraryFolder: String?, allowsMissing: Bool, warn: @escaping (String) -> Void) {
         self.libraryFolder = libraryFolder
-        self.strict = strict
+        self.allowsMissing = allowsMissing
         self.warn = warn
     }
 
@@ -137,11 +139,45 @@ struct SessionSounds {
                 )
             )
         case .missing(let lookedFor):
-            let line = "\(role.title) \(quoted(name)) was not found (looked for \(lookedFor.joined(separator: ", ")))"
-            if strict { throw SessionError(.missingSound, line) }
+            let line = notFound(name, as: role, in: library)
+            if !allowsMissing {
+                throw SessionError(
+                    .missingSound,
+                    line + "; \(SettingReference.allowMissingSounds.marker) leaves it out"
+                )
+            }
             warn(line + "; it is left out")
             return .skipped(SkippedSound(lane: role.lane, kind: role.kind, name: name, lookedFor: lookedFor))
         }
+    }
+
+    /// Refuses, before any work, a sound `sound` names that is not found, in the words a plan
+    /// would fail with; nothing when missing sounds are allowed.
+    mutating func check(_ sound: SoundSettings) throws(SessionError) {
+        guard !allowsMissing else { return }
+        let named: [(String?, Role)] = [
+            (sound.bell, .bell), (sound.startGong, .startGong), (sound.effectiveIntervalGong, .intervalGong),
+            (sound.ambience, .ambience),
+        ]
+        for case (let name?, let role) in named where try !has(name) {
+            let library =
+                name.contains("/")
+                ? SoundLibrary(folder: libraryFolder ?? SoundLibrary.defaultFolder(), entries: [])
+                : try openLibrary()
+            throw SessionError(
+                .missingSound,
+                notFound(name, as: role, in: library) + "; \(SettingReference.allowMissingSounds.marker) leaves it out"
+            )
+        }
+    }
+
+    /// `Start gong "gongg" is not in the sound library /…/sounds (did you mean "gong"?)`, or
+    /// `… "x/y.wav" is not a file` for a path.
+    private func notFound(_ name: String, as role: Role, in library: SoundLibrary) -> String {
+        if name.contains("/") { return "\(role.title) \(quoted(name)) is not a file" }
+        let known = library.listing().map(\.entry.id)
+        return "\(role.title) \(quoted(name)) is not in the sound library \(library.folder)"
+            + didYouMean(name, among: known)
     }
 
     private mutating func openLibrary() throws(SessionError) -> SoundLibrary {

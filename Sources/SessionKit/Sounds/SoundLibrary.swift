@@ -427,12 +427,6 @@ package struct SoundLibrary: Sendable {
     }
 }
 
-/// `1` for whole numbers, else Swift's shortest form (`0.15`).
-private func formatted(_ number: Double) -> String {
-    if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
-    return "\(number)"
-}
-
 /// `text` as a JSON string.
 private func jsonString(_ text: String) -> String {
     var result = "\""

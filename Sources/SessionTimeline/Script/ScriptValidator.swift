@@ -409,7 +409,7 @@ struct ScriptValidator {
 }
 
 /// A number as a person would write it: `700`, `350.5`.
-func formatted(_ number: Double) -> String {
+package func formatted(_ number: Double) -> String {
     if number.rounded() == number, abs(number) < 1e15 {
         return String(Int64(number))
     }

@@ -3,6 +3,7 @@
 /// knows flag names.
 package enum SettingReference: String, CaseIterable, Sendable {
     case bitrate, quality, format, noOverwrite, reencode, loudnessOff, proxyProvider, regions, shard, shards
+    case allowMissingSounds, fallbackVoice
 
     /// How the library names the setting in a sentence.
     package var words: String {
@@ -17,6 +18,8 @@ package enum SettingReference: String, CaseIterable, Sendable {
         case .regions: "stretchRegions"
         case .shard: "the shard"
         case .shards: "the number of shards"
+        case .allowMissingSounds: "allowing missing sounds"
+        case .fallbackVoice: "a fallback voice"
         }
     }
 

@@ -165,7 +165,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     }
 
     /// A measurement to 0.01 dB, as meters show it: the JSON does not carry noise digits.
-    static func rounded(_ decibels: Double) -> Double {
+    package static func rounded(_ decibels: Double) -> Double {
         (decibels * 100).rounded() / 100
     }
 

@@ -63,7 +63,7 @@ struct PrepareCommand: AsyncParsableCommand {
             source: try source.source(offline: false, jobs: jobs),
             observer: Console.observer(summarizingCache: false)
         )
-        pipeline.fallsBackToEmbeddedVoice = !source.noFallback
+        pipeline.fallbackVoice = source.noFallback ? nil : source.fallbackVoice
         try await runCommand {
             let library = try ScriptLibrary(paths: paths)
             for problem in library.problems {

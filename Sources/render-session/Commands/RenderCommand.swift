@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SessionAudio
 import SessionKit
 import SessionTimeline
 
@@ -51,6 +52,11 @@ struct RenderCommand: AsyncParsableCommand {
 
     @OptionGroup var overwrite: OverwriteOption
 
+    @Flag(
+        help: "Print one JSON object on standard output with what the summary line says, instead of the paths written."
+    )
+    var json = false
+
     var options: PipelineOptions {
         session.options(
             output: encoding.settings(
@@ -63,23 +69,38 @@ struct RenderCommand: AsyncParsableCommand {
 
     func validate() throws {
         try options.validate()
+        if json, output == "-" || timeline == "-" {
+            throw ValidationError(
+                "--json: standard output carries the audio or timeline; write them to files to print JSON"
+            )
+        }
+        try Console.refuseTerminal(output)
         if verify, output == "-" {
             throw ValidationError("--verify: standard output cannot be read back; write a file to verify it")
         }
     }
 
     func run() async throws {
-        let (options, verify) = (options, verify)
+        let (options, verify, json) = (options, verify, json)
         let scriptPath = session.scriptPath
         try await runCommand {
             let clock = ContinuousClock()
             let started = clock.now
-            let timeline = try await options.run(scriptAt: scriptPath)
-            let rate = timeline.sampleRate
-            Console.status(
-                "Rendered \(timeline.scriptId): \(Console.duration(rate.seconds(of: timeline.totalFrames))), \(timeline.totalFrames) frames at \(rate), seed \(timeline.seed)\(Console.loudness(timeline.loudness)), in \(Console.seconds(clock.now - started)) → \(options.output.audio?.description ?? "")"
+            let outcome = try await options.run(scriptAt: scriptPath, summarizingCache: false)
+            let timeline = outcome.timeline
+            let summary = SessionSummary(
+                timeline,
+                prepared: outcome.prepared,
+                voiceOrigin: outcome.voiceOrigin,
+                output: options.output,
+                elapsed: clock.now - started
             )
-            Console.printWritten([options.output.audio, options.output.timeline])
+            Console.status(summary.line(verb: "Rendered"))
+            if json {
+                Console.printJSON(summary)
+            } else {
+                Console.printWritten([options.output.audio, options.output.timeline])
+            }
             if verify, case .path(let path)? = options.output.audio {
                 let report = try await RenderThreads.shared.run { () throws(SessionError) in
                     try SessionVerifier.verify(file: path, timeline: timeline)
@@ -144,15 +165,34 @@ struct SessionOptions: ParsableArguments {
     }
 }
 
+/// What running one session came to, for its summary.
+struct SessionOutcome {
+    var timeline: Timeline
+    /// How its clips were had; `nil` if preparing did not finish.
+    var prepared: PreparedClips?
+    /// Where the voice asked for came from: `--voice`, `$RENDER_SESSION_VOICE`, `script`, `default`.
+    var voiceOrigin: String
+}
+
 extension PipelineOptions {
     /// Loads the script at `path` and runs the pipeline on it; with `--offline`, missing clips end
-    /// with what to do about them.
+    /// with what to do about them. The cache's filling is said in a line of its own only if
+    /// `summarizingCache` (a render's summary says it instead).
     @discardableResult
-    func run(scriptAt path: String) async throws -> Timeline {
-        let pipeline = try pipeline()
+    func run(scriptAt path: String, summarizingCache: Bool = true) async throws -> SessionOutcome {
+        let prepared = Locked<PreparedClips?>(nil)
+        var observer = Console.observer(summarizingCache: summarizingCache)
+        let told = observer.prepared
+        observer.prepared = { result in
+            told(result)
+            prepared.withLock { $0 = result }
+        }
+        let pipeline = try pipeline(observer: observer)
         let script = try ScriptFile.load(path, strict: plan.sound.strict)
+        let origin = script.voice == nil ? clip.voiceChoice(for: source.provider).origin : "script"
         do {
-            return try await pipeline.run(script)
+            let timeline = try await pipeline.run(script)
+            return SessionOutcome(timeline: timeline, prepared: prepared.withLock { $0 }, voiceOrigin: origin)
         } catch {
             guard error.code == .missingClips, plan.offline else { throw error }
             let cache = clip.cache.map { " --cache \($0)" } ?? ""

@@ -38,12 +38,23 @@ struct SilenceCommand: AsyncParsableCommand {
         name: .customLong("sample-rate"),
         parsing: .unconditional,
         help: ArgumentHelp(
-            "The sample rate in hertz, \(SampleRate.supported.lowerBound) to \(SampleRate.supported.upperBound).",
+            "The sample rate in hertz, \(SampleRate.supported.lowerBound) to \(SampleRate.supported.upperBound). (default: 48000 for Opus, else 8000)",
             valueName: "hz"
         ),
         transform: { try Parse.sampleRate($0) }
     )
-    var sampleRate: SampleRate = 8_000
+    var sampleRate: SampleRate?
+
+    /// The settings the options describe: the rate a format needs (Opus's 48 kHz) unless one is given.
+    private var pipeline: SessionPipeline {
+        SessionPipeline(
+            plan: PlanSettings(sampleRate: sampleRate),
+            output: encoding.settings(audio: OutputDestination(argument: output))
+        )
+    }
+
+    /// The rate written.
+    private var rate: SampleRate { pipeline.sampleRate ?? 8_000 }
 
     @OptionGroup var encoding: EncodingOptions
 
@@ -55,16 +66,15 @@ struct SilenceCommand: AsyncParsableCommand {
                 "--seconds: \(seconds) is outside the range above 0 up to \(Int(ScriptRules.maximumDurationSeconds))"
             )
         }
-        if let problem = SessionPipeline(output: encoding.settings(audio: OutputDestination(argument: output))).problems
-            .first
-        {
-            throw ValidationError(problem.flagLine)
-        }
+        var checked = pipeline
+        checked.plan.sampleRate = rate
+        if let problem = checked.problems.first { throw ValidationError(problem.flagLine) }
+        try Console.refuseTerminal(output)
     }
 
     func run() async throws {
         let (seconds, rate, destination, replace) = (
-            seconds, sampleRate, OutputDestination(argument: output), !overwrite.noOverwrite
+            seconds, self.rate, OutputDestination(argument: output), !overwrite.noOverwrite
         )
         let encoder = encoding.settings(audio: destination).encoder
         try await runCommand {

@@ -25,7 +25,7 @@ struct ClipOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "The voice id; part of every clip's cache key unless --cache-key text. (default: espeak:en-us, or en-US-Chirp3-HD-Algenib with --provider proxy, alloy with --provider openai)",
+            "The voice id; part of every clip's cache key unless --cache-key text. A script's own voice wins. (default: $RENDER_SESSION_VOICE, else espeak:en-us, or en-US-Chirp3-HD-Algenib with --provider proxy, alloy with --provider openai)",
             valueName: "id"
         )
     )
@@ -63,10 +63,24 @@ struct ClipOptions: ParsableArguments {
     )
     var paragraphPause: Double = SpeechPacing.defaultParagraphPauseSeconds
 
+    /// The environment variable that names the voice when `--voice` does not.
+    static let voiceVariable = "RENDER_SESSION_VOICE"
+
+    /// The voice asked for and where that came from: `--voice`, `$RENDER_SESSION_VOICE` or the
+    /// provider's default. (A script's own voice wins over all three.)
+    func voiceChoice(
+        for provider: ProviderKind,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> (voice: String, origin: String) {
+        if let voice { return (voice, "--voice") }
+        if let named = environment[Self.voiceVariable], !named.isEmpty { return (named, "$\(Self.voiceVariable)") }
+        return (provider.defaultVoice, "default")
+    }
+
     func identity(for provider: ProviderKind) -> ClipIdentity {
         ClipIdentity(
             cacheFolder: cache ?? ClipCache.defaultDirectory(),
-            voice: voice ?? provider.defaultVoice,
+            voice: voiceChoice(for: provider).voice,
             speed: speed,
             keyScheme: cacheKey,
             pacing: SpeechPacing(sentencePauseSeconds: sentencePause, paragraphPauseSeconds: paragraphPause)
@@ -129,10 +143,17 @@ struct ProviderOptions: ParsableArguments {
 
     @OptionGroup var piper: PiperModelOptions
 
-    @Flag(
-        name: .customLong("no-fallback"),
-        help: "Fail when a Piper voice cannot be had, instead of speaking in the embedded eSpeak NG voice."
+    @Option(
+        name: .customLong("fallback-voice"),
+        help: ArgumentHelp(
+            "The voice to speak in when the one asked for cannot be had (a Piper engine or model missing), with a warning and recorded in the timeline; espeak is eSpeak NG in the asked voice's language. (default: none, so that is an error)",
+            valueName: "voice|espeak"
+        )
     )
+    var fallbackVoice: String?
+
+    /// What was once needed to make a missing voice an error, now the default; still accepted.
+    @Flag(name: .customLong("no-fallback"), help: .hidden)
     var noFallback = false
 
     func validate() throws {
@@ -241,6 +262,17 @@ struct PlanOptions: ParsableArguments {
     var allowMissing = false
 
     @Option(
+        name: .customLong("max-late"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Fail, before rendering, when a clip starts more than this many seconds after its planned start (pushed by a long clip before it). (default: any lateness, reported in the summary)",
+            valueName: "s"
+        ),
+        transform: { try Parse.number($0, as: Double.self, in: 0...86_400, what: "a number of seconds") }
+    )
+    var maxLate: Double?
+
+    @Option(
         help: ArgumentHelp(
             "The regions a stretching region file draws from, by id, comma-separated. (default: every region)",
             valueName: "ids"
@@ -268,9 +300,10 @@ struct PlanOptions: ParsableArguments {
             sound: sound.settings,
             soundLibrary: sound.library,
             allowMissing: allowMissing,
-            strict: sound.strict,
+            allowsMissingSounds: sound.allowMissingSounds,
             stretchRegions: regions,
-            stretchesPerRegion: perRegion
+            stretchesPerRegion: perRegion,
+            maximumLateSeconds: maxLate
         )
     }
 }
@@ -316,7 +349,7 @@ struct PipelineOptions {
         var pipeline = settings
         pipeline.source = try source.source(offline: plan.offline)
         pipeline.observer = observer
-        pipeline.fallsBackToEmbeddedVoice = !source.noFallback
+        pipeline.fallbackVoice = source.noFallback ? nil : source.fallbackVoice
         return pipeline
     }
 
@@ -356,6 +389,8 @@ struct PipelineOptions {
         case .regions: "--regions"
         case .shard: "--shard"
         case .shards: "--shards N"
+        case .allowMissingSounds: "--allow-missing-sounds"
+        case .fallbackVoice: "--fallback-voice"
         }
     }
 }

@@ -14,7 +14,14 @@ struct SoundOptions: ParsableArguments {
     )
     var library: String?
 
-    @Flag(help: "Fail when a sound is not found, instead of leaving it out with a warning.")
+    @Flag(
+        name: .customLong("allow-missing-sounds"),
+        help:
+            "Leave out a sound that is not found, with a warning (recorded in the timeline), instead of failing before any work."
+    )
+    var allowMissingSounds = false
+
+    @Flag(help: "Fail on a key a script does not know, instead of warning about it.")
     var strict = false
 
     @Option(help: ArgumentHelp("An ambience bed looped under the whole session.", valueName: "name|file"))

@@ -14,16 +14,20 @@ enum Console {
     static let maximumLineLength = 2_000
 
     static func error(_ line: String) {
-        writeStandardError("error: \(printable(line, limit: maximumLineLength))\n")
+        writeStandardError("\(lineStart)error: \(printable(line, limit: maximumLineLength))\n")
     }
 
     @Sendable static func warning(_ line: String) {
-        writeStandardError("warning: \(printable(line, limit: maximumLineLength))\n")
+        writeStandardError("\(lineStart)warning: \(printable(line, limit: maximumLineLength))\n")
     }
 
     static func status(_ line: String) {
-        writeStandardError("\(printable(line, limit: maximumLineLength))\n")
+        writeStandardError("\(lineStart)\(printable(line, limit: maximumLineLength))\n")
     }
+
+    /// What starts a message: on a terminal, a return and erase-line, so that a message (Ctrl-C's
+    /// above all) never lands on a progress bar's line; nothing in a pipe or a file.
+    private static let lineStart = ProgressLine.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
 
     /// Writes to standard error; a closed pipe (`render-session … 2>&1 | head`) is not an error.
     static func writeStandardError(_ text: String) {
@@ -37,6 +41,15 @@ enum Console {
         } catch {
             ProcessControl.exit(status: 0)
         }
+    }
+
+    /// Refuses `-` for audio when standard output is a terminal, as zstd and gzip do: binary
+    /// bytes on a screen are never what was meant, and can leave the terminal in a strange state.
+    static func refuseTerminal(_ output: String, option: String = "-o") throws {
+        guard output == "-", FileDescriptor.standardOutput.isTerminal else { return }
+        throw ValidationError(
+            "\(option) -: standard output is a terminal, not a place for audio; redirect it (> out.wav) or pipe it"
+        )
     }
 
     /// Prints `paths` on standard output, one a line, unless standard output carries data.

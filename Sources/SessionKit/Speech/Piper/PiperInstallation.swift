@@ -1,4 +1,5 @@
 public import Foundation
+internal import SessionTimeline
 
 /// Where the Piper engine and its voice models are: what `--piper-models` and the environment
 /// say, else the engine that `scripts/setup-piper` installs.
@@ -76,6 +77,22 @@ public struct PiperInstallation: Sendable, Equatable {
     package var models: [PiperModel] {
         var seen = Set<String>()
         return modelFolders.flatMap(PiperModel.models(in:)).filter { seen.insert($0.name).inserted }
+    }
+
+    /// Refuses a Piper voice whose model is in no folder of the search path, naming the nearest
+    /// that are: a typo must not be taken for a voice that is merely not installed. The default
+    /// voice passes, installed or not (`scripts/setup-piper` installs it; missing, it is
+    /// unavailable, which a fallback voice may stand in for).
+    package func checkModelName(ofVoice voice: String) throws(SessionError) {
+        guard let name = PiperModel.name(ofVoice: voice), voice != PiperModel.defaultVoice else { return }
+        let known = models.map(\.voice) + [PiperModel.defaultVoice]
+        guard !known.contains(voice) else { return }
+        let searched = modelFolders.isEmpty ? "no model folders" : modelFolders.joined(separator: ", ")
+        throw SessionError(
+            .unknownVoice,
+            "unknown voice \(quoted(voice)): no \(name).onnx with its .onnx.json in \(searched)"
+                + "\(didYouMean(voice, among: known)); `render-session voices` lists them"
+        )
     }
 
     /// The model of `voice` (`piper:NAME`).

@@ -1,0 +1,124 @@
+import Foundation
+import SessionKit
+import SessionTimeline
+
+/// What a render or plan of one session came to: the facts its summary line says and `--json`
+/// prints, gathered in one place so that the two never disagree.
+struct SessionSummary: Encodable {
+    var script: String
+    var audio: String?
+    var timeline: String?
+    var totalFrames: Int64
+    var durationSeconds: Double
+    var sampleRate: Int
+    var seed: UInt64
+    var voice: Voice?
+    var clips: Clips?
+    var loudness: Loudness?
+    var late: Late
+    var elapsedSeconds: Double
+
+    /// The voice the clips are in, the one asked for when another stood in, and where the
+    /// asked-for one came from (`--voice`, `$RENDER_SESSION_VOICE`, `script`, `default`).
+    struct Voice: Encodable {
+        var used: String
+        var requested: String?
+        var origin: String
+    }
+
+    /// Where the clips came from.
+    struct Clips: Encodable {
+        var needed: Int
+        var cached: Int
+        var synthesized: Int
+        var failed: Int
+    }
+
+    struct Loudness: Encodable {
+        var integrated: Double
+        var truePeak: Double
+    }
+
+    /// How many clips start after their planned start, and the latest.
+    struct Late: Encodable {
+        var count: Int
+        var worstSeconds: Double?
+        var worstText: String?
+    }
+
+    init(
+        _ timeline: Timeline,
+        prepared: PreparedClips?,
+        voiceOrigin: String?,
+        output: OutputSettings,
+        elapsed: Duration
+    ) {
+        let rate = timeline.sampleRate
+        script = timeline.scriptId
+        audio = output.audio?.description
+        self.timeline = output.timeline?.description
+        totalFrames = timeline.totalFrames.count
+        durationSeconds = timeline.durationSeconds
+        sampleRate = rate.hertz
+        seed = timeline.seed
+        if let used = timeline.voice {
+            voice = Voice(used: used, requested: timeline.requestedVoice, origin: voiceOrigin ?? "default")
+        }
+        clips = prepared.map {
+            Clips(needed: $0.needed, cached: $0.alreadyCached, synthesized: $0.synthesized, failed: $0.failed)
+        }
+        if let measured = timeline.loudness, let integrated = measured.integrated, let peak = measured.truePeak {
+            loudness = Loudness(integrated: Timeline.rounded(integrated), truePeak: Timeline.rounded(peak))
+        }
+        let lateness = timeline.lateness
+        late = Late(
+            count: lateness.lateCount,
+            worstSeconds: lateness.worst.map { Timeline.rounded(rate.seconds(of: $0.frames)) },
+            worstText: lateness.worst?.text
+        )
+        elapsedSeconds = (elapsed.seconds * 1_000).rounded() / 1_000
+    }
+
+    /// `Rendered s: 9:58.4, 13191000 frames at 22050 Hz, seed 7, voice espeak:en-us (default),
+    /// 24 clips (24 cached), -16.0 LUFS, -1.3 dBTP, 2 clips late (worst 6.9 s), in 0.21 s → out.wav`.
+    func line(verb: String) -> String {
+        var parts = [
+            "\(Console.duration(durationSeconds)), \(totalFrames) frames at \(sampleRate) Hz, seed \(seed)"
+        ]
+        if let voice {
+            let origin = voice.origin == "script" ? "the script's" : voice.origin
+            parts.append(
+                voice.requested.map { "voice \(voice.used) standing in for \($0) (\(origin))" }
+                    ?? "voice \(voice.used) (\(origin))"
+            )
+        }
+        if let clips, clips.needed > 0 {
+            var made = ["\(clips.cached) cached"]
+            if clips.synthesized > 0 { made.append("\(clips.synthesized) synthesized") }
+            if clips.failed > 0 { made.append("\(clips.failed) failed") }
+            parts.append("\(clips.needed) clips (\(made.joined(separator: ", ")))")
+        }
+        if let loudness {
+            parts.append(
+                "\(String(format: "%.1f", loudness.integrated)) LUFS, \(String(format: "%.1f", loudness.truePeak)) dBTP"
+            )
+        }
+        if late.count > 0, let worst = late.worstSeconds {
+            parts.append(
+                "\(late.count) clip\(late.count == 1 ? "" : "s") late (worst \(String(format: "%.1f", worst)) s)"
+            )
+        }
+        parts.append("in \(String(format: "%.2f", elapsedSeconds)) s")
+        return "\(verb) \(script): \(parts.joined(separator: ", "))\(audio.map { " → \($0)" } ?? "")"
+    }
+}
+
+extension Console {
+    /// `value` as one line of JSON on standard output, keys sorted: what `--json` prints.
+    static func printJSON(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return }
+        writeStandardOutput(data + Data("\n".utf8))
+    }
+}

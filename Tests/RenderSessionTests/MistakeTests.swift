@@ -1,0 +1,231 @@
+import Foundation
+import SessionTimeline
+import TestSupport
+import Testing
+
+/// Issue 24: a mistake never ships with exit 0, and what the tool says is true.
+@Suite("Mistakes are errors, and the summary tells the truth")
+struct MistakeTests {
+    static let script = "Fixtures/scripts/edge-cases.json"
+    static let offline = ["--cache", Repository.cache.path, "--offline", "--seed", "7"]
+
+    @Test(
+        "A voice that names nothing is one error line before any work, with the nearest voices",
+        arguments: [
+            (
+                "espeak:en-uss",
+                #"error: unknown voice "espeak:en-uss": eSpeak NG has no such voice (did you mean "espeak:en-us"?); `render-session voices` lists them"#
+            ),
+            (
+                "piper:en_US-joe-meduim",
+                #"error: unknown voice "piper:en_US-joe-meduim": no en_US-joe-meduim.onnx with its .onnx.json in MODELS (did you mean "piper:en_US-joe-medium"?); `render-session voices` lists them"#
+            ),
+        ]
+    )
+    func voiceTypo(voice: String, expected: String) throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
+        let result = try renderSession([
+            "render", Self.script, "-o", folder.path("s.wav"), "--cache", folder.path("cache"), "--voice", voice,
+            "--piper-models", folder.path("models"), "--fallback-voice", "espeak",
+        ])
+        #expect(result.status == 1)
+        #expect(result.standardError == expected.replacing("MODELS", with: folder.path("models")) + "\n")
+        #expect(result.standardOutput.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("cache")), "no clip was made")
+    }
+
+    @Test("A fallback voice that names nothing is refused too, before any work")
+    func fallbackTypo() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(
+            ["render", Self.script, "-o", folder.path("s.wav"), "--fallback-voice", "espeak:xx"] + Self.offline
+        )
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "error: unknown voice \"espeak:xx\": eSpeak NG has no such voice; `render-session voices` lists them\n"
+        )
+    }
+
+    @Test("The summary names the voice and where it came from: --voice, $RENDER_SESSION_VOICE, the default")
+    func voiceOrigin() throws {
+        let folder = try TemporaryFolder()
+        var environment = ProcessInfo.processInfo.environment
+        environment["RENDER_SESSION_VOICE"] = "espeak:en-us"
+        let cases: [([String], [String: String]?, String)] = [
+            ([], nil, "voice espeak:en-us (default)"),
+            (["--voice", "espeak:en-us"], nil, "voice espeak:en-us (--voice)"),
+            ([], environment, "voice espeak:en-us ($RENDER_SESSION_VOICE)"),
+        ]
+        for (extra, environment, said) in cases {
+            let result = try renderSession(
+                ["render", Self.script, "-o", folder.path("s.wav")] + Self.offline + extra,
+                environment: environment
+            )
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardError.contains(", \(said), 7 clips (7 cached), "), "\(result.standardError)")
+        }
+    }
+
+    @Test("A voice from $RENDER_SESSION_VOICE that names nothing is the same error as --voice's")
+    func environmentVoiceTypo() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["RENDER_SESSION_VOICE"] = "espeak:en-uss"
+        let folder = try TemporaryFolder()
+        let result = try renderSession(
+            ["render", Self.script, "-o", folder.path("s.wav")] + Self.offline,
+            environment: environment
+        )
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix(#"error: unknown voice "espeak:en-uss""#))
+    }
+
+    @Test(
+        "Late speech: the summary counts it; --max-late below the worst fails before rendering, at or above it renders"
+    )
+    func lateSpeech() throws {
+        let folder = try TemporaryFolder()
+        let plain = try renderSession(["render", Self.script, "-o", folder.path("a.wav"), "--json"] + Self.offline)
+        #expect(plain.status == 0, "\(plain.standardError)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(plain.standardOutput.utf8)) as? [String: Any]
+        )
+        let late = try #require(summary["late"] as? [String: Any])
+        let count = try #require(late["count"] as? Int)
+        let worst = try #require(late["worstSeconds"] as? Double)
+        #expect(count > 0 && worst > 1, "edge-cases.json has clips that run past the next one's start")
+        #expect(
+            plain.standardError.contains(", \(count) clips late (worst \(String(format: "%.1f", worst)) s), in "),
+            "\(plain.standardError)"
+        )
+
+        let refused = try renderSession(
+            ["render", Self.script, "-o", folder.path("b.wav"), "--max-late", "1"] + Self.offline
+        )
+        #expect(refused.status == 1)
+        let lines = refused.standardError.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(
+            lines.first?.contains("s late") == true
+                && lines.first?.hasSuffix("more than the 1 s allowed: the clip before it runs past its start") == true,
+            "\(lines)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))
+
+        let allowed = try renderSession(
+            ["render", Self.script, "-o", folder.path("c.wav"), "--max-late", "\(worst + 0.01)"] + Self.offline
+        )
+        #expect(allowed.status == 0, "\(allowed.standardError)")
+    }
+
+    @Test("--json prints one JSON object on stdout with the summary's facts, and the timeline agrees")
+    func json() throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(
+            ["render", Self.script, "-o", folder.path("s.mp3"), "--timeline", folder.path("t.json"), "--json"]
+                + Self.offline
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.split(separator: "\n").count == 1)
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        )
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("t.json")))
+        )
+        #expect(summary["audio"] as? String == folder.path("s.mp3"))
+        #expect(summary["timeline"] as? String == folder.path("t.json"))
+        #expect(summary["script"] as? String == "edge-cases")
+        #expect((summary["totalFrames"] as? NSNumber)?.int64Value == timeline.totalFrames.count)
+        #expect(summary["seed"] as? Int == 7)
+        #expect(summary["sampleRate"] as? Int == timeline.sampleRate.hertz)
+        #expect(summary["voice"] as? [String: String] == ["used": "espeak:en-us", "origin": "default"])
+        #expect(
+            summary["clips"] as? [String: Int] == ["needed": 7, "cached": 7, "synthesized": 0, "failed": 0]
+        )
+        let loudness = try #require(summary["loudness"] as? [String: Double])
+        #expect(loudness["integrated"] == timeline.loudness?.integrated.map { ($0 * 100).rounded() / 100 })
+        #expect((summary["late"] as? [String: Any])?["count"] as? Int == timeline.lateness.lateCount)
+
+        let clash = try renderSession(["render", Self.script, "-o", "-", "--json"] + Self.offline)
+        #expect(clash.status == 64)
+        #expect(clash.standardError.hasPrefix("Error: --json: standard output carries the audio or timeline"))
+    }
+
+    @Test(
+        "An extension that names another format than --format is a usage error; Opus in .ogg is allowed",
+        arguments: [
+            (
+                "x.wav", "mp3",
+                #"Error: --output: OUT names a .wav file, but --format says mp3; name the file .mp3, or leave the format to its extension"#
+            ),
+            (
+                "x.mp3", "flac",
+                #"Error: --output: OUT names a .mp3 file, but --format says flac; name the file .flac, or leave the format to its extension"#
+            ),
+            ("x.ogg", "opus", nil),
+        ]
+    )
+    func extensionMismatch(name: String, format: String, expected: String?) throws {
+        let folder = try TemporaryFolder()
+        let result = try renderSession(
+            ["render", Self.script, "-o", folder.path(name), "--format", format] + Self.offline
+        )
+        if let expected {
+            #expect(result.status == 64)
+            #expect(result.standardError.hasPrefix(expected.replacing("OUT", with: folder.path(name)) + "\n"))
+            #expect(!FileManager.default.fileExists(atPath: folder.path(name)))
+        } else {
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+    }
+
+    @Test("silence: a rate the format cannot hold is a usage error (64), as render's is; Opus defaults to 48 kHz")
+    func silenceStatus() throws {
+        let folder = try TemporaryFolder()
+        let bad = try renderSession(["silence", "--seconds", "1", "--sample-rate", "7000", "-o", folder.path("x.mp3")])
+        #expect(bad.status == 64)
+        #expect(bad.standardError.hasPrefix("Error: --format: mp3 cannot hold 7000 Hz; it takes one of 8000, "))
+        let opus = try renderSession(["silence", "--seconds", "1", "-o", folder.path("x.opus")])
+        #expect(opus.status == 0, "\(opus.standardError)")
+        #expect(opus.standardError == "Wrote 48000 frames of silence at 48000 Hz → \(folder.path("x.opus"))\n")
+    }
+
+    @Test(
+        "-o - on a terminal is refused with one line, as zstd does; nothing binary reaches the screen",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
+            "needs /usr/bin/script (util-linux) to give the command a terminal"
+        )
+    )
+    func audioToTerminal() throws {
+        for arguments in [
+            ["render", Self.script, "-o", "-"] + Self.offline, ["silence", "--seconds", "1", "-o", "-"],
+        ] {
+            let command = ([Repository.binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            // -e: script exits with the command's status; the command's stdout and stderr are the terminal.
+            process.arguments = ["-qec", command + " 2>&1", "/dev/null"]
+            process.currentDirectoryURL = Repository.root
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(process.terminationStatus == 64, "\(arguments): \(text)")
+            #expect(
+                text.hasPrefix(
+                    "Error: -o -: standard output is a terminal, not a place for audio; redirect it (> out.wav) or pipe it"
+                ),
+                "\(text)"
+            )
+            #expect(!text.contains("RIFF"))
+        }
+    }
+}
