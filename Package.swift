@@ -103,8 +103,11 @@ let package = Package(
                 // Only for its system calls: standard output and error, the terminal, signals.
                 "SessionAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["BuildCommit"]
         ),
+        // Writes the commit the command is built from into it, for --version.
+        .plugin(name: "BuildCommit", capability: .buildTool()),
 
         .target(
             name: "TestSupport",
@@ -145,7 +148,7 @@ if Context.environment["RENDER_SESSION_FUZZ"] == "1" {
 }
 
 // The same language settings for every Swift target, as swift-crypto applies its own.
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.type != .plugin {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .swiftLanguageMode(.v6),

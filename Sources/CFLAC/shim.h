@@ -6,3 +6,7 @@
 static inline const char *cflac_chain_status_string(FLAC__Metadata_ChainStatus status) {
     return FLAC__Metadata_ChainStatusString[status];
 }
+
+/// libFLAC's version: a C global Swift 6 will not read outside an isolation domain, returned by a
+/// function instead.
+static inline const char *flac_version_string(void) { return FLAC__VERSION_STRING; }

@@ -1,5 +1,8 @@
 import ArgumentParser
+import Foundation
+import SessionAudio
 import SessionKit
+import SessionTimeline
 
 /// `render-session`: turns a guided-session script into one gapless WAV file.
 @main
@@ -22,11 +25,86 @@ struct RenderSession: AsyncParsableCommand {
               render-session render Fixtures/scripts/ten-minute-session.json \\
                 -o out/session.wav --cache Fixtures/cache --seed 7
             """,
-        version: SessionKitVersion.current,
+        version: "\(SessionKitVersion.current) (\(buildCommit))",
         subcommands: [
             RenderCommand.self, TimelineCommand.self, PrepareCommand.self, BatchCommand.self, ImportCommand.self,
             ListCommand.self, QueueCommand.self, SilenceCommand.self, SoundsCommand.self, VerifyCommand.self,
             PositionCommand.self, VoicesCommand.self,
         ]
     )
+
+    /// Parses and runs as ArgumentParser does, with two mistakes told the way a person needs:
+    /// a misspelled command is named as one (ArgumentParser would complain about its first option
+    /// instead), and an option is never "corrected" to its opposite (`--overwrite` is not
+    /// `--no-overwrite`).
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--version"] {
+            Console.writeStandardOutput(Data(await versionReport().utf8))
+            return
+        }
+        if let problem = unknownCommand(in: arguments) {
+            Console.writeStandardError(
+                "Error: \(problem)\nUsage: render-session <subcommand>\n  See 'render-session --help' for more information.\n"
+            )
+            ProcessControl.exit(status: ExitCode.validationFailure.rawValue)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = withoutOppositeSuggestion(fullMessage(for: error))
+            if !message.isEmpty {
+                if code == .success {
+                    Console.writeStandardOutput(Data((message + "\n").utf8))
+                } else {
+                    Console.writeStandardError(message + "\n")
+                }
+            }
+            ProcessControl.exit(status: code.rawValue)
+        }
+    }
+
+    /// `unknown command 'rendr' (did you mean 'render'?)` when the first argument is a word that
+    /// names no command; `nil` when it names one or is an option.
+    static func unknownCommand(in arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard !names.contains(first) else { return nil }
+        let near = nearestNames(to: first, among: names).map { "'\($0)'" }
+        let suggestion = near.isEmpty ? "" : " (did you mean \(near.joined(separator: " or "))?)"
+        return "unknown command '\(printable(first, limit: 100))'\(suggestion)"
+    }
+
+    /// ArgumentParser's message with a suggestion dropped when it is the option's opposite:
+    /// `--overwrite` → `--no-overwrite` would do the reverse of what was asked.
+    static func withoutOppositeSuggestion(_ message: String) -> String {
+        guard
+            let match = message.firstMatch(
+                of: /Unknown option '--(?<given>[a-z-]+)'\. Did you mean '--(?<offered>[a-z-]+)'\?/
+            )
+        else { return message }
+        let (given, offered) = (String(match.output.given), String(match.output.offered))
+        guard given == "no-" + offered || offered == "no-" + given else { return message }
+        return message.replacingCharacters(in: match.range, with: "Unknown option '--\(given)'")
+    }
+
+    /// What `--version` prints: the release and commit, then each library and engine with the
+    /// version it reports here, one a line, so that a bug report carries them.
+    static func versionReport() async -> String {
+        var lines = ["render-session \(SessionKitVersion.current) (commit \(buildCommit))"]
+        for (name, version) in LibraryVersions.all { lines.append("\(name) \(version)") }
+        let piper = PiperInstallation.located()
+        if let version = await piper.engineVersion() {
+            lines.append("Piper \(version) (\(piper.python))")
+        } else {
+            lines.append("Piper not installed (looked for \(piper.python); scripts/setup-piper installs it)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
 }

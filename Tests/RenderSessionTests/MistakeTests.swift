@@ -228,4 +228,52 @@ struct MistakeTests {
             #expect(!text.contains("RIFF"))
         }
     }
+
+    @Test(
+        "A misspelled command is named as one, with the nearest; an option is never corrected to its opposite",
+        arguments: [
+            (["rendr", "x.json", "-o", "x.wav"], "Error: unknown command 'rendr' (did you mean 'render'?)"),
+            (["verfy", "x.wav"], "Error: unknown command 'verfy' (did you mean 'verify'?)"),
+            (["xyzzy"], "Error: unknown command 'xyzzy'"),
+            (["render", "x.json", "-o", "x.wav", "--overwrite"], "Error: Unknown option '--overwrite'"),
+            (
+                ["render", "x.json", "-o", "x.wav", "--sead", "3"],
+                "Error: Unknown option '--sead'. Did you mean '--seed'?"
+            ),
+        ]
+    )
+    func commandTypo(arguments: [String], expected: String) throws {
+        let result = try renderSession(arguments)
+        #expect(result.status == 64)
+        #expect(result.standardError.split(separator: "\n").first.map(String.init) == expected)
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test("--version names the release, the commit built from, and every library and engine with its version")
+    func version() throws {
+        let result = try renderSession(["--version"])
+        #expect(result.status == 0)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        let head = Process()
+        head.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        head.arguments = ["-C", Repository.root.path, "rev-parse", "--short=12", "HEAD"]
+        let output = Pipe()
+        head.standardOutput = output
+        head.standardError = FileHandle.nullDevice
+        try head.run()
+        let commit = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        head.waitUntilExit()
+        #expect(lines.first?.hasPrefix("render-session 0.1.0 (commit \(commit)") == true, "\(lines)")
+        let names = lines.dropFirst().map { String($0.prefix { $0 != " " || false }) }
+        #expect(
+            names == [
+                "libmpg123", "libsndfile", "libsoxr", "libebur128", "LAME", "libopus", "libopusenc", "libvorbis",
+                "libFLAC", "eSpeak", "Piper",
+            ]
+        )
+        #expect(lines.contains { $0.hasPrefix("eSpeak NG 1.") }, "\(lines)")
+        #expect(lines.contains("LAME 3.100"), "\(lines)")
+        #expect(result.standardError.isEmpty)
+    }
 }

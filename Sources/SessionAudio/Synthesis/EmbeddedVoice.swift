@@ -90,6 +90,12 @@ package enum EmbeddedVoice {
 
     /// eSpeak NG's voices: each one's name and the languages it speaks, the first being the
     /// name `espeak:LANGUAGE` voice ids use. The corresponding libespeak-ng call is `espeak_ListVoices`.
+    /// eSpeak NG's version (`1.51`), read without starting the engine; `nil` when it cannot be loaded.
+    package static func engineVersion() -> String? {
+        guard let library = try? ESpeakLibrary.load(), let version = library.info(nil) else { return nil }
+        return String(cString: version)
+    }
+
     package static func voices() throws(AudioError) -> [(name: String, languages: [String])] {
         try engine.withLock { (state) throws(AudioError) -> [(name: String, languages: [String])] in
             state.listed(try state.started()).map { ($0.name, $0.languages) }
@@ -203,6 +209,7 @@ private struct ESpeakLibrary {
     typealias SetParameter = @convention(c) (espeak_PARAMETER, Int32, Int32) -> espeak_ERROR
     typealias ListVoices =
         @convention(c) (UnsafeMutablePointer<espeak_VOICE>?) -> UnsafeMutablePointer<UnsafePointer<espeak_VOICE>?>?
+    typealias Info = @convention(c) (UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> UnsafePointer<CChar>?
     typealias Synth =
         @convention(c) (
             UnsafeRawPointer?, Int, UInt32, espeak_POSITION_TYPE, UInt32, UInt32,
@@ -215,6 +222,7 @@ private struct ESpeakLibrary {
     let setParameter: SetParameter
     let synth: Synth
     let listVoices: ListVoices
+    let info: Info
 
     /// Opens `libespeak-ng.so.1` and looks up the functions the voice calls.
     static func load() throws(AudioError) -> ESpeakLibrary {
@@ -238,7 +246,8 @@ private struct ESpeakLibrary {
             setVoiceByName: try symbol("espeak_SetVoiceByName", as: SetVoiceByName.self),
             setParameter: try symbol("espeak_SetParameter", as: SetParameter.self),
             synth: try symbol("espeak_Synth", as: Synth.self),
-            listVoices: try symbol("espeak_ListVoices", as: ListVoices.self)
+            listVoices: try symbol("espeak_ListVoices", as: ListVoices.self),
+            info: try symbol("espeak_Info", as: Info.self)
         )
     }
 }

@@ -341,3 +341,27 @@ private struct BridgeReader {
         buffer.append(contentsOf: chunk.bytes)
     }
 }
+
+extension PiperInstallation {
+    /// The version of the engine's `piper-tts` package (`1.2.0`), asked of its interpreter as a
+    /// worker is started: isolated (`-I`), in `/`, with nothing of the user's environment; `nil`
+    /// when the engine is not installed or does not answer.
+    package func engineVersion() async -> String? {
+        guard engineInstalled else { return nil }
+        let result = try? await run(
+            .path(FilePath(python)),
+            arguments: ["-I", "-c", "import importlib.metadata as m; print(m.version('piper-tts'))"],
+            environment: .custom(
+                Dictionary(
+                    uniqueKeysWithValues: PiperBridge.environment.map { (Environment.Key(stringLiteral: $0), $1) }
+                )
+            ),
+            workingDirectory: FilePath(PiperBridge.workingDirectory),
+            output: .string(limit: 200),
+            error: .discarded
+        )
+        guard let result, result.terminationStatus.isSuccess else { return nil }
+        let version = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        return version.isEmpty ? nil : printable(version, limit: 40)
+    }
+}
