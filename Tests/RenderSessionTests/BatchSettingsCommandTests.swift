@@ -26,7 +26,7 @@ struct BatchSettingsCommandTests {
         #expect(try batch(["--per-region", "2"]).contains(": 0 rendered, 1 up to date, 0 failed, in "))
         let timeline = try #require(
             try JSONSerialization.jsonObject(
-                with: Data(contentsOf: folder.url.appendingPathComponent("out/stretches.timeline.json"))
+                with: Data(contentsOf: folder.url.appendingPathComponent("out/stretches.wav.timeline.json"))
             ) as? [String: Any]
         )
         let items = try #require(timeline["items"] as? [[String: Any]])

@@ -154,7 +154,7 @@ struct FaultTests {
         for name in ["ten-minute-session", "edge-cases"] {
             let timeline = try JSONDecoder().decode(
                 Timeline.self,
-                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/\(name).timeline.json")))
+                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/\(name).wav.timeline.json")))
             )
             #expect(
                 try AudioFileDecoder.measure(path: folder.path("out/\(name).wav")).frameCount == timeline.totalFrames

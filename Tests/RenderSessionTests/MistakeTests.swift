@@ -276,4 +276,34 @@ struct MistakeTests {
         #expect(lines.contains("LAME 3.100"), "\(lines)")
         #expect(result.standardError.isEmpty)
     }
+
+    @Test(
+        "Sidecars keep the extension, so an MP3 and an Opus render side by side verify each against its own; a timeline of another format is refused, naming both"
+    )
+    func sidecarsPerFormat() throws {
+        let folder = try TemporaryFolder()
+        for name in ["s.mp3", "s.opus"] {
+            let result = try renderSession(
+                ["render", Self.script, "-o", folder.path(name), "--timeline", folder.path(name + ".timeline.json")]
+                    + Self.offline
+            )
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        for name in ["s.mp3", "s.opus"] {
+            let verified = try renderSession(["verify", folder.path(name)])
+            #expect(verified.status == 0, "\(name): \(verified.standardOutput) \(verified.standardError)")
+            #expect(verified.standardError.hasPrefix("verified \(folder.path(name)): 0 problems"))
+        }
+        try FileManager.default.removeItem(atPath: folder.path("s.opus.timeline.json"))
+        try FileManager.default.copyItem(
+            atPath: folder.path("s.mp3.timeline.json"),
+            toPath: folder.path("s.opus.timeline.json")
+        )
+        let refused = try renderSession(["verify", folder.path("s.opus")])
+        #expect(refused.status == 2)
+        #expect(
+            refused.standardError
+                == "error: Cannot verify \(folder.path("s.opus")) against \(folder.path("s.opus.timeline.json")): the timeline is of a .mp3 file (mp3 at 22050 Hz), not a .opus one\n"
+        )
+    }
 }

@@ -19,7 +19,7 @@ struct SessionKindsCommandTests {
         for id in ["atem-4-7-8-box", "back-and-hips", "intervals-4x40", "still-moment-timer"] {
             let timeline = try JSONDecoder().decode(
                 Timeline.self,
-                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/\(id).timeline.json")))
+                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/\(id).wav.timeline.json")))
             )
             kinds.append(timeline.sessionKind ?? "guided")
             let samples = try LayeredCommandTests.decodedSamples(folder.path("out/\(id).wav"))

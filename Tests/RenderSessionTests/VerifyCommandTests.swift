@@ -79,7 +79,7 @@ struct VerifyCommandTests {
         #expect(alone.standardOutput == "")
         #expect(
             alone.standardError
-                == "warning: no timeline (\(folder.path("alone.timeline.json")) does not exist): length and placement were not checked\nverified \(folder.path("alone.wav")): 0 problems, 702,567 frames at 22050 Hz\n"
+                == "warning: no timeline (\(folder.path("alone.wav.timeline.json")) does not exist): length and placement were not checked\nverified \(folder.path("alone.wav")): 0 problems, 702,567 frames at 22050 Hz\n"
         )
 
         let missing = try renderSession([

@@ -129,13 +129,13 @@ struct BatchTests {
         #expect(first == ["a-one": .rendered, "a-two": .rendered, "b-three": .rendered])
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).sorted() == [
-                ".render-session.lock", "a-one.timeline.json", "a-one.wav", "a-two.timeline.json", "a-two.wav",
-                "b-three.timeline.json", "b-three.wav", "manifest.json",
+                ".render-session.lock", "a-one.wav", "a-one.wav.timeline.json", "a-two.wav", "a-two.wav.timeline.json",
+                "b-three.wav", "b-three.wav.timeline.json", "manifest.json",
             ]
         )
         let timeline = try JSONDecoder().decode(
             Timeline.self,
-            from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one.timeline.json")))
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one.wav.timeline.json")))
         )
         #expect(timeline.seed == SeededGenerator.derive(base: 0, label: "a-one"))
         #expect(try AudioFileDecoder.measure(path: folder.path("out/a-one.wav")).frameCount == timeline.totalFrames)
@@ -192,7 +192,7 @@ struct BatchTests {
         let seeds = try (1...3).map { variant in
             try JSONDecoder().decode(
                 Timeline.self,
-                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one-v\(variant).timeline.json")))
+                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/a-one-v\(variant).wav.timeline.json")))
             ).seed
         }
         #expect(seeds == (1...3).map { SeededGenerator.derive(base: 42, label: "a-one#v\($0)") })

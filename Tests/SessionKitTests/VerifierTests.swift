@@ -146,13 +146,14 @@ struct VerifierTests {
     )
     func lameMP3() async throws {
         let folder = try TemporaryFolder()
-        let timeline = try await Self.render(in: folder)
-        let lame = Process()
-        lame.executableURL = URL(fileURLWithPath: try #require(lamePath))
-        lame.arguments = ["--quiet", "-b", "64", folder.path("x.wav"), folder.path("x.mp3")]
-        try lame.run()
-        lame.waitUntilExit()
-        #expect(lame.terminationStatus == 0)
+        // The session's plan (a timeline with no encoding, as `timeline` prints it) judges any
+        // file of the session; the WAV render's own record would be refused for an MP3.
+        var timeline = try await Self.render(in: folder)
+        #expect(throws: SessionError.self) {
+            try Self.writeLame(folder)
+            _ = try SessionVerifier.verify(file: folder.path("x.mp3"), timeline: timeline)
+        }
+        timeline.encoding = nil
 
         let clean = try SessionVerifier.verify(file: folder.path("x.mp3"), timeline: timeline)
         #expect(clean.problems == [], "mpg123 drops lame's delay and padding, so the length is exact")
@@ -187,13 +188,24 @@ struct VerifierTests {
     }
 
     @Test(
-        "A file's sidecar timeline is beside it, named without its extension",
+        "A file's sidecar timeline is beside it, its name with .timeline.json added",
         arguments: [
-            ("out/x.mp3", "out/x.timeline.json"), ("x.wav", "x.timeline.json"), ("a.b/c", "a.b/c.timeline.json"),
+            ("out/x.mp3", "out/x.mp3.timeline.json"), ("x.wav", "x.wav.timeline.json"),
+            ("a.b/c", "a.b/c.timeline.json"),
             ("dir/.hidden", "dir/.hidden.timeline.json"),
         ]
     )
     func sidecar(file: String, expected: String) {
         #expect(SessionVerifier.sidecarTimelinePath(for: file) == expected)
+    }
+
+    /// lame's 64 kb/s MP3 of `x.wav` in `folder`, as `x.mp3`.
+    static func writeLame(_ folder: TemporaryFolder) throws {
+        let lame = Process()
+        lame.executableURL = URL(fileURLWithPath: try #require(lamePath))
+        lame.arguments = ["--quiet", "-b", "64", folder.path("x.wav"), folder.path("x.mp3")]
+        try lame.run()
+        lame.waitUntilExit()
+        #expect(lame.terminationStatus == 0)
     }
 }

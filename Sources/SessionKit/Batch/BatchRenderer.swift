@@ -5,7 +5,7 @@ package import SessionTimeline
 
 /// How a batch renders a folder of scripts.
 package struct BatchOptions: Sendable {
-    /// Where `{id}.wav`, `{id}.timeline.json` and `manifest.json` go.
+    /// Where `{id}.wav`, `{id}.wav.timeline.json` and `manifest.json` go.
     package var outputFolder: String
     /// The settings every session shares; each session's seed and outputs replace the plan's seed
     /// and the output destinations (see ``baseSeed``).
@@ -113,7 +113,11 @@ package enum BatchRenderer {
                     outputPath: folder.appendingPathComponent(
                         "\(name).\(options.pipeline.output.resolvedFormat.fileExtension)"
                     ),
-                    timelinePath: folder.appendingPathComponent("\(name).timeline.json")
+                    // The audio file's name and .timeline.json: batches of two formats into one
+                    // folder keep a timeline each, where verify looks for it.
+                    timelinePath: folder.appendingPathComponent(
+                        "\(name).\(options.pipeline.output.resolvedFormat.fileExtension).timeline.json"
+                    )
                 )
             }
         }

@@ -19,9 +19,23 @@ package enum SessionVerifier {
     /// the report, never errors: a file that cannot be decoded at all is one `undecodable` problem.
     /// - Throws: ``SessionError/Code-swift.struct/unreadableAudio`` when there is no file to read (no
     ///   such file, a folder, permission denied); ``SessionError/cancelled`` when the task is cancelled.
-    package static func verify(file path: String, timeline: Timeline?) throws(SessionError) -> VerificationReport {
+    package static func verify(
+        file path: String,
+        timeline: Timeline?,
+        timelineName: String? = nil
+    ) throws(SessionError) -> VerificationReport {
         if let reason = unreadableReason(path) {
             throw SessionError(.unreadableAudio, "Cannot verify \(path): \(reason)")
+        }
+        if let encoding = timeline?.encoding, let recorded = AudioFileFormat(codec: encoding.codec),
+            let named = AudioFileFormat(path: path), !recorded.isSameContainer(as: named)
+        {
+            // A timeline of another render (the MP3's beside the Opus file) would judge the file
+            // by the wrong rate and length: refused, naming both.
+            throw SessionError(
+                .unreadableTimeline,
+                "Cannot verify \(path) against \(timelineName ?? "its timeline"): the timeline is of a .\(recorded.fileExtension) file (\(encoding.codec) at \(timeline?.sampleRate.description ?? "")), not a .\(named.fileExtension) one"
+            )
         }
         let decoder: AudioFileDecoder
         do {
@@ -115,8 +129,15 @@ package enum SessionVerifier {
         )
     }
 
-    /// Where `render --timeline` puts a file's timeline by convention: `out/x.mp3` → `out/x.timeline.json`.
+    /// A file's timeline by convention: `out/x.mp3` → `out/x.mp3.timeline.json`, the extension
+    /// kept so that the timelines of `x.mp3` and `x.opus` side by side never collide.
     package static func sidecarTimelinePath(for audioPath: String) -> String {
+        audioPath + ".timeline.json"
+    }
+
+    /// The convention before the extension was kept, `out/x.timeline.json`: still read when
+    /// there is no ``sidecarTimelinePath(for:)``, so that older folders verify.
+    package static func legacySidecarTimelinePath(for audioPath: String) -> String {
         let slash = audioPath.lastIndex(of: "/").map { audioPath.index(after: $0) } ?? audioPath.startIndex
         let name = audioPath[slash...]
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return audioPath + ".timeline.json" }

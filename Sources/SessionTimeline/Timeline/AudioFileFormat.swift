@@ -26,6 +26,26 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
         }
     }
 
+    /// The format an ``AudioEncoding/codec`` is written in: `pcm_s16le` → WAV, `vorbis` → Ogg Vorbis.
+    public init?(codec: String) {
+        switch codec {
+        case "flac": self = .flac
+        case "mp3": self = .mp3
+        case "opus": self = .opus
+        case "vorbis": self = .vorbis
+        case _ where codec.hasPrefix("pcm_"): self = .wav
+        default: return nil
+        }
+    }
+
+    /// Whether a file of this format and one of `other` share a container: Opus and Vorbis are
+    /// both Ogg, which a file's name does not tell apart (`.ogg` may hold Opus).
+    public func isSameContainer(as other: AudioFileFormat) -> Bool {
+        self == other || (self.isOgg && other.isOgg)
+    }
+
+    private var isOgg: Bool { self == .opus || self == .vorbis }
+
     /// The format a path's extension names, if any.
     public init?(path: String) {
         let name = path.split(separator: "/").last.map(String.init) ?? path

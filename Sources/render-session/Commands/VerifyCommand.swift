@@ -13,13 +13,14 @@ struct VerifyCommand: AsyncParsableCommand {
             timeline's, that its silences are silent (digital zero when lossless, below -60 dBFS \
             when lossy), that every clip's sound starts where the timeline puts it, and that \
             nothing clips (docs/verify.md). Without --timeline, FILE's sidecar \
-            (out/x.mp3 → out/x.timeline.json) is used if it exists; else only decoding and \
+            (out/x.mp3 → out/x.mp3.timeline.json, else the older out/x.timeline.json) is used if \
+            it exists, and a timeline of another format is refused; else only decoding and \
             clipping are checked.
 
             Prints one line per problem on standard output (FILE: sentence), or with --json one \
             JSON object; a summary goes to standard error.
 
-            The example checks out/session.mp3 against out/session.timeline.json, beside it.
+            The example checks out/session.mp3 against out/session.mp3.timeline.json, beside it.
 
             Exit statuses: 0 no problems; 1 problems found; 2 the file or the timeline cannot be \
             read; 64 a usage error.
@@ -48,10 +49,10 @@ struct VerifyCommand: AsyncParsableCommand {
         try await runCommand {
             let report: VerificationReport
             do {
-                let timeline = try Self.timeline(at: timelinePath, for: file)
+                let (timeline, name) = try Self.timeline(at: timelinePath, for: file)
                 // Decoding a long file blocks for as long as it takes: on threads of its own.
                 report = try await RenderThreads.shared.run { () throws(SessionError) in
-                    try SessionVerifier.verify(file: file, timeline: timeline)
+                    try SessionVerifier.verify(file: file, timeline: timeline, timelineName: name)
                 }
             } catch let error as SessionError where error.code != .cancelled {
                 // 1 means "problems found", so a file or timeline that cannot be read is 2.
@@ -71,15 +72,16 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    /// The timeline given, else the file's sidecar if there is one; `nil` (said on standard error)
-    /// when there is neither.
-    static func timeline(at path: String?, for file: String) throws(SessionError) -> Timeline? {
-        if let path { return try SessionVerifier.readTimeline(at: path) }
+    /// The timeline given, else the file's sidecar if there is one (`x.mp3.timeline.json`, else
+    /// the older `x.timeline.json`), with its path; `nil` (said on standard error) when there is none.
+    static func timeline(at path: String?, for file: String) throws(SessionError) -> (Timeline?, String?) {
+        if let path { return (try SessionVerifier.readTimeline(at: path), path) }
         let sidecar = SessionVerifier.sidecarTimelinePath(for: file)
-        guard FileManager.default.fileExists(atPath: sidecar) else {
-            Console.warning("no timeline (\(sidecar) does not exist): length and placement were not checked")
-            return nil
+        for candidate in [sidecar, SessionVerifier.legacySidecarTimelinePath(for: file)]
+        where FileManager.default.fileExists(atPath: candidate) {
+            return (try SessionVerifier.readTimeline(at: candidate), candidate)
         }
-        return try SessionVerifier.readTimeline(at: sidecar)
+        Console.warning("no timeline (\(sidecar) does not exist): length and placement were not checked")
+        return (nil, nil)
     }
 }
