@@ -17,9 +17,7 @@ struct RenderSession: AsyncParsableCommand {
             voices lists them), the app backend's TTS proxy or an OpenAI-compatible speech server; the clips, exact silences, randomized interjections and a closing bell \
             become one WAV file, and the plan of it a timeline JSON.
 
-            Exit statuses: 0 done; 1 the work failed (nothing half-written is left); 64 a usage \
-            error (an unknown option, a value out of range); 130 or 143 interrupted by SIGINT or \
-            SIGTERM (unfinished files removed).
+            \(ExitStatus.summary)
 
             Example:
               render-session render Fixtures/scripts/ten-minute-session.json \\

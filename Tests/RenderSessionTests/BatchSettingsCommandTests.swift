@@ -47,7 +47,7 @@ struct BatchSettingsCommandTests {
             command, folder.path("stretches.json"), "-o", folder.path(command == "batch" ? "out" : "out.wav"),
             "--cache", folder.path("cache"), "--regions", "nope",
         ])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(
             result.standardError
                 == "error: stretches: --regions: \"nope\" is not a region of the file; it has back\n"

@@ -209,7 +209,7 @@ struct CommandTests {
         let result = try renderSession([
             "render", script, "-o", folder.path("out.wav"), "--cache", folder.path("cache"),
         ])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.standardOutput.isEmpty)
         #expect(
             result.standardError == """
@@ -245,7 +245,7 @@ struct CommandTests {
     @Test("A script that does not exist is named in the error")
     func missingScript() throws {
         let result = try renderSession(["timeline", "no-such.json"] + Self.cache)
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.standardError == "error: no-such.json: cannot read the script: no such file\n")
     }
 

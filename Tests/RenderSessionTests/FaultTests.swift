@@ -199,7 +199,7 @@ struct FaultTests {
             "render", Repository.script("ten-minute-session").path, "-o", mountPoint + "/out.wav",
             "--cache", "Fixtures/cache", "--seed", "1", "--offline",
         ])
-        #expect(result.status == 1)
+        #expect(result.status == 74)
         #expect(result.standardError.hasPrefix("error: Cannot write \(mountPoint)/.out.wav."))
         #expect(result.standardError.contains("No space left on device"), "\(result.standardError)")
         #expect(result.standardError.split(separator: "\n").count == 1)
@@ -216,7 +216,7 @@ struct FaultTests {
             "prepare", "Fixtures/scripts/edge-cases.json", "--cache", folder.path("file/cache"),
             "--provider", "proxy", "--tts-url", server.baseURL.absoluteString,
         ])
-        #expect(result.status == 1)
+        #expect(result.status == 74)
         #expect(result.standardError.hasPrefix("error: Cannot create the cache folder \(folder.path("file/cache")): "))
         #expect(try await server.stats().count == 0)
     }

@@ -52,7 +52,7 @@ struct FormatCommandTests {
             !$0.hasPrefix(".")
         }
         .sorted()
-        #expect(files == ["edge-cases.mp3", "edge-cases.timeline.json", "manifest.json"])
+        #expect(files == ["edge-cases.mp3", "edge-cases.mp3.timeline.json", "manifest.json"])
         let manifest = try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: folder.path("out/manifest.json")))
         )

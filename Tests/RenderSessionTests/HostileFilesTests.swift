@@ -109,7 +109,7 @@ struct HostileFilesTests {
                 deadline: 120
             )
         )
-        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.status == (planted == .existingQueueWithNoOverwrite ? 1 : 74), "\(result.standardError)")
         let expected =
             switch planted {
             case .dotEntriesOnly:
@@ -207,7 +207,7 @@ struct HostileFilesTests {
                 deadline: 120
             )
         )
-        #expect(result.status == 1)
+        #expect(result.status == 74)
         #expect(
             result.standardError.contains(
                 "error: Cannot lock \(folder.path("out/.render-session.lock")): it is a symbolic link, which render-session never follows for its lock file; remove it\n"
@@ -364,12 +364,12 @@ struct HostileFilesTests {
                 deadline: 120
             )
         )
-        #expect(timeline.status == 1)
+        #expect(timeline.status == 74)
         #expect(timeline.standardError == "error: Cannot write \(disk)/t.json: the disk holding \(disk) is full\n")
         let queue = try #require(
             try renderSession(["queue", Self.script, "-o", disk + "/q"] + Self.queueArguments, deadline: 120)
         )
-        #expect(queue.status == 1)
+        #expect(queue.status == 74)
         #expect(queue.standardError.contains("the disk holding \(disk)"), "\(queue.standardError)")
         #expect(queue.standardError.contains(" is full\n"), "\(queue.standardError)")
     }

@@ -22,7 +22,7 @@ struct HostileInputCommandTests {
     }
 
     @Test(
-        "A voice id is a name from the engine's list, never a path: one line, exit 1, before any work",
+        "A voice id is a name from the engine's list, never a path: one line, exit 65, before any work",
         arguments: [
             (
                 "espeak:../../../../etc/passwd",
@@ -43,7 +43,7 @@ struct HostileInputCommandTests {
             let folder = try TemporaryFolder()
             let command = Self.commands(folder)[Self.commands(folder).firstIndex { $0[0] == arguments[0] }!]
             let result = try renderSession(command + ["--voice", voice])
-            #expect(result.status == 1, "\(command[0])")
+            #expect(result.status == 65, "\(command[0])")
             #expect(result.standardError == expected + "\n", "\(command[0])")
             #expect(try folder.contents() == [], "\(command[0]) wrote nothing")
         }
@@ -55,7 +55,7 @@ struct HostileInputCommandTests {
         let json = #"{"kind": "timer", "id": "t", "title": "T", "durationSeconds": 60, "voice": "espeak:/dev/zero"}"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: folder.path("timer.json")))
         let result = try renderSession(["timeline", folder.path("timer.json"), "--cache", folder.path("cache")])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(
             result.standardError
                 == "error: unknown voice \"espeak:/dev/zero\": eSpeak NG has no such voice; `render-session voices` lists them\n"
@@ -82,7 +82,7 @@ struct HostileInputCommandTests {
         script["segments"] = [["id": "a", "phase": "opening", "startSeconds": 0, "text": "Hi\u{1B}[2J"]]
         try JSONSerialization.data(withJSONObject: script).write(to: URL(fileURLWithPath: folder.path("evil.json")))
         let timeline = try renderSession(["timeline", folder.path("evil.json")])
-        #expect(timeline.status == 1 && !timeline.standardError.utf8.contains(0x1B))
+        #expect(timeline.status == 65 && !timeline.standardError.utf8.contains(0x1B))
         #expect(
             timeline.standardError
                 == "error: \(folder.path("evil.json")): segments[0].text: holds the control character U+001B at character 3; control characters are not speech\n"
@@ -95,7 +95,7 @@ struct HostileInputCommandTests {
         let big = Data(#"{"id": ""#.utf8) + Data(repeating: UInt8(ascii: "x"), count: 16 << 20) + Data(#""}"#.utf8)
         try big.write(to: URL(fileURLWithPath: folder.path("big.json")))
         let file = try renderSession(["timeline", folder.path("big.json")])
-        #expect(file.status == 1)
+        #expect(file.status == 65)
         #expect(
             file.standardError
                 == "error: \(folder.path("big.json")): the script is larger than 16 MiB, the most a script may be\n"
@@ -125,7 +125,7 @@ struct HostileInputCommandTests {
             )
         try Data(duplicated.utf8).write(to: URL(fileURLWithPath: folder.path("dup.json")))
         let result = try renderSession(["timeline", folder.path("dup.json")])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.standardError.hasPrefix("error: \(folder.path("dup.json")): line "))
         #expect(
             result.standardError.hasSuffix(

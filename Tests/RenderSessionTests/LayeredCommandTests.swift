@@ -132,7 +132,7 @@ struct LayeredCommandTests {
         ]
         let notFound = #"\#(role) "\#(name)" is not in the sound library \#(library)\#(suggestion)"#
         let refused = try renderSession(arguments + ["-o", folder.path("b.wav")])
-        #expect(refused.status == 1)
+        #expect(refused.status == 65)
         #expect(refused.standardError == "error: \(notFound); --allow-missing-sounds leaves it out\n")
         #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))
         #expect(!FileManager.default.fileExists(atPath: folder.path("t.json")))

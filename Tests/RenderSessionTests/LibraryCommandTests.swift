@@ -27,7 +27,7 @@ struct LibraryCommandTests {
         let folder = try TemporaryFolder()
         try Data("# Calm\n\n## 1. One\nno subtitle\n".utf8).write(to: URL(fileURLWithPath: folder.path("bad.md")))
         let result = try renderSession(["import", folder.path("bad.md"), "-o", folder.path("scripts")])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(
             result.standardError
                 == "error: \(folder.path("bad.md")):4: expected the subtitle in single asterisks, '*Subtitle*', after the title\n"

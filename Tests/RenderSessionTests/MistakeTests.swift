@@ -29,7 +29,7 @@ struct MistakeTests {
             "render", Self.script, "-o", folder.path("s.wav"), "--cache", folder.path("cache"), "--voice", voice,
             "--piper-models", folder.path("models"), "--fallback-voice", "espeak",
         ])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.standardError == expected.replacing("MODELS", with: folder.path("models")) + "\n")
         #expect(result.standardOutput.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")))
@@ -42,7 +42,7 @@ struct MistakeTests {
         let result = try renderSession(
             ["render", Self.script, "-o", folder.path("s.wav"), "--fallback-voice", "espeak:xx"] + Self.offline
         )
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(
             result.standardError
                 == "error: unknown voice \"espeak:xx\": eSpeak NG has no such voice; `render-session voices` lists them\n"
@@ -78,7 +78,7 @@ struct MistakeTests {
             ["render", Self.script, "-o", folder.path("s.wav")] + Self.offline,
             environment: environment
         )
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.standardError.hasPrefix(#"error: unknown voice "espeak:en-uss""#))
     }
 
@@ -300,10 +300,29 @@ struct MistakeTests {
             toPath: folder.path("s.opus.timeline.json")
         )
         let refused = try renderSession(["verify", folder.path("s.opus")])
-        #expect(refused.status == 2)
+        #expect(refused.status == 65)
         #expect(
             refused.standardError
                 == "error: Cannot verify \(folder.path("s.opus")) against \(folder.path("s.opus.timeline.json")): the timeline is of a .mp3 file (mp3 at 22050 Hz), not a .opus one\n"
         )
+    }
+
+    @Test("A Markdown file of meditations given where a script belongs says to import it, in one line, exit 65")
+    func markdownGivenAsScript() throws {
+        let folder = try TemporaryFolder()
+        let path = "Fixtures/meditations/reactivity.md"
+        let result = try renderSession(["render", path, "-o", folder.path("s.wav")] + Self.offline)
+        #expect(result.status == 65)
+        #expect(
+            result.standardError
+                == "error: \(path): is Markdown, not a script's JSON; `render-session import \(path) -o DIR` makes a script of each of its meditations\n"
+        )
+        // Named otherwise, a leading heading gives it away just the same.
+        try Data(contentsOf: Repository.root.appendingPathComponent(path)).write(
+            to: folder.url.appendingPathComponent("m.txt")
+        )
+        let renamed = try renderSession(["timeline", folder.path("m.txt")] + Self.offline)
+        #expect(renamed.status == 65)
+        #expect(renamed.standardError.contains(": is Markdown, not a script's JSON; "))
     }
 }

@@ -82,7 +82,7 @@ struct OutputTests {
 
         try FileManager.default.createDirectory(atPath: folder.path("dir.wav"), withIntermediateDirectories: false)
         let refused = try renderSession(Self.render + ["-o", folder.path("dir.wav")])
-        #expect(refused.status == 1)
+        #expect(refused.status == 74)
         #expect(refused.standardError == "error: Cannot write \(folder.path("dir.wav")): it is a directory\n")
     }
 
@@ -239,7 +239,7 @@ struct OutputTests {
         #expect(fromPipe.standardOutput == fromFile.standardOutput)
 
         let invalid = try renderSession(["timeline", "-"] + arguments, input: Data("{".utf8))
-        #expect(invalid.status == 1)
+        #expect(invalid.status == 65)
         #expect(invalid.standardError.hasPrefix("error: <stdin>: line 1, column 2: "), "\(invalid.standardError)")
     }
 
@@ -252,13 +252,13 @@ struct OutputTests {
             "render", "Fixtures/scripts/ten-minute-session.json", "-o", folder.path("s.wav"),
             "--cache", folder.path("c"), "--voice", "espeak:xx-nonexistent",
         ])
-        #expect(render.status == 1)
+        #expect(render.status == 65)
         #expect(render.standardError == line + "\n")
         let batch = try renderSession([
             "batch", "Fixtures/scripts", "-o", folder.path("out"), "--cache", folder.path("c"),
             "--voice", "espeak:xx-nonexistent",
         ])
-        #expect(batch.status == 1)
+        #expect(batch.status == 65)
         #expect(batch.standardError == line + "\n")
         #expect(try folder.contents() == [], "no output folder, no cache")
     }
@@ -268,7 +268,7 @@ struct OutputTests {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("none"), withIntermediateDirectories: false)
         let result = try renderSession(["batch", folder.path("none"), "-o", folder.path("out")])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.standardError == "error: No scripts to render: \(folder.path("none")) holds no *.json file\n")
     }
 
@@ -284,7 +284,7 @@ struct OutputTests {
         lines[marker] = "[2:00] Notice your feet."
         try Data(lines.joined(separator: "\n").utf8).write(to: folder.url.appendingPathComponent("m.md"))
         let result = try renderSession(["import", folder.path("m.md"), "-o", folder.path("out")])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(
             result.standardError.hasPrefix(
                 "error: \(folder.path("m.md")):\(marker + 1): \"[2:00] Notice your feet.\" is not a time marker"

@@ -57,7 +57,7 @@ struct PositionCommandTests {
         )
     }
 
-    @Test("A queue that breaks its shape is one error line naming it, exit 1")
+    @Test("A queue that breaks its shape is one error line naming it, exit 65")
     func brokenQueue() throws {
         let text = try String(contentsOf: Repository.root.appendingPathComponent(Self.queue), encoding: .utf8)
         let cases = [
@@ -76,14 +76,14 @@ struct PositionCommandTests {
         ]
         for (json, error) in cases {
             let result = try renderSession(["position", "-", "--at", "0"], input: Data(json.utf8))
-            #expect(result.status == 1)
+            #expect(result.status == 65)
             #expect(result.standardOutput.isEmpty)
             #expect(result.standardError == error)
         }
     }
 
     @Test(
-        "A value outside the session is one error line with the range, exit 1",
+        "A value outside the session is one error line with the range, exit 65",
         arguments: [
             (
                 [timeline, "--at", "700"],
@@ -109,7 +109,7 @@ struct PositionCommandTests {
     )
     func outOfRange(arguments: [String], line: String) throws {
         let result = try renderSession(["position"] + arguments)
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError == "error: \(line)\n")
     }

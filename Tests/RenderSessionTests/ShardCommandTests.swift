@@ -144,7 +144,7 @@ struct ShardCommandTests {
         environment[BatchShard.indexVariable] = nil
         environment[BatchShard.countVariable] = nil
         let missing = try renderSession(Self.batch(folder, into: "out", ["--shard", "auto"]), environment: environment)
-        #expect(missing.status == 1)
+        #expect(missing.status == 65)
         #expect(
             missing.standardError
                 == "error: --shard auto needs --shards N or RENDER_SESSION_SHARDS, which is not set\n"

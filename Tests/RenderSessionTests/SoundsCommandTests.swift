@@ -56,7 +56,7 @@ struct SoundsCommandTests {
                 """
         )
         #expect(result.standardError == "error: 1 of the 2 sounds in \(folder.url.path) is missing: bell\n")
-        #expect(result.status == 1)
+        #expect(result.status == 65)
     }
 
     @Test("sounds with a broken sounds.json prints one error line per problem and nothing else")
@@ -65,7 +65,7 @@ struct SoundsCommandTests {
         try Data(#"[{"id": "a", "file": "a", "gain": -1}, {"id": "a", "file": "b"}]"#.utf8)
             .write(to: URL(fileURLWithPath: folder.path("sounds.json")))
         let result = try renderSession(["sounds", "--sounds", folder.url.path])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.standardOutput == "")
         #expect(
             result.standardError == """
@@ -75,7 +75,7 @@ struct SoundsCommandTests {
                 """
         )
         let missing = try renderSession(["sounds", "--sounds", folder.path("none")])
-        #expect(missing.status == 1)
+        #expect(missing.status == 65)
         #expect(
             missing.standardError == "error: Cannot open the sound library \(folder.path("none")): no such folder\n"
         )

@@ -2,10 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A script read from standard input that cannot be read is one line and exit 1, never a crash.
+/// A script read from standard input that cannot be read is one line and exit 65, never a crash.
 @Suite("Standard input that is not a script")
 struct StandardInputCommandTests {
-    @Test("render - with a folder on standard input: one error line, exit 1 (it used to trap in Foundation, 132)")
+    @Test("render - with a folder on standard input: one error line, exit 65 (it used to trap in Foundation, 132)")
     func folderOnStandardInput() throws {
         let folder = try TemporaryFolder()
         let process = Process()
@@ -19,7 +19,7 @@ struct StandardInputCommandTests {
         try process.run()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(printed)")
+        #expect(process.terminationStatus == 65, "\(printed)")
         #expect(printed.hasPrefix("error: ") && printed.split(separator: "\n").count == 1, "\(printed)")
         #expect(try folder.contents() == [])
     }

@@ -85,7 +85,7 @@ struct VerifyCommandTests {
         let missing = try renderSession([
             "verify", folder.path("none.wav"), "--timeline", folder.path("x.timeline.json"),
         ])
-        #expect(missing.status == 2, "a file that cannot be read is not a problem found")
+        #expect(missing.status == 65, "a file that cannot be read is not a problem found")
         #expect(missing.standardError == "error: Cannot verify \(folder.path("none.wav")): no such file\n")
     }
 }

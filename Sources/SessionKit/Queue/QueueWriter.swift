@@ -114,8 +114,12 @@ package enum QueueWriter {
     /// holds regular files, never links, whatever the source is (a linked cache entry is read
     /// through); a source that is not a regular file (a FIFO) is refused rather than waited on.
     private static func copy(_ source: String, to path: String, as file: String) throws(SessionError) {
-        func failure(_ reason: String) -> SessionError {
-            SessionError(.unusableClips, "Cannot copy \(source) into the queue as \(file): \(reason)")
+        func failure(_ reason: String, writing: Bool = false) -> SessionError {
+            // What went wrong decides the kind: a source that cannot be read, or a queue that cannot be written.
+            SessionError(
+                writing ? .cannotWrite : .unusableClips,
+                "Cannot copy \(source) into the queue as \(file): \(reason)"
+            )
         }
         // Errors reading name no folder; errors writing name the queue's (a full disk is its disk).
         let input: FileDescriptor
@@ -141,14 +145,14 @@ package enum QueueWriter {
                 permissions: 0o644
             )
         } catch {
-            throw failure(error.reason(folder: folder))
+            throw failure(error.reason(folder: folder), writing: true)
         }
         do {
             try input.copy(to: output, blockSize: 1 << 16)
         } catch {
             switch error {
             case .reading(let error): throw failure(error.reason())
-            case .handling(let error): throw failure(error.reason(folder: folder))
+            case .handling(let error): throw failure(error.reason(folder: folder), writing: true)
             }
         }
     }

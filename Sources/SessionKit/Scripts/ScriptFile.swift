@@ -20,6 +20,13 @@ public enum ScriptFile {
         do {
             script = try Script(json: data, strict: strict)
         } catch {
+            if error.code == .notJSON, looksLikeMarkdown(path: path, data: data) {
+                // A meditation file given where a script belongs: what to do, not where the JSON broke.
+                throw SessionError(
+                    .invalidScript,
+                    "\(name): is Markdown, not a script's JSON; `render-session import \(path) -o DIR` makes a script of each of its meditations"
+                )
+            }
             throw SessionError(.invalidScript, lines: error.problems.map { "\(name): \($0)" })
         }
         if case .stretch(let stretch) = script.kind, case .regions = stretch.source, path != "-" {
@@ -27,6 +34,14 @@ public enum ScriptFile {
             if ScriptRules.isValidIdentifier(base) { script.id = base }
         }
         return script
+    }
+
+    /// Whether a file that is not JSON is meant as meditation Markdown: named `.md`, or starting
+    /// (after blank space) with a `#` heading.
+    static func looksLikeMarkdown(path: String, data: Data) -> Bool {
+        let suffix = (path as NSString).pathExtension.lowercased()
+        if suffix == "md" || suffix == "markdown" { return true }
+        return data.first { !" \t\r\n".utf8.contains($0) } == UInt8(ascii: "#")
     }
 
     /// The bytes of `path` (`-`: standard input), read to the end whatever kind of file it is,

@@ -17,12 +17,13 @@ struct RenderCommand: AsyncParsableCommand {
 
             Examples:
               render-session render Fixtures/scripts/ten-minute-session.json \\
-                -o out/session.wav --timeline out/session.timeline.json \\
+                -o out/session.wav --timeline out/session.wav.timeline.json \\
                 --cache Fixtures/cache --seed 7
               render-session render Fixtures/scripts/edge-cases.json -o - \\
                 --cache Fixtures/cache --offline --seed 3 > out/edge-cases.wav
               render-session render Fixtures/scripts/ten-minute-session.json \\
-                -o out/session.mp3 --cache Fixtures/cache --seed 7 --verify
+                -o out/session.mp3 --timeline out/session.mp3.timeline.json \\
+                --cache Fixtures/cache --seed 7 --verify
             """
     )
 

@@ -22,8 +22,8 @@ struct VerifyCommand: AsyncParsableCommand {
 
             The example checks out/session.mp3 against out/session.mp3.timeline.json, beside it.
 
-            Exit statuses: 0 no problems; 1 problems found; 2 the file or the timeline cannot be \
-            read; 64 a usage error.
+            Exit statuses: 0 no problems; 1 problems found; 65 the file or the timeline cannot be \
+            read, or the timeline is of another format's render; 64 a usage error.
 
             Example:
               render-session verify out/session.mp3
@@ -55,9 +55,9 @@ struct VerifyCommand: AsyncParsableCommand {
                     try SessionVerifier.verify(file: file, timeline: timeline, timelineName: name)
                 }
             } catch let error as SessionError where error.code != .cancelled {
-                // 1 means "problems found", so a file or timeline that cannot be read is 2.
+                // 1 means "problems found"; a file or timeline that cannot be read is an input's 65.
                 for line in error.flagLines { Console.error(line) }
-                throw ExitCode(2)
+                throw error.exitStatus
             }
             if json {
                 let encoder = JSONEncoder()

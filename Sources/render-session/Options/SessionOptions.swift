@@ -186,7 +186,7 @@ struct ProviderOptions: ParsableArguments {
         } catch {
             // Printed as the commands' own errors are (this runs before their work starts).
             for line in error.flagLines { Console.error(line) }
-            throw ExitCode.failure
+            throw error.exitStatus
         }
     }
 

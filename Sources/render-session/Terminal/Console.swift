@@ -118,7 +118,8 @@ extension Duration {
 
 /// Runs a command's work as a task that SIGINT and SIGTERM cancel, and turns its outcome into
 /// what a shell expects: a ``SessionError`` is printed as one `error:` line per problem and exits
-/// with status 1; a signal exits with 128 + its number after the work has unwound.
+/// with its kind's status (``SessionError/exitStatus``); a signal exits with 128 + its number
+/// after the work has unwound.
 func runCommand(_ work: sending @escaping () async throws -> Void) async throws {
     let outcome = await Interruption.cancellingOnSignals(work)
     if let signal = outcome.signal {
@@ -129,6 +130,34 @@ func runCommand(_ work: sending @escaping () async throws -> Void) async throws 
         try outcome.result.get()
     } catch let error as SessionError {
         for line in error.flagLines { Console.error(line) }
-        throw ExitCode.failure
+        throw error.exitStatus
+    }
+}
+
+/// The exit statuses every command uses, one per kind of outcome (numbered as sysexits.h does),
+/// listed in `--help` and docs/cli.md.
+enum ExitStatus {
+    /// What `--help` says about them.
+    static let summary = """
+        Exit statuses: 0 done; 1 the work failed (a clip could not be had, speech later than \
+        --max-late, problems found by verify, some sessions of a batch failed); 64 a usage error \
+        (an unknown option, a value out of range, an output whose extension names another \
+        format); 65 an input is wrong or cannot be read (a script, timeline, audio file to \
+        verify, sound library or header file; a voice or sound that names nothing); 74 an output \
+        cannot be written; 130 or 143 interrupted by SIGINT or SIGTERM. Nothing half-written is \
+        left in any case.
+        """
+}
+
+extension SessionError {
+    /// 65 when an input is wrong or cannot be read, 74 when an output cannot be written, else 1.
+    var exitStatus: ExitCode {
+        let input: [Code] = [
+            .unreadableScript, .invalidScript, .noScripts, .missingSound, .invalidSoundLibrary, .unknownVoice,
+            .unreadableAudio, .unreadableTimeline, .positionOutOfRange, .invalidSetting,
+        ]
+        if input.contains(code) { return ExitCode(65) }
+        if code == .cannotWrite { return ExitCode(74) }
+        return .failure
     }
 }
