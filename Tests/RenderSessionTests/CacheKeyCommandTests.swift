@@ -11,7 +11,9 @@ struct CacheKeyCommandTests {
     /// The timeline with every clip's source path left out, to compare two caches' renders.
     static func withoutSourcePaths(_ timeline: Timeline) -> Timeline {
         var timeline = timeline
-        for index in timeline.items.indices { timeline.items[index].source?.path = nil }
+        for index in timeline.items.indices {
+            timeline.items[index].editSource { $0.path = nil }
+        }
         return timeline
     }
 
@@ -50,7 +52,7 @@ struct CacheKeyCommandTests {
         for index in voice.items.indices {
             guard let clip = voice.items[index].clip else { continue }
             let key = try StretchingCache.sha256sum(clip.text)
-            voice.items[index].clip?.key = key
+            voice.items[index].editClip { $0.key = key }
             #expect(text.items[index].source?.path == cache.path("\(key).mp3"), "\(clip.text)")
         }
         #expect(!text.items.compactMap(\.clip).isEmpty)

@@ -234,23 +234,24 @@ struct DuckingTests {
             sampleRate: rate,
             channelCount: .mono,
             items: [
-                TimelineItem(index: 0, kind: .silence, startFrame: 0, frameCount: 8_000),
+                TimelineItem(index: 0, startFrame: 0, frameCount: 8_000, content: .silence),
                 TimelineItem(
                     index: 1,
-                    kind: .segment,
                     startFrame: 8_000,
                     frameCount: 4_000,
-                    clip: PlacedClip(
-                        text: "…",
-                        phase: "p",
-                        segmentId: "s",
-                        plannedStartFrame: 8_000,
-                        lateByFrames: 0,
-                        key: "k"
-                    ),
-                    source: clip
+                    content: .segment(
+                        PlacedClip(
+                            text: "…",
+                            phase: "p",
+                            segmentId: "s",
+                            plannedStartFrame: 8_000,
+                            lateByFrames: 0,
+                            key: "k"
+                        ),
+                        ItemAudio(source: clip, gain: 1)
+                    )
                 ),
-                TimelineItem(index: 2, kind: .silence, startFrame: 12_000, frameCount: 8_000),
+                TimelineItem(index: 2, startFrame: 12_000, frameCount: 8_000, content: .silence),
             ],
             overlays: [
                 TimelineOverlay(

@@ -75,7 +75,7 @@ struct QueueExportTests {
                 #expect(same, "\(item.file) is the render's samples at its start")
                 // Through the renderer's own clip stream, the queue's file gives every sample.
                 var fromQueue = placed
-                fromQueue.source?.path = path
+                fromQueue.editSource { $0.path = path }
                 let streamed = try expectedPCM16(of: fromQueue, in: timeline) == Array(render[range])
                 #expect(streamed, "\(item.file), streamed as the renderer streams it, is the render's samples")
             case .rendered:

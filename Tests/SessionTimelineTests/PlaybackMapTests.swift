@@ -27,10 +27,9 @@ struct PlaybackMapTests {
             items.append(
                 TimelineItem(
                     index: index,
-                    kind: kind,
                     startFrame: Frames(start),
                     frameCount: Frames(length),
-                    clip: clip
+                    content: RecordedItem(kind: kind, clip: clip).content
                 )
             )
             start += length
@@ -328,7 +327,7 @@ struct PlaybackMapTests {
         var start: Int64 = 0
         timeline.items = Self.randomItems(&generator).enumerated().map { index, item in
             defer { start += item.frameCount.count }
-            return TimelineItem(index: index, kind: .silence, startFrame: Frames(start), frameCount: item.frameCount)
+            return TimelineItem(index: index, startFrame: Frames(start), frameCount: item.frameCount, content: .silence)
         }
         try Self.checkRoundTrips(try PlaybackMap(timeline: timeline), &generator)
     }

@@ -14,30 +14,33 @@ struct QueuePlannerTests {
         segment: String? = "intro",
         kind: TimelineItem.Kind = .segment
     ) -> TimelineItem {
-        TimelineItem(
-            index: index,
-            kind: kind,
-            startFrame: Frames(start),
-            frameCount: Frames(frames),
-            clip: PlacedClip(
-                text: "text \(index)",
-                phase: kind == .interjection ? "interjection" : segment ?? "intro",
-                segmentId: kind == .interjection ? nil : segment,
-                plannedStartFrame: Frames(start),
-                lateByFrames: .zero,
-                key: "key\(index)"
-            ),
+        let clip = PlacedClip(
+            text: "text \(index)",
+            phase: kind == .interjection ? "interjection" : segment ?? "intro",
+            segmentId: kind == .interjection ? nil : segment,
+            plannedStartFrame: Frames(start),
+            lateByFrames: .zero,
+            key: "key\(index)"
+        )
+        let audio = ItemAudio(
             source: AudioSourceInfo(
                 path: "cache/key\(index).mp3",
                 sampleRate: sourceRate,
                 frameCount: Frames(sourceFrames ?? frames),
                 gapless: true
-            )
+            ),
+            gain: 1
+        )
+        return TimelineItem(
+            index: index,
+            startFrame: Frames(start),
+            frameCount: Frames(frames),
+            content: kind == .interjection ? .interjection(clip, audio) : .segment(clip, audio)
         )
     }
 
     static func silence(_ index: Int, at start: Int64, frames: Int64) -> TimelineItem {
-        TimelineItem(index: index, kind: .silence, startFrame: Frames(start), frameCount: Frames(frames))
+        TimelineItem(index: index, startFrame: Frames(start), frameCount: Frames(frames), content: .silence)
     }
 
     static func timeline(_ items: [TimelineItem], rate: SampleRate = 22_050) -> Timeline {
@@ -52,11 +55,16 @@ struct QueuePlannerTests {
         // 1 frame of silence (0.36 of an 8 kHz frame) is left out; the bell's source is built in.
         let bell = TimelineItem(
             index: 5,
-            kind: .bell,
             startFrame: 24_063,
             frameCount: 100,
-            source: AudioSourceInfo(path: nil, sampleRate: 22_050, frameCount: 100, gapless: false),
-            name: "builtin"
+            content: .bell(
+                ItemAudio(
+                    source: AudioSourceInfo(path: nil, sampleRate: 22_050, frameCount: 100, gapless: false),
+                    gain: 1
+                ),
+                name: "builtin",
+                cue: nil
+            )
         )
         let timeline = Self.timeline([
             Self.clip(0, at: 0, frames: 1_000),

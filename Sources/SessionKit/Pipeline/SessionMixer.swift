@@ -111,10 +111,8 @@ struct NarrationLane {
             let item = timeline.items[itemIndex]
             let itemEnd = (item.startFrame + item.frameCount).count
             let wanted = Int(min(Int64(frames - done), itemEnd - frame))
-            if item.kind == .silence || wanted == 0 {
-                SampleBlock.zero(&buffer, from: done * channels, count: wanted * channels)
-            } else {
-                let stream = try openStream(for: item)
+            if let audio = item.audio, wanted > 0 {
+                let stream = try openStream(for: item, playing: audio)
                 var got = 0
                 while got < wanted {
                     let read: Int
@@ -132,11 +130,18 @@ struct NarrationLane {
                             "Item \(item.index) (\(item.kind.rawValue)) ended at frame \(frame + Int64(got)), not at its planned end \(itemEnd)"
                         )
                     }
-                    let gain = Float(item.gain)
                     let offset = (done + got) * channels
-                    SampleBlock.copy(scratch, count: read * channels, gain: gain, into: &buffer, at: offset)
+                    SampleBlock.copy(
+                        scratch,
+                        count: read * channels,
+                        gain: Float(audio.gain),
+                        into: &buffer,
+                        at: offset
+                    )
                     got += read
                 }
+            } else {
+                SampleBlock.zero(&buffer, from: done * channels, count: wanted * channels)
             }
             done += wanted
             if frame + Int64(wanted) == itemEnd {
@@ -146,11 +151,19 @@ struct NarrationLane {
         }
     }
 
-    /// The stream of `item`, opened when the lane reaches it.
-    private mutating func openStream(for item: TimelineItem) throws(SessionError) -> ClipStream {
+    /// The stream of `item`, which plays `audio`, opened when the lane reaches it.
+    private mutating func openStream(
+        for item: TimelineItem,
+        playing audio: ItemAudio
+    ) throws(SessionError) -> ClipStream {
         if let stream { return stream }
         do {
-            let opened = try Self.stream(of: item, in: timeline, builtinBell: &builtinBell)
+            let opened = try Self.stream(
+                of: audio,
+                frameCount: item.frameCount,
+                in: timeline,
+                builtinBell: &builtinBell
+            )
             stream = opened
             return opened
         } catch {
@@ -158,21 +171,23 @@ struct NarrationLane {
         }
     }
 
-    /// A stream of `item`'s source at `timeline`'s rate and channel count, exactly its length.
-    /// The built-in bell is synthesized into `builtinBell` the first time and reused after.
+    /// A stream of `audio`'s source at `timeline`'s rate and channel count, exactly `frameCount`
+    /// frames (its item's length). The built-in bell is synthesized into `builtinBell` the first
+    /// time and reused after.
     static func stream(
-        of item: TimelineItem,
+        of audio: ItemAudio,
+        frameCount: Frames,
         in timeline: Timeline,
         builtinBell: inout [Float]?
     ) throws(AudioError) -> ClipStream {
-        guard let source = item.source else { preconditionFailure("a \(item.kind) item has a source") }
+        let source = audio.source
         if let path = source.path {
             return try ClipStream(
                 decoder: AudioFileDecoder(path: path),
                 sourceFrames: source.frameCount,
                 outputRate: timeline.sampleRate,
                 outputChannels: timeline.channelCount,
-                outputFrames: item.frameCount
+                outputFrames: frameCount
             )
         }
         let samples = builtinBell ?? BuiltinBell.samples(sampleRate: source.sampleRate)
@@ -183,7 +198,7 @@ struct NarrationLane {
             channelCount: .mono,
             outputRate: timeline.sampleRate,
             outputChannels: timeline.channelCount,
-            outputFrames: item.frameCount
+            outputFrames: frameCount
         )
     }
 

@@ -212,16 +212,20 @@ enum SessionRenderer {
         var builtinBell: [Float]?
         for item in timeline.items {
             do {
-                switch item.kind {
-                case .silence:
-                    try writer.writeSilence(frames: item.frameCount)
-                case .segment, .interjection, .bell:
-                    let stream = try NarrationLane.stream(of: item, in: timeline, builtinBell: &builtinBell)
+                if let audio = item.audio {
+                    let stream = try NarrationLane.stream(
+                        of: audio,
+                        frameCount: item.frameCount,
+                        in: timeline,
+                        builtinBell: &builtinBell
+                    )
                     while case let frames = try stream.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
                         if Task.isCancelled { break }
                         try writer.write(buffer, frames: frames)
                         progress(writer.framesWritten)
                     }
+                } else {
+                    try writer.writeSilence(frames: item.frameCount)
                 }
             } catch {
                 throw SessionError(error.code == .cannotWrite ? .cannotWrite : .unusableClips, describe(item, error))
@@ -277,7 +281,7 @@ package enum SilenceFile {
             seed: 0,
             sampleRate: sampleRate,
             channelCount: .mono,
-            items: [TimelineItem(index: 0, kind: .silence, startFrame: .zero, frameCount: frameCount)]
+            items: [TimelineItem(index: 0, startFrame: .zero, frameCount: frameCount, content: .silence)]
         )
         try SessionRenderer.render(
             silence,

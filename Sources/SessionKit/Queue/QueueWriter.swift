@@ -97,10 +97,9 @@ package enum QueueWriter {
             let source = queued.overlay.source
             let sound = TimelineItem(
                 index: 0,
-                kind: .bell,
                 startFrame: .zero,
                 frameCount: source.frameCount,
-                source: source
+                content: .bell(ItemAudio(source: source, gain: 1), name: queued.overlay.name, cue: nil)
             )
             let write: (String, EncoderSettings) throws(SessionError) -> Void = { path, encoder throws(SessionError) in
                 try render(sound, at: source.sampleRate, of: timeline, to: path, encoder: EncoderSettings())

@@ -76,9 +76,9 @@ extension Timeline {
                         key: clip.key
                     ),
                     source: clip.source,
-                    kind: .segment,
-                    name: cue.name,
-                    cue: spokenCues[index],
+                    content: { [spokenCue = spokenCues[index]] in
+                        .spokenCue($0, $1, name: cue.name, cue: spokenCue)
+                    },
                     placeAt: spokenStarts[index]
                 )
             )

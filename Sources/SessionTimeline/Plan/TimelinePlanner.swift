@@ -106,7 +106,7 @@ extension Timeline {
                         key: clip.key
                     ),
                     source: clip.source,
-                    kind: .segment
+                    content: TimelineItem.Content.segment
                 )
             )
         }
@@ -123,7 +123,7 @@ extension Timeline {
                         key: clip.key
                     ),
                     source: clip.source,
-                    kind: .interjection
+                    content: TimelineItem.Content.interjection
                 )
             )
         }
@@ -161,9 +161,8 @@ extension Timeline {
 struct LaneClip {
     var clip: PlacedClip
     var source: AudioSourceInfo
-    var kind: TimelineItem.Kind
-    var name: String? = nil
-    var cue: TimelineCue? = nil
+    /// The item it becomes once placed (its lateness set) and given its gain.
+    var content: (PlacedClip, ItemAudio) -> TimelineItem.Content
     /// Where it is placed from; `nil` is its planned start.
     var placeAt: Frames? = nil
 }
@@ -195,35 +194,29 @@ extension TimelinePlanner {
             let index = items.count
             switch stretch {
             case .clip(let cue, let start, _):
-                var clip = clips[cue].clip
+                let lane = clips[cue]
+                var clip = lane.clip
                 clip.lateByFrames = max(start - clip.plannedStartFrame, .zero)
+                let gain = Loudness.normalizingGain(measured: lane.source.loudness, target: target)
                 items.append(
                     TimelineItem(
                         index: index,
-                        kind: clips[cue].kind,
                         startFrame: start,
                         frameCount: cues[cue].frameCount,
-                        clip: clip,
-                        source: clips[cue].source,
-                        gain: Loudness.normalizingGain(measured: clips[cue].source.loudness, target: target),
-                        name: clips[cue].name,
-                        cue: clips[cue].cue
+                        content: lane.content(clip, ItemAudio(source: lane.source, gain: gain))
                     )
                 )
             case .silence(let start, let frameCount):
-                items.append(TimelineItem(index: index, kind: .silence, startFrame: start, frameCount: frameCount))
+                items.append(TimelineItem(index: index, startFrame: start, frameCount: frameCount, content: .silence))
             case .bell(let start):
                 guard let bell = chosenBell else { continue }
+                let gain = bell.gain * Loudness.normalizingGain(measured: bell.source.loudness, target: target)
                 items.append(
                     TimelineItem(
                         index: index,
-                        kind: .bell,
                         startFrame: start,
                         frameCount: bell.source.frameCount(at: sampleRate),
-                        source: bell.source,
-                        gain: bell.gain * Loudness.normalizingGain(measured: bell.source.loudness, target: target),
-                        name: bell.name,
-                        cue: bellCue
+                        content: .bell(ItemAudio(source: bell.source, gain: gain), name: bell.name, cue: bellCue)
                     )
                 )
             }

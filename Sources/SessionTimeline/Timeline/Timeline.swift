@@ -226,9 +226,9 @@ public struct Timeline: Sendable, Equatable, Codable {
 
 /// One stretch of a timeline: a spoken clip, silence, or the bell.
 public struct TimelineItem: Sendable, Equatable, Decodable {
-    /// What an item holds.
+    /// What an item holds, as its JSON `kind` names it.
     public enum Kind: String, Sendable, Codable {
-        /// A script segment's clip.
+        /// A script segment's clip, or a spoken cue of a session of another kind.
         case segment
         /// An interjection's chosen clip.
         case interjection
@@ -238,46 +238,97 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
         case bell
     }
 
+    /// What an item plays, each kind with exactly what it needs: a planned item is always one of
+    /// the first five, so the renderer finds every sound it is asked to play.
+    package enum Content: Sendable, Equatable {
+        /// Digital silence: every sample zero.
+        case silence
+        /// A guided script's segment.
+        case segment(PlacedClip, ItemAudio)
+        /// A spoken cue of a timer, breathing, workout or stretching session (a `segment` in JSON):
+        /// its name (`round-3`, `einatmen`, a stretch's id) and what it is.
+        case spokenCue(PlacedClip, ItemAudio, name: String, cue: TimelineCue)
+        /// An interjection's chosen clip.
+        case interjection(PlacedClip, ItemAudio)
+        /// The closing bell, by the name it was chosen by (a library name or a path); sessions of
+        /// other kinds give it their `end` cue.
+        case bell(ItemAudio, name: String, cue: TimelineCue?)
+        /// An item a timeline file gives without what its kind has when planned (a timeline written
+        /// by hand for `position`, whose clips have no source), kept as read: only ever read back.
+        case recorded(RecordedItem)
+    }
+
     /// The item's position in ``Timeline/items``.
     public var index: Int
-    /// What the item holds.
-    public var kind: Kind
     /// Where the item starts in the output.
     public var startFrame: Frames
     /// The item's length in the output.
     public var frameCount: Frames
-    /// The spoken clip, for segments and interjections.
-    public var clip: PlacedClip?
-    /// The audio for anything that is not silence: a clip's file, the bell's file, or `builtin`.
-    public var source: AudioSourceInfo?
-    /// The linear gain the source is played at: 1 unless loudness normalization changed it.
-    public var gain: Double
-    /// The name the bell was chosen by (a library name or a path), or a cue's name in sessions of
-    /// other kinds (`round-3`, `einatmen`, a stretch's id); `nil` for a guided script's other items.
-    public var name: String?
-    /// What a cue of a timer, breathing, workout or stretching session is; `nil` otherwise.
-    public var cue: TimelineCue?
+    /// What the item plays.
+    package var content: Content
 
-    public init(
-        index: Int,
-        kind: Kind,
-        startFrame: Frames,
-        frameCount: Frames,
-        clip: PlacedClip? = nil,
-        source: AudioSourceInfo? = nil,
-        gain: Double = 1,
-        name: String? = nil,
-        cue: TimelineCue? = nil
-    ) {
+    package init(index: Int, startFrame: Frames, frameCount: Frames, content: Content) {
         self.index = index
-        self.kind = kind
         self.startFrame = startFrame
         self.frameCount = frameCount
-        self.clip = clip
-        self.source = source
-        self.gain = gain
-        self.name = name
-        self.cue = cue
+        self.content = content
+    }
+
+    /// What the item holds.
+    public var kind: Kind {
+        switch content {
+        case .silence: .silence
+        case .segment, .spokenCue: .segment
+        case .interjection: .interjection
+        case .bell: .bell
+        case .recorded(let item): item.kind
+        }
+    }
+
+    /// The spoken clip, for segments and interjections.
+    public var clip: PlacedClip? {
+        switch content {
+        case .segment(let clip, _), .spokenCue(let clip, _, _, _), .interjection(let clip, _): clip
+        case .silence, .bell: nil
+        case .recorded(let item): item.clip
+        }
+    }
+
+    /// What the item plays and at what gain; `nil` for silence.
+    package var audio: ItemAudio? {
+        switch content {
+        case .segment(_, let audio), .spokenCue(_, let audio, _, _), .interjection(_, let audio):
+            audio
+        case .bell(let audio, _, _): audio
+        case .silence: nil
+        case .recorded(let item): item.audio
+        }
+    }
+
+    /// The audio for anything that is not silence: a clip's file, the bell's file, or `builtin`.
+    public var source: AudioSourceInfo? { audio?.source }
+
+    /// The linear gain the source is played at: 1 unless loudness normalization changed it.
+    public var gain: Double { audio?.gain ?? 1 }
+
+    /// The name the bell was chosen by (a library name or a path), or a cue's name in sessions of
+    /// other kinds (`round-3`, `einatmen`, a stretch's id); `nil` for a guided script's other items.
+    public var name: String? {
+        switch content {
+        case .spokenCue(_, _, let name, _), .bell(_, let name, _): name
+        case .silence, .segment, .interjection: nil
+        case .recorded(let item): item.name
+        }
+    }
+
+    /// What a cue of a timer, breathing, workout or stretching session is; `nil` otherwise.
+    public var cue: TimelineCue? {
+        switch content {
+        case .spokenCue(_, _, _, let cue): cue
+        case .bell(_, _, let cue): cue
+        case .silence, .segment, .interjection: nil
+        case .recorded(let item): item.cue
+        }
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -303,20 +354,21 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
         }
         try container.encodeIfPresent(name, forKey: .name)
         try cue?.encode(to: encoder)
-        if let source {
-            try container.encode(gain, forKey: .gain)
-            try source.encode(to: encoder)
+        if let audio {
+            try container.encode(audio.gain, forKey: .gain)
+            try audio.source.encode(to: encoder)
         }
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        // Read in this order, so that a file with several mistakes is told of the same one first.
         index = try container.decode(Int.self, forKey: .index)
-        kind = try container.decode(Kind.self, forKey: .kind)
+        var read = RecordedItem(kind: try container.decode(Kind.self, forKey: .kind))
         startFrame = try container.decode(Frames.self, forKey: .startFrame)
         frameCount = try container.decode(Frames.self, forKey: .frameCount)
         if let key = try container.decodeIfPresent(String.self, forKey: .key) {
-            clip = PlacedClip(
+            read.clip = PlacedClip(
                 text: try container.decode(String.self, forKey: .text),
                 phase: try container.decode(String.self, forKey: .phase),
                 segmentId: try container.decodeIfPresent(String.self, forKey: .segmentId),
@@ -325,12 +377,62 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
                 key: key
             )
         }
-        source = try AudioSourceInfo(decodingIfPresentFrom: decoder)
-        gain = try container.decodeIfPresent(Double.self, forKey: .gain) ?? 1
-        name = try container.decodeIfPresent(String.self, forKey: .name)
-        cue = try TimelineCue(decodingIfPresentFrom: decoder)
+        let source = try AudioSourceInfo(decodingIfPresentFrom: decoder)
+        let gain = try container.decodeIfPresent(Double.self, forKey: .gain) ?? 1
+        read.audio = source.map { ItemAudio(source: $0, gain: gain) }
+        read.name = try container.decodeIfPresent(String.self, forKey: .name)
+        read.cue = try TimelineCue(decodingIfPresentFrom: decoder)
         // An item's `plannedStartFrame` is its clip's; its cue has none of its own.
-        cue?.plannedStartFrame = nil
+        read.cue?.plannedStartFrame = nil
+        content = read.content
+    }
+}
+
+/// What a sounding item plays: its source, at a gain.
+package struct ItemAudio: Sendable, Equatable {
+    /// A clip's file, the bell's file, or the built-in bell.
+    package var source: AudioSourceInfo
+    /// The linear gain the source is played at: 1 unless loudness normalization changed it.
+    package var gain: Double
+
+    package init(source: AudioSourceInfo, gain: Double) {
+        self.source = source
+        self.gain = gain
+    }
+}
+
+/// A timeline item's fields as a file gives them, each there or not whatever the kind.
+package struct RecordedItem: Sendable, Equatable {
+    package var kind: TimelineItem.Kind
+    package var clip: PlacedClip?
+    package var audio: ItemAudio?
+    package var name: String?
+    package var cue: TimelineCue?
+
+    package init(
+        kind: TimelineItem.Kind,
+        clip: PlacedClip? = nil,
+        audio: ItemAudio? = nil,
+        name: String? = nil,
+        cue: TimelineCue? = nil
+    ) {
+        self.kind = kind
+        self.clip = clip
+        self.audio = audio
+        self.name = name
+        self.cue = cue
+    }
+
+    /// The planned item these fields make, or the fields themselves when they make none.
+    package var content: TimelineItem.Content {
+        switch (kind, clip, audio, name, cue) {
+        case (.silence, nil, nil, nil, nil): .silence
+        case (.segment, let clip?, let audio?, nil, nil): .segment(clip, audio)
+        case (.segment, let clip?, let audio?, let name?, let cue?): .spokenCue(clip, audio, name: name, cue: cue)
+        case (.interjection, let clip?, let audio?, nil, nil): .interjection(clip, audio)
+        case (.bell, nil, let audio?, let name?, let cue): .bell(audio, name: name, cue: cue)
+        default: .recorded(self)
+        }
     }
 }
 
