@@ -1,7 +1,7 @@
 import ArgumentParser
 import SessionKit
 
-/// `render-session`: turns a guided-session script into one gapless WAV file.
+/// `render-session`: turns a guided-session script into one gapless audio file.
 @main
 struct RenderSession: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +12,8 @@ struct RenderSession: AsyncParsableCommand {
             Every text's clip comes from a content-addressed cache of MP3 files, filled on demand \
             by the embedded eSpeak NG voice, Piper's natural voices offline (render-session \
             voices lists them), the app backend's TTS proxy or an OpenAI-compatible speech server; the clips, exact silences, randomized interjections and a closing bell \
-            become one WAV file, and the plan of it a timeline JSON.
+            become one audio file (WAV, FLAC, MP3, Opus or Ogg Vorbis), and the plan of it a \
+            timeline JSON.
 
             Exit statuses: 0 done; 1 the work failed (nothing half-written is left); 64 a usage \
             error (an unknown option, a value out of range); 130 or 143 interrupted by SIGINT or \
