@@ -32,8 +32,10 @@ Encoding (docs/formats.md), each against the tools a user would otherwise run on
   ffmpeg-mp3  ffmpeg -c:a libmp3lame -q:a 6 on our WAV
   lame-b64    lame -b 64 on our WAV: the size the MP3 must be at most half of
   opus        render -o x.opus --loudness off (48 kHz, VBR 24 kb/s, complexity 6)
-  opusenc     opusenc --bitrate 24 on our 48 kHz WAV
-  ffmpeg-opus ffmpeg -c:a libopus -b:a 24k on our 48 kHz WAV
+  opusenc     opusenc --bitrate 24 on our 48 kHz WAV (libopus's default complexity, 10)
+  ffmpeg-opus ffmpeg -c:a libopus -b:a 24k on our 48 kHz WAV (complexity 10)
+  opusenc-c6  opusenc --bitrate 24 --comp 6: the complexity we encode at
+  ffmpeg-opus-c6  ffmpeg -c:a libopus -b:a 24k -compression_level 6
 
 The Piper voice (docs/voices.md), cold, against Piper's engine alone: scripts/bench_piper.py.
 BENCH_ONLY=encoding or BENCH_ONLY=piper runs one part alone; BENCH_SKIP_PIPER=1 leaves the Piper
@@ -229,12 +231,17 @@ def encoding_rows(script, cache, bell, ours_wav):
         ("opusenc", quote(["opusenc", "--quiet", "--bitrate", "24", wav48, out("opusenc.opus")])),
         ("ffmpeg-opus", quote(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav48, "-c:a", "libopus", "-b:a", "24k",
                                out("ffmpeg.opus")])),
+        # The same two at the complexity we encode at (6), so that the comparison is like for like.
+        ("opusenc-c6", quote(["opusenc", "--quiet", "--bitrate", "24", "--comp", "6", wav48, out("opusenc-c6.opus")])),
+        ("ffmpeg-opus-c6", quote(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav48, "-c:a", "libopus", "-b:a",
+                                  "24k", "-compression_level", "6", out("ffmpeg-c6.opus")])),
     ]
     for _, command in commands:
         subprocess.run(["sh", "-c", command], check=True, capture_output=True)
     results = hyperfine(commands, runs=min(RUNS, 10))
     files = {"mp3": "ours.mp3", "mp3-whole": "ours-whole.mp3", "lame": "lame.mp3", "ffmpeg-mp3": "ffmpeg.mp3",
-             "lame-b64": "lame-b64.mp3", "opus": "ours.opus", "opusenc": "opusenc.opus", "ffmpeg-opus": "ffmpeg.opus"}
+             "lame-b64": "lame-b64.mp3", "opus": "ours.opus", "opusenc": "opusenc.opus", "ffmpeg-opus": "ffmpeg.opus",
+             "opusenc-c6": "opusenc-c6.opus", "ffmpeg-opus-c6": "ffmpeg-c6.opus"}
     sizes = {name: os.path.getsize(out(f)) for name, f in files.items()}
     timeline = timeline_of(script, cache, bell)
     total = timeline["totalFrames"]
@@ -268,11 +275,13 @@ def encoding_only():
     run([BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline", "--loudness", "off",
          "-o", ours])
     encoding = encoding_rows(script, cache, bell, ours)
-    print("| encoding | median | min … max | size |")
-    print("|---|---|---|---|")
-    for name, r in encoding["results"].items():
+    results = encoding["results"]
+    print("| encoding | median | min … max | size | opusenc / it | opusenc-c6 / it |")
+    print("|---|---|---|---|---|---|")
+    for name, r in results.items():
         print(f"| {name} | {r['median'] * 1000:.1f} ms | {r['min'] * 1000:.1f} … {r['max'] * 1000:.1f} ms | "
-              f"{encoding['sizes'][name] / 1000:,.0f} kB |")
+              f"{encoding['sizes'][name] / 1000:,.0f} kB | {results['opusenc']['median'] / r['median']:.2f} | "
+              f"{results['opusenc-c6']['median'] / r['median']:.2f} |")
     print(f"decoded frames: {encoding['frames']}; speech SNR (skip, whole, between): {encoding['snr']}")
     return 0
 
@@ -382,7 +391,8 @@ def main():
     ]
     lines.append("| encoding | median | min … max | size | × lame | × ffmpeg |")
     lines.append("|---|---|---|---|---|---|")
-    for name in ["mp3", "mp3-whole", "lame", "ffmpeg-mp3", "lame-b64", "opus", "opusenc", "ffmpeg-opus"]:
+    for name in ["mp3", "mp3-whole", "lame", "ffmpeg-mp3", "lame-b64", "opus", "opusenc", "ffmpeg-opus", "opusenc-c6",
+                 "ffmpeg-opus-c6"]:
         low, high = spread[name]
         size = encoding["sizes"][name]
         reference = "lame" if name in ("mp3", "mp3-whole", "ffmpeg-mp3", "lame-b64") else "opusenc"

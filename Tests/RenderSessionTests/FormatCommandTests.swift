@@ -80,4 +80,35 @@ struct FormatCommandTests {
         #expect(result.status == 0, "\(result.standardError)")
         #expect(try FFmpeg.decodedFrameCount(folder.path("s.mp3")) == 55_125)
     }
+
+    @Test(
+        "render -o x.mp3 --bitrate at the fixtures' 22,050 Hz: the edge bit rates, and the message that lists those allowed",
+        arguments: [
+            ([String](), 8, Int32(1)), ([], 16, 1), ([], 48, 1), ([], 56, 0), ([], 160, 0),
+            (["--sample-rate", "22050"], 8, 64), (["--sample-rate", "44100"], 56, 0),
+            (["--sample-rate", "44100"], 48, 64),
+        ]
+    )
+    func mp3Bitrates(extra: [String], kilobits: Int, status: Int32) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("s.mp3")
+        let result = try renderSession(
+            [
+                "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline",
+                "--loudness", "off", "-o", path, "--bitrate", String(kilobits),
+            ] + extra
+        )
+        #expect(result.status == status, "\(result.standardError)")
+        let rate = extra.last ?? "22050"
+        let allowed =
+            rate == "22050"
+            ? "56, 64, 80, 96, 112, 128, 144 or 160" : "56, 64, 80, 96, 112, 128, 160, 192, 224, 256 or 320"
+        let message =
+            "mp3 at \(rate) Hz mono takes a bit rate of \(allowed) kb/s (the MPEG bit rates whose frames hold the gapless tag), not \(kilobits)"
+        switch status {
+        case 0: #expect(try folder.contents() == ["s.mp3"])
+        case 1: #expect(result.standardError == "error: Cannot write \(path): \(message)\n")
+        default: #expect(result.standardError.hasPrefix("Error: --format: \(message)\n"))
+        }
+    }
 }

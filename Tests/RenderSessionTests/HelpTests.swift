@@ -1,4 +1,5 @@
 import Foundation
+import SessionTimeline
 import TestSupport
 import Testing
 
@@ -160,5 +161,60 @@ struct HelpTests {
             documented.subtracting(help).isEmpty,
             "\(command): in docs/cli.md, not in --help: \(documented.subtracting(help).sorted())"
         )
+    }
+
+    @Test("docs/cli.md's command table and the root help list the same commands")
+    func commandTable() throws {
+        let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let table = text.components(separatedBy: "| subcommand | what it does |").dropFirst().first ?? ""
+        let rows = table.split(separator: "\n").dropFirst().prefix { $0.hasPrefix("| `") }
+        let documented = rows.compactMap { $0.firstMatch(of: /^\| `([a-z]+)`/).map { String($0.output.1) } }
+        #expect(documented == Self.subcommands)
+        let help = try renderSession(["--help"]).standardOutput
+        let listed = help.split(separator: "\n").drop { $0 != "SUBCOMMANDS:" }.dropFirst().prefix { !$0.isEmpty }
+            .compactMap { $0.firstMatch(of: /^  ([a-z]+)/).map { String($0.output.1) } }
+        #expect(listed.filter { $0 != "help" } == Self.subcommands)
+    }
+
+    @Test("The usage error docs/cli.md quotes for an extension not written is the one the command prints")
+    func extensionError() throws {
+        let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let quoted = try #require(flat.firstMatch(of: /\(`-o out\.aiff` → `([^`]+)`\)/)).output.1
+        let folder = try TemporaryFolder()
+        let result = try renderSession([
+            "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "-o",
+            folder.path("out.aiff"),
+        ])
+        #expect(result.status == 64)
+        #expect(result.standardError.split(separator: "\n").first == "Error: \(quoted)")
+    }
+
+    @Test("The root help says the session becomes one audio file, in any of the five formats")
+    func rootHelpFormats() throws {
+        let help = try renderSession(["--help"]).standardOutput.split(whereSeparator: \.isWhitespace)
+            .joined(separator: " ")
+        #expect(help.contains("become one audio file (WAV, FLAC, MP3, Opus or Ogg Vorbis)"))
+        #expect(!help.contains("WAV file"))
+    }
+
+    @Test(
+        "docs/timing.md gives the output rates --sample-rate takes (SampleRate.supported), and the command refuses the next ones out"
+    )
+    func outputRateRange() throws {
+        let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/timing.md"), encoding: .utf8)
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let range = SampleRate.supported
+        let written = [range.lowerBound, range.upperBound].map {
+            $0.formatted(.number.locale(Locale(identifier: "en_US")))
+        }
+        #expect(text.contains("The output rate is in the same range, \(written[0]) to \(written[1]) Hz"))
+        let folder = try TemporaryFolder()
+        for (hertz, status) in [(range.lowerBound - 1, 64), (range.lowerBound, 0), (range.upperBound + 1, 64)] {
+            let result = try renderSession([
+                "silence", "--seconds", "0.01", "--sample-rate", String(hertz), "-o", folder.path("\(hertz).wav"),
+            ])
+            #expect(result.status == Int32(status), "\(hertz) Hz: \(result.standardError)")
+        }
     }
 }

@@ -55,4 +55,32 @@ struct SessionKindsCommandTests {
         #expect(samples[0..<16_000].allSatisfy { $0 == 0 }, "the countdown is silent")
         #expect(samples[16_000..<16_400].contains { abs($0) > 0.01 }, "the gong sounds from its frame")
     }
+
+    @Test(
+        "A stretching region file's id is its file name without .json; stretching from standard input or a name that is no id"
+    )
+    func regionFileIdentifier() throws {
+        let folder = try TemporaryFolder()
+        let regions = Data(
+            #"[{"id": "back", "region": "back", "displayName": "Back", "stretches": [{"id": "b1", "name": "B1", "description": "b one", "bilateral": false}]}]"#
+                .utf8
+        )
+        func scriptId(_ path: String, input: Data? = nil) throws -> String? {
+            let result = try renderSession(
+                ["timeline", path, "--cache", folder.path("cache")],
+                environment: LayeredCommandTests.environment(folder),
+                input: input
+            )
+            #expect(result.status == 0, "\(result.standardError)")
+            let json = try JSONSerialization.jsonObject(with: Data(result.standardOutputBytes)) as? [String: Any]
+            #expect(json?["title"] as? String == "Stretching")
+            return json?["scriptId"] as? String
+        }
+        for name in ["back-and-neck.json", "two words.json"] {
+            try regions.write(to: folder.url.appendingPathComponent(name))
+        }
+        #expect(try scriptId(folder.path("back-and-neck.json")) == "back-and-neck")
+        #expect(try scriptId(folder.path("two words.json")) == "stretching", "a space is not allowed in an id")
+        #expect(try scriptId("-", input: regions) == "stretching")
+    }
 }

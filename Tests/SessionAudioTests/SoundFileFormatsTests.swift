@@ -359,9 +359,16 @@ struct SoundFileFormatsTests {
         #expect(bytes.firstRange(of: Array("LIST".utf8)) != nil)
         let labels = try #require(bytes.firstRange(of: Array("adtl".utf8)))
         #expect(labels.lowerBound < bytes.count - 64_000, "the chunks come before the samples")
-        // "Body scan – Körper" is 21 bytes of UTF-8: with its NUL and padding to 4, 24, after the 4-byte id.
-        #expect(bytes.firstRange(of: Array("labl".utf8) + [28, 0, 0, 0, 2, 0, 0, 0]) != nil)
-        #expect(bytes.firstRange(of: Array("Body scan – Körper".utf8) + [0]) != nil)
+        // "Body scan – Körper" is 21 bytes of UTF-8: 22 with its NUL, after the 4-byte id, and no pad (even).
+        #expect(bytes.firstRange(of: Array("labl".utf8) + [26, 0, 0, 0, 2, 0, 0, 0]) != nil)
+        #expect(bytes.firstRange(of: Array("Body scan – Körper".utf8) + [0] + Array("labl".utf8)) != nil)
+        #expect(
+            bytes.firstRange(of: Array("LIST".utf8) + [88, 0, 0, 0, 97, 100, 116, 108]) != nil,
+            "78 bytes of labels and a 10-byte JUNK"
+        )
+        if FFmpeg.probePath != nil {
+            #expect(try FFmpeg.chapters(path).map(\.title) == chapters.map(\.title), "ffprobe reads every title")
+        }
         #expect(try decodeAll(path).samples == samples.map { quantized($0, bits: 16) }, "the audio is untouched")
 
         guard container == .riff else { return }  // libsndfile 1.2.0 reads no cue points from RF64

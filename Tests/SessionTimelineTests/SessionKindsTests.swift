@@ -18,7 +18,8 @@ struct SessionKindsTests {
         spoken: Int64 = 2_000,
         soundFrames: Int64 = 1_000,
         sound extra: SoundSettings = SoundSettings(),
-        seed: UInt64 = 1
+        seed: UInt64 = 1,
+        sampleRate: SampleRate = 1_000
     ) -> Timeline {
         let sound = extra.overriding(script.sound)
         let score = script.score(sound: sound, hasSound: present.contains, seed: seed)!
@@ -34,7 +35,7 @@ struct SessionKindsTests {
             score: score,
             script: script,
             seed: seed,
-            sampleRate: 1_000,
+            sampleRate: sampleRate,
             channelCount: 1,
             spokenClips: clips,
             sounds: sounds,
@@ -131,6 +132,52 @@ struct SessionKindsTests {
         #expect(timeline.items.last?.name == "ausklang" && timeline.items.last?.startFrame == 170_000)
         #expect(timeline.phases.map(\.name) == ["warm-up", "work", "rest", "work", "rest", "work"])
         #expect(timeline.phases.map(\.startFrame.count) == [0, 10_000, 50_000, 70_000, 110_000, 130_000])
+    }
+
+    @Test(
+        "docs/sessions.md's workout example: last-round at the start of the last rest, then the round's announcement, 1 s late"
+    )
+    func workoutExample() throws {
+        let script = try Self.session(
+            #"{"kind": "workout", "id": "intervals-4x40", "title": "Four rounds of 40/20", "rounds": 4, "workSeconds": 40, "restSeconds": 20, "warmUpSeconds": 10, "announce": "Round {n} of {total}"}"#
+        )
+        // Seed 003's cue sounds (last-round is 1 s, as the built-in one), no round-N: the rounds are
+        // spoken, each 1.5 s (33,075 frames at 22,050 Hz).
+        let timeline = Self.plan(
+            script,
+            present: ["auftakt", "kurz", "lang", "last-round", "ausklang"],
+            spoken: 1_500,
+            sampleRate: 22_050
+        )
+        #expect(Self.overlays(timeline, "auftakt") == [0])
+        #expect(
+            Self.overlays(timeline, "kurz") == [
+                154_350, 176_400, 198_450, 1_477_350, 1_499_400, 1_521_450, 2_800_350, 2_822_400, 2_844_450,
+                4_123_350, 4_145_400, 4_167_450,
+            ]
+        )
+        #expect(
+            Self.overlays(timeline, "lang") == [
+                220_500, 1_102_500, 1_543_500, 2_425_500, 2_866_500, 3_748_500, 4_189_500,
+            ]
+        )
+        // last-round plays first, at the start of the rest before the last round (seed 003: "before
+        // final round"); "Round 4 of 4" follows when it ends, 22,050 frames after its planned start.
+        let lastRound = try #require(timeline.overlays.first { $0.name == "last-round" })
+        #expect(lastRound.startFrame == 3_748_500 && lastRound.cue?.earlyByFrames == 0)
+        let spoken = timeline.items.filter { $0.kind == .segment }
+        #expect(spoken.map(\.clip?.text) == ["Round 1 of 4", "Round 2 of 4", "Round 3 of 4", "Round 4 of 4"])
+        #expect(spoken.map(\.startFrame.count) == [0, 1_102_500, 2_425_500, 3_770_550])
+        #expect(spoken.map(\.clip?.plannedStartFrame.count) == [0, 1_102_500, 2_425_500, 3_748_500])
+        #expect(spoken.map(\.clip?.lateByFrames.count) == [0, 0, 0, 22_050])
+        #expect(spoken.map(\.clip?.phase) == ["warm-up", "rest", "rest", "rest"])
+        #expect(timeline.items.last?.name == "ausklang" && timeline.items.last?.startFrame == 5_071_500)
+        #expect(timeline.phases.map(\.name) == ["warm-up", "work", "rest", "work", "rest", "work", "rest", "work"])
+        #expect(
+            timeline.phases.map(\.startFrame.count) == [
+                0, 220_500, 1_102_500, 1_543_500, 2_425_500, 2_866_500, 3_748_500, 4_189_500,
+            ]
+        )
     }
 
     @Test("Workout: an announcement longer than its rest starts earlier and says so")

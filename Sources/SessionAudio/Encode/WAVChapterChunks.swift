@@ -6,8 +6,13 @@ internal import SessionTimeline
 /// They are handed to libsndfile as custom chunks (`sf_set_chunk`), which it writes in the header
 /// before `data`, for RIFF and RF64 alike. libsndfile 1.2.0 has `SFC_SET_CUE` for the cue points,
 /// but its RF64 writer ignores it and no writer of it makes `labl` chunks, so both chunks are laid
-/// out here, once, for both containers. libsndfile reads them back: `SFC_GET_CUE` returns each
-/// point with its label as the name.
+/// out here, once, for both containers. libsndfile reads them back (`SFC_GET_CUE` returns each
+/// point with its label as the name), and so does ffmpeg (`ffprobe -show_chapters`).
+///
+/// Every size is the RIFF one: a `labl` counts its cue id and its title with one NUL, never the pad
+/// byte that follows an odd-length one. Readers depend on it: ffmpeg reads a title up to its NUL
+/// and then expects the next `labl` at the next even offset, so a size that also counts
+/// padding loses every title after it.
 struct WAVChapterChunks: Equatable {
     /// The `cue ` chunk's body: the count, then 24 bytes a point.
     let cue: [UInt8]
@@ -31,18 +36,25 @@ struct WAVChapterChunks: Equatable {
             Self.append(0, to: &cue)  // dwChunkStart: no `wavl` list
             Self.append(0, to: &cue)  // dwBlockStart: uncompressed samples
             Self.append(offset, to: &cue)  // dwSampleOffset: the frame the chapter starts at
-            // The title as a C string, up to its first NUL, then NULs up to a multiple of 4 bytes:
-            // libsndfile writes a custom chunk's length rounded up to 4, so the body must already be.
-            var text = Array(chapter.title.utf8.prefix { $0 != 0 }) + [0]
-            while (4 + text.count) % 4 != 0 { text.append(0) }
+            // The title as a C string, up to its first NUL; the size counts the id and the string,
+            // and a zero pad byte after an odd size keeps the next subchunk at an even offset.
+            let text = Array(chapter.title.utf8.prefix { $0 != 0 }) + [0]
             labels += Array("labl".utf8)
             Self.append(UInt32(4 + text.count), to: &labels)
             Self.append(identifier, to: &labels)
             labels += text
+            if text.count % 2 == 1 { labels.append(0) }
         }
+        // libsndfile writes a custom chunk rounded up to 4 bytes, counting the zeros it adds, and
+        // then reads them as the start of another subchunk, past the chunk's end. So a body 2 bytes
+        // short of a multiple of 4 ends with RIFF's filler instead: a `JUNK` subchunk of 2 zeros.
+        if labels.count % 4 == 2 { labels += Self.filler }
         self.cue = cue
         self.labels = labels
     }
+
+    /// A `JUNK` subchunk holding 2 zero bytes: 10 bytes, which make a body of 4n + 2 a multiple of 4.
+    static let filler: [UInt8] = Array("JUNK".utf8) + [2, 0, 0, 0] + [0, 0]
 
     private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { bytes += $0 }

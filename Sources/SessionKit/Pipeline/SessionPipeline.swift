@@ -105,13 +105,7 @@ public struct SessionPipeline: Sendable {
                 )
             }
         }
-        let encoder = output.encoder
-        if let problem = encoder.problem {
-            problems.append(SettingProblem(.encoding, problem))
-        } else if let problem = encoder.format.problem(
-            sampleRate: sampleRate?.hertz,
-            channelCount: plan.channelCount.count
-        ) {
+        if let problem = output.encoder.problem(sampleRate: sampleRate?.hertz, channelCount: plan.channelCount.count) {
             problems.append(SettingProblem(.encoding, problem))
         }
         if let audio = output.audio, let timeline = output.timeline, OutputTarget.sameFile(audio, timeline) {
@@ -369,7 +363,7 @@ public struct SessionPipeline: Sendable {
     ) throws(SessionError) -> Timeline {
         let total = timeline.totalFrames
         if targets.audio != nil,
-            let problem = output.encoder.format.problem(
+            let problem = output.encoder.problem(
                 sampleRate: timeline.sampleRate.hertz,
                 channelCount: timeline.channelCount.count
             )

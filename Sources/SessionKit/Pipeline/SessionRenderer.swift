@@ -271,7 +271,7 @@ package enum SilenceFile {
         encoder: EncoderSettings = EncoderSettings(),
         replaceExisting: Bool = true
     ) throws(SessionError) {
-        if let problem = encoder.problem ?? encoder.format.problem(sampleRate: sampleRate.hertz, channelCount: 1) {
+        if let problem = encoder.problem(sampleRate: sampleRate.hertz, channelCount: 1) {
             throw SessionError(.invalidSetting, "Cannot write \(destination): \(problem)")
         }
         let target = try OutputTarget.resolve(destination, replaceExisting: replaceExisting)
