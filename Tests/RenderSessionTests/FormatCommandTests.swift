@@ -84,7 +84,7 @@ struct FormatCommandTests {
     @Test(
         "render -o x.mp3 --bitrate at the fixtures' 22,050 Hz: the edge bit rates, and the message that lists those allowed",
         arguments: [
-            ([String](), 8, Int32(1)), ([], 16, 1), ([], 48, 1), ([], 56, 0), ([], 160, 0),
+            ([String](), 8, Int32(65)), ([], 16, 65), ([], 48, 65), ([], 56, 0), ([], 160, 0),
             (["--sample-rate", "22050"], 8, 64), (["--sample-rate", "44100"], 56, 0),
             (["--sample-rate", "44100"], 48, 64),
         ]
