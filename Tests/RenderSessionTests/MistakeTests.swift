@@ -325,4 +325,37 @@ struct MistakeTests {
         #expect(renamed.status == 65)
         #expect(renamed.standardError.contains(": is Markdown, not a script's JSON; "))
     }
+
+    @Test(
+        "A script's unknown keys are one warning each with the nearest key, or with --strict errors (65); a guided script's voice speaks"
+    )
+    func scriptKeys() throws {
+        let folder = try TemporaryFolder()
+        let json = #"""
+            {"id": "typo", "category": "t", "title": "Typo", "durationSeconds": 3, "voice": "espeak:en-gb",
+             "sound": {"ambiance": "rain"},
+             "segments": [{"id": "a", "phase": "opening", "startSeconds": 0, "text": "Hello."}]}
+            """#
+        try Data(json.utf8).write(to: folder.url.appendingPathComponent("typo.json"))
+        let arguments = ["render", folder.path("typo.json"), "-o", folder.path("t.wav"), "--cache", folder.path("c")]
+        let warned = try renderSession(arguments)
+        #expect(warned.status == 0, "\(warned.standardError)")
+        let lines = warned.standardError.split(separator: "\n").map(String.init)
+        #expect(
+            lines.first
+                == #"warning: \#(folder.path("typo.json")): sound.ambiance: is not a field of the sound block (did you mean "ambience"?); it is ignored"#
+        )
+        #expect(
+            lines.count == 2
+                && lines[1].contains(", voice espeak:en-gb (the script's), 1 clip (0 cached, 1 synthesized), "),
+            "\(lines)"
+        )
+        let strict = try renderSession(arguments + ["--strict"])
+        #expect(strict.status == 65)
+        #expect(
+            strict.standardError
+                == #"error: \#(folder.path("typo.json")): sound.ambiance: is not a field of the sound block (did you mean "ambience"?)"#
+                + "\n"
+        )
+    }
 }

@@ -13,12 +13,19 @@ public enum ScriptFile {
     /// without `.json`, when that is a valid id. With `strict`, keys a session's kind does not
     /// know are problems.
     /// - Throws: ``SessionError`` with one line per problem: `path: location: rule`.
-    public static func load(_ path: String, strict: Bool = false) throws(SessionError) -> Script {
+    /// `warn` is told each key the script's shape does not know, as `path: location: rule`.
+    public static func load(
+        _ path: String,
+        strict: Bool = false,
+        warn: (String) -> Void = { _ in }
+    ) throws(SessionError) -> Script {
         let name = path == "-" ? standardInputName : path
         let data = try contents(of: path)
         var script: Script
+        var warnings: [ScriptProblem] = []
         do {
-            script = try Script(json: data, strict: strict)
+            script = try Script(json: data, strict: strict, warnings: &warnings)
+            for warning in warnings { warn("\(name): \(warning)") }
         } catch {
             if error.code == .notJSON, looksLikeMarkdown(path: path, data: data) {
                 // A meditation file given where a script belongs: what to do, not where the JSON broke.

@@ -24,13 +24,13 @@ package struct ScriptLibrary: Sendable {
     package let problems: [Problem]
 
     /// Reads every `*.json` file directly in each folder of `paths`, and each file named; with
-    /// `strict`, keys a session's kind does not know are problems.
-    package init(paths: [String], strict: Bool = false) throws(SessionError) {
+    /// `strict`, keys a script's shape does not know are problems, else `warn` is told of each.
+    package init(paths: [String], strict: Bool = false, warn: (String) -> Void = { _ in }) throws(SessionError) {
         var entries: [Entry] = []
         var problems: [Problem] = []
         for path in try ScriptFile.scriptPaths(in: paths) {
             do {
-                entries.append(Entry(path: path, script: try ScriptFile.load(path, strict: strict)))
+                entries.append(Entry(path: path, script: try ScriptFile.load(path, strict: strict, warn: warn)))
             } catch {
                 problems.append(Problem(path: path, error: error))
             }

@@ -26,8 +26,8 @@ public struct Script: Sendable, Equatable, Encodable {
     public var sound: SoundSettings?
     /// The session's shape: ``SessionKind/guided`` for a script with segments.
     public var kind: SessionKind
-    /// The voice the session's texts are spoken in (`espeak:de`), over the command's; `nil` for
-    /// the command's.
+    /// The voice the session's texts are spoken in (`espeak:de`, a script's top-level `voice`,
+    /// for every kind), over the command's; `nil` for the command's.
     public var voice: String?
 
     /// A spoken part of a script.
@@ -93,23 +93,31 @@ public struct Script: Sendable, Equatable, Encodable {
 
     /// A guided script's JSON keys; other kinds are not written back as JSON.
     private enum CodingKeys: String, CodingKey {
-        case id, category, title, subtitle, orderIndex, durationSeconds, segments, interjections, sound
+        case id, category, title, subtitle, orderIndex, durationSeconds, segments, interjections, sound, voice
     }
 
     /// Decodes and validates a script from the backend's JSON.
     ///
-    /// Numbers may be written as integers or decimals. Unknown keys are ignored, except in sessions
-    /// of other kinds when `strict` (`--strict`), where a key the kind does not know is a problem.
+    /// Numbers may be written as integers or decimals. A key the script's shape does not know is
+    /// ignored (``init(json:strict:warnings:)`` says which), or, when `strict`, is a problem.
     /// - Throws: ``ScriptError`` with code ``ScriptError/Code/brokenRule`` listing every problem
     ///   found, each with its JSON path and rule, or ``ScriptError/Code/notJSON`` with the line and
     ///   column where the text stops being JSON.
     public init(json data: Data, strict: Bool = false) throws(ScriptError) {
+        var warnings: [ScriptProblem] = []
+        try self.init(json: data, strict: strict, warnings: &warnings)
+    }
+
+    /// ``init(json:strict:)``, with the keys it ignored (each with its path and the nearest known
+    /// key) added to `warnings`; under `strict` they are problems instead.
+    public init(json data: Data, strict: Bool = false, warnings: inout [ScriptProblem]) throws(ScriptError) {
         let value = try JSONValue.parse(data)
         var validator = ScriptValidator()
         validator.strict = strict
         guard let script = validator.script(from: value), validator.problems.isEmpty else {
             throw ScriptError(.brokenRule, problems: validator.problems)
         }
+        warnings += validator.warnings
         self = script
     }
 

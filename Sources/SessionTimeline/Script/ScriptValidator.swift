@@ -47,8 +47,12 @@ package enum ScriptRules {
 /// Walks a parsed JSON document, collecting every problem and building a ``Script`` when there are none.
 struct ScriptValidator {
     private(set) var problems: [ScriptProblem] = []
+    /// Keys the script's shape does not know, each with its path and the nearest known key:
+    /// problems under ``strict``, else these warnings (a typo such as `"ambiance"` must not pass
+    /// without a word).
+    private(set) var warnings: [ScriptProblem] = []
     private var omittedProblems = 0
-    /// Whether keys a session's kind does not know are problems (`--strict`) or ignored.
+    /// Whether keys a session's kind does not know are problems (`--strict`) or warnings.
     var strict = false
 
     /// The script in `value`, or `nil` when a required part could not be read at all.
@@ -66,10 +70,12 @@ struct ScriptValidator {
         if let kind = root["kind"], kind != .string("guided") {
             return session(kind: kind, root)
         }
+        unknownKeys(in: root, known: Self.guidedKeys, at: "", what: "a guided script")
         let id = string(root, "id", at: "")
         if let id, let problem = ScriptRules.identifierProblem(id) {
             report("id", problem)
         }
+        let voice = root["voice"] == nil ? nil : label(root, "voice", at: "", required: true)
         let category = label(root, "category", at: "", required: true)
         let title = label(root, "title", at: "", required: true)
         let subtitle = label(root, "subtitle", at: "", required: false) ?? ""
@@ -106,8 +112,28 @@ struct ScriptValidator {
             durationSeconds: duration,
             segments: segments,
             interjections: interjections,
-            sound: sound
+            sound: sound,
+            voice: voice
         )
+    }
+
+    /// The keys a guided script has.
+    static let guidedKeys = [
+        "kind", "id", "category", "title", "subtitle", "orderIndex", "durationSeconds", "segments", "interjections",
+        "sound", "voice",
+    ]
+
+    /// Reports each key of `fields` that is not `known`: a problem under ``strict``, else a
+    /// warning; both name the key's path and the nearest known key.
+    mutating func unknownKeys(in fields: [String: JSONValue], known: [String], at path: String, what: String) {
+        for key in fields.keys.sorted() where !known.contains(key) {
+            let rule = "is not a field of \(what)\(didYouMean(key, among: known))"
+            if strict {
+                report(join(path, key), rule)
+            } else if warnings.count < ScriptRules.maximumReportedProblems {
+                warnings.append(ScriptProblem(location: join(path, key), rule: rule + "; it is ignored"))
+            }
+        }
     }
 
     // MARK: Parts
@@ -129,6 +155,7 @@ struct ScriptValidator {
                 report(path, "expected an object, found \(item.kindName)")
                 continue
             }
+            unknownKeys(in: fields, known: ["id", "startSeconds", "text", "phase"], at: path, what: "a segment")
             let id = string(fields, "id", at: path)
             if let id {
                 if id.isEmpty || id.unicodeScalars.count > ScriptRules.maximumIdLength {
@@ -170,6 +197,12 @@ struct ScriptValidator {
                 report(path, "expected an object, found \(item.kindName)")
                 continue
             }
+            unknownKeys(
+                in: fields,
+                known: ["windowStartSeconds", "windowEndSeconds", "textOptions"],
+                at: path,
+                what: "an interjection"
+            )
             let start = startSeconds(fields, "windowStartSeconds", at: path, duration: duration)
             let end = startSeconds(fields, "windowEndSeconds", at: path, duration: duration)
             if let start, let end, start > end {
@@ -206,6 +239,12 @@ struct ScriptValidator {
             return nil
         }
         let before = problems.count
+        unknownKeys(
+            in: fields,
+            known: SoundSettings.Field.allCases.map(\.rawValue),
+            at: "sound",
+            what: "the sound block"
+        )
         func name(_ field: SoundSettings.Field) -> String? {
             fields[field.rawValue] == nil ? nil : string(fields, field.rawValue, at: "sound")
         }

@@ -100,11 +100,7 @@ extension ScriptValidator {
                 "it would last \(formatted(total)) s, longer than the limit of \(formatted(ScriptRules.maximumDurationSeconds)) (24 hours)"
             )
         }
-        if strict {
-            for key in root.keys.sorted() where !known.contains(key) {
-                report(key, "is not a field of a \(name) session")
-            }
-        }
+        unknownKeys(in: root, known: known, at: "", what: "a \(name) session")
         guard problems.count == before, let id, let title, let sessionKind, let total, let block, var sound else {
             return nil
         }
@@ -204,12 +200,13 @@ extension ScriptValidator {
         for phase in BreathingSession.BreathPhase.allCases {
             if let value = self.seconds(phases, phase.rawValue, at: patternPath, default: 0) { seconds.append(value) }
         }
-        if strict {
-            let names = BreathingSession.BreathPhase.allCases.map(\.rawValue)
-            for key in phases.keys.sorted() where !names.contains(key) {
-                report(join(patternPath, key), "is not a phase; the phases are \(names.joined(separator: ", "))")
-            }
-        }
+        unknownKeys(
+            in: phases,
+            known: BreathingSession.BreathPhase.allCases.map(\.rawValue),
+            at: patternPath,
+            what:
+                "a breath (its phases are \(BreathingSession.BreathPhase.allCases.map(\.rawValue).joined(separator: ", ")))"
+        )
         guard seconds.count == 4 else { return nil }
         if seconds.allSatisfy({ $0 == 0 }) {
             report(patternPath, "every phase is 0 s; a breath needs at least one phase longer than 0")
@@ -240,10 +237,13 @@ extension ScriptValidator {
         var result: [BreathingSession.BreathPhase: String] = [:]
         for (name, _) in fields.sorted(by: { $0.key < $1.key }) {
             guard let phase = BreathingSession.BreathPhase(rawValue: name) else {
-                if strict {
-                    let names = BreathingSession.BreathPhase.allCases.map(\.rawValue)
-                    report("\(key).\(name)", "is not a phase; the phases are \(names.joined(separator: ", "))")
-                }
+                let names = BreathingSession.BreathPhase.allCases.map(\.rawValue)
+                unknownKeys(
+                    in: [name: .null],
+                    known: names,
+                    at: key,
+                    what: "a breath (its phases are \(names.joined(separator: ", ")))"
+                )
                 continue
             }
             let value = spoken ? text(fields, name, at: key) : label(fields, name, at: key, required: true)

@@ -126,7 +126,7 @@ struct BatchCommand: AsyncParsableCommand {
             }
             let clock = ContinuousClock()
             let started = clock.now
-            let library = try ScriptLibrary(paths: paths, strict: plan.sound.strict)
+            let library = try ScriptLibrary(paths: paths, strict: plan.sound.strict, warn: Console.warning)
             var failedNames: [String] = []
             for problem in library.problems {
                 for line in problem.error.flagLines { Console.error(line) }

@@ -65,7 +65,7 @@ struct PrepareCommand: AsyncParsableCommand {
         )
         pipeline.fallbackVoice = source.noFallback ? nil : source.fallbackVoice
         try await runCommand {
-            let library = try ScriptLibrary(paths: paths)
+            let library = try ScriptLibrary(paths: paths, warn: Console.warning)
             for problem in library.problems {
                 for line in problem.error.flagLines { Console.error(line) }
             }

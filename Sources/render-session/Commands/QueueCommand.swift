@@ -78,7 +78,7 @@ struct QueueCommand: AsyncParsableCommand {
             let clock = ContinuousClock()
             let started = clock.now
             let pipeline = try options.pipeline()
-            let script = try ScriptFile.load(scriptPath, strict: options.plan.sound.strict)
+            let script = try ScriptFile.load(scriptPath, strict: options.plan.sound.strict, warn: Console.warning)
             let progress = ProgressLine { done, total, _ in "\(done)/\(total) files" }
             let queue = try await pipeline.writeQueue(script, to: folder, reencode: reencode) { done, total in
                 progress.update(Int64(done), total: Int64(total))

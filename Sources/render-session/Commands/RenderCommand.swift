@@ -189,7 +189,7 @@ extension PipelineOptions {
             prepared.withLock { $0 = result }
         }
         let pipeline = try pipeline(observer: observer)
-        let script = try ScriptFile.load(path, strict: plan.sound.strict)
+        let script = try ScriptFile.load(path, strict: plan.sound.strict, warn: Console.warning)
         let origin = script.voice == nil ? clip.voiceChoice(for: source.provider).origin : "script"
         do {
             let timeline = try await pipeline.run(script)

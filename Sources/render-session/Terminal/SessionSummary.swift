@@ -96,7 +96,7 @@ struct SessionSummary: Encodable {
             var made = ["\(clips.cached) cached"]
             if clips.synthesized > 0 { made.append("\(clips.synthesized) synthesized") }
             if clips.failed > 0 { made.append("\(clips.failed) failed") }
-            parts.append("\(clips.needed) clips (\(made.joined(separator: ", ")))")
+            parts.append("\(clips.needed) clip\(clips.needed == 1 ? "" : "s") (\(made.joined(separator: ", ")))")
         }
         if let loudness {
             parts.append(
