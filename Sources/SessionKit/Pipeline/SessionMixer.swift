@@ -2,12 +2,12 @@ import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
-/// The finished sound of a timeline, block by block: the narration lane at its gains, every
+/// The finished sound of a mix's lanes, block by block: the narration lane at its gains, every
 /// overlay mixed in at its gain and envelope, and, with loudness on, the true-peak limiter and the
 /// meters that report what came out. Memory stays the same whatever the session's length.
 final class SessionMixer {
-    private let timeline: Timeline
-    private let channelCount: Int
+    private let lanes: MixLanes
+    private let channels: Int
     private var narration: NarrationLane
     private var overlays: OverlayLane
     private let limiter: TruePeakLimiter?
@@ -23,24 +23,24 @@ final class SessionMixer {
     private var finished = false
     private var mix: [Float] = []
 
-    init(_ timeline: Timeline) throws(SessionError) {
-        self.timeline = timeline
-        channelCount = timeline.channelCount.count
-        narration = NarrationLane(timeline)
-        overlays = OverlayLane(timeline)
-        if let loudness = timeline.loudness {
+    init(_ lanes: MixLanes) throws(SessionError) {
+        self.lanes = lanes
+        channels = lanes.channelCount.count
+        narration = NarrationLane(lanes)
+        overlays = OverlayLane(lanes)
+        if let ceiling = lanes.limiterCeiling {
             do {
                 limiter = TruePeakLimiter(
-                    sampleRate: timeline.sampleRate,
-                    channelCount: timeline.channelCount,
-                    ceilingDecibels: loudness.truePeakCeiling,
+                    sampleRate: lanes.sampleRate,
+                    channelCount: lanes.channelCount,
+                    ceilingDecibels: ceiling,
                     release: Self.limiterRelease
                 )
                 loudnessMeter = try BackgroundMeter(
-                    sampleRate: timeline.sampleRate,
-                    channelCount: timeline.channelCount
+                    sampleRate: lanes.sampleRate,
+                    channelCount: lanes.channelCount
                 )
-                peakMeter = TruePeakMeter(channelCount: timeline.channelCount)
+                peakMeter = TruePeakMeter(channelCount: lanes.channelCount)
             } catch {
                 throw SessionError(.cannotWrite, "Loudness meter: \(error)", underlyingError: error)
             }
@@ -57,11 +57,11 @@ final class SessionMixer {
 
     /// Writes up to `maximumFrames` finished frames into `output` from index 0; returns 0 only at the end.
     func read(into output: inout [Float], maximumFrames: Int) throws(SessionError) -> Int {
-        let total = timeline.totalFrames.count
+        let total = lanes.totalFrames.count
         while true {
             if mixed < total {
                 let frames = Int(min(Int64(maximumFrames), total - mixed))
-                if mix.count < frames * channelCount { mix = [Float](repeating: 0, count: frames * channelCount) }
+                if mix.count < frames * channels { mix = [Float](repeating: 0, count: frames * channels) }
                 try narration.fill(&mix, frames: frames, at: mixed)
                 try overlays.add(into: &mix, frames: frames, at: mixed)
                 mixed += Int64(frames)
@@ -90,25 +90,36 @@ final class SessionMixer {
     }
 }
 
+extension SessionMixer: FrameSource {
+    var sampleRate: SampleRate { lanes.sampleRate }
+    var channelCount: ChannelCount { lanes.channelCount }
+    var frameCount: Frames { lanes.totalFrames }
+
+    func next(into buffer: inout [Float], maximumFrames: Int) throws(SessionError) -> FrameBlock {
+        let frames = try read(into: &buffer, maximumFrames: maximumFrames)
+        return frames > 0 ? .samples(frames: frames) : .end
+    }
+}
+
 /// The narration lane as samples: each item's clip at its gain, silence between.
 struct NarrationLane {
-    private let timeline: Timeline
+    private let lanes: MixLanes
     private var itemIndex = 0
     private var stream: ClipStream?
     private var scratch: [Float] = []
     private var builtinBell: [Float]?
 
-    init(_ timeline: Timeline) {
-        self.timeline = timeline
+    init(_ lanes: MixLanes) {
+        self.lanes = lanes
     }
 
     /// Writes the lane's frames `start ..< start + frames` into `buffer` from index 0.
     mutating func fill(_ buffer: inout [Float], frames: Int, at start: Int64) throws(SessionError) {
-        let channels = timeline.channelCount.count
+        let channels = lanes.channelCount.count
         var done = 0
         while done < frames {
             let frame = start + Int64(done)
-            let item = timeline.items[itemIndex]
+            let item = lanes.items[itemIndex]
             let itemEnd = (item.startFrame + item.frameCount).count
             let wanted = Int(min(Int64(frames - done), itemEnd - frame))
             if item.kind == .silence || wanted == 0 {
@@ -141,7 +152,7 @@ struct NarrationLane {
             done += wanted
             if frame + Int64(wanted) == itemEnd {
                 stream = nil
-                if itemIndex + 1 < timeline.items.count { itemIndex += 1 }
+                if itemIndex + 1 < lanes.items.count { itemIndex += 1 }
             }
         }
     }
@@ -150,7 +161,7 @@ struct NarrationLane {
     private mutating func openStream(for item: TimelineItem) throws(SessionError) -> ClipStream {
         if let stream { return stream }
         do {
-            let opened = try Self.stream(of: item, in: timeline, builtinBell: &builtinBell)
+            let opened = try Self.stream(of: item, in: lanes, builtinBell: &builtinBell)
             stream = opened
             return opened
         } catch {
@@ -158,11 +169,11 @@ struct NarrationLane {
         }
     }
 
-    /// A stream of `item`'s source at `timeline`'s rate and channel count, exactly its length.
+    /// A stream of `item`'s source at `lanes`'s rate and channel count, exactly its length.
     /// The built-in bell is synthesized into `builtinBell` the first time and reused after.
     static func stream(
         of item: TimelineItem,
-        in timeline: Timeline,
+        in lanes: MixLanes,
         builtinBell: inout [Float]?
     ) throws(AudioError) -> ClipStream {
         guard let source = item.source else { preconditionFailure("a \(item.kind) item has a source") }
@@ -170,8 +181,8 @@ struct NarrationLane {
             return try ClipStream(
                 decoder: AudioFileDecoder(path: path),
                 sourceFrames: source.frameCount,
-                outputRate: timeline.sampleRate,
-                outputChannels: timeline.channelCount,
+                outputRate: lanes.sampleRate,
+                outputChannels: lanes.channelCount,
                 outputFrames: item.frameCount
             )
         }
@@ -181,15 +192,15 @@ struct NarrationLane {
             samples: samples,
             sampleRate: source.sampleRate,
             channelCount: .mono,
-            outputRate: timeline.sampleRate,
-            outputChannels: timeline.channelCount,
+            outputRate: lanes.sampleRate,
+            outputChannels: lanes.channelCount,
             outputFrames: item.frameCount
         )
     }
 
     /// The frame ranges where clips play (segments and interjections), which the bed ducks under.
-    static func spokenRanges(of timeline: Timeline) -> [Range<Int64>] {
-        timeline.items.filter { $0.kind == .segment || $0.kind == .interjection }.map {
+    static func spokenRanges(of lanes: MixLanes) -> [Range<Int64>] {
+        lanes.items.filter { $0.kind == .segment || $0.kind == .interjection }.map {
             $0.startFrame.count..<($0.startFrame + $0.frameCount).count
         }
     }
