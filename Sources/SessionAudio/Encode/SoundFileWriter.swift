@@ -20,8 +20,8 @@ package final class SoundFileWriter: AudioFileSink {
     private var file: OpaquePointer?
     private let descriptor: Int32
     private var bytesSinceWriteBack = 0
-    /// Where a stream's bytes go, and the frame count its header promised; `nil` for a file.
-    private let stream: (output: DescriptorOutput, header: WAVHeader, frameCount: Int64)?
+    /// Where a stream's bytes go and the header they follow; `nil` for a file.
+    private let stream: (output: DescriptorOutput, header: WAVHeader)?
     /// What libsndfile writes: WAV (RIFF or RF64) or FLAC.
     private let kind: SoundFileKind
     /// The file's rate, for its chapters' times.
@@ -37,8 +37,8 @@ package final class SoundFileWriter: AudioFileSink {
     /// The file's sample format.
     package let format: SampleFormat
     /// Frames written so far.
-    package var framesWritten: Frames { Frames(framesDone) }
-    private var framesDone: Int64 = 0
+    package var framesWritten: Frames { Frames(promise.written) }
+    private var promise: FramePromise
     private var integers: [Int32] = []
     private var shorts: [Int16] = []
     private var zeros: [Int16] = []
@@ -95,7 +95,8 @@ package final class SoundFileWriter: AudioFileSink {
             channelCount: channelCount.count,
             format: settings.sampleFormat,
             kind: SoundFileKind(settings, channelCount: channelCount, frameCount: frameCount),
-            metadata: metadata
+            metadata: metadata,
+            promising: frameCount.count
         )
     }
 
@@ -119,7 +120,8 @@ package final class SoundFileWriter: AudioFileSink {
         )
     }
 
-    /// Creates `path` as `kind`, with `metadata`'s tags and chapters.
+    /// Creates `path` as `kind`, with `metadata`'s tags and chapters, for exactly `promising`
+    /// frames when given (else the count is only a hint for the container).
     /// The corresponding libsndfile calls are `sf_open_fd`, `sf_command`, `sf_set_string` and `sf_set_chunk`.
     init(
         path: String,
@@ -127,7 +129,8 @@ package final class SoundFileWriter: AudioFileSink {
         channelCount: Int,
         format: SampleFormat,
         kind: SoundFileKind,
-        metadata: AudioMetadata
+        metadata: AudioMetadata,
+        promising frameCount: Int64? = nil
     ) throws(AudioError) {
         var info = try Self.checkedInfo(
             kind,
@@ -147,6 +150,7 @@ package final class SoundFileWriter: AudioFileSink {
         self.file = file
         self.descriptor = descriptor
         self.stream = nil
+        self.promise = FramePromise(path: path, frameCount: frameCount, wording: .file)
         self.kind = kind
         self.sampleRate = sampleRate
         self.chapters = metadata.chapters
@@ -297,7 +301,8 @@ package final class SoundFileWriter: AudioFileSink {
         }
         self.file = file
         self.descriptor = descriptor
-        self.stream = (output, header, frameCount)
+        self.stream = (output, header)
+        self.promise = FramePromise(path: name, frameCount: frameCount, wording: .streamHeader)
         self.kind = .wav(container)
         self.sampleRate = sampleRate
         self.chapters = []
@@ -342,24 +347,13 @@ package final class SoundFileWriter: AudioFileSink {
         if let file { sf_close(file) }
     }
 
-    /// Fails when `frames` more frames would pass what a stream's header promised.
-    private func checkRoom(for frames: Int64) throws(AudioError) {
-        guard let stream, framesDone + frames > stream.frameCount else { return }
-        throw AudioError(
-            .cannotWrite,
-            path: path,
-            reason:
-                "\(frames) more frames after \(framesDone) would pass the \(stream.frameCount) frames the header promised"
-        )
-    }
-
     /// Writes the first `frames` frames of interleaved `samples`.
     /// The corresponding libsndfile calls are `sf_writef_short`, `sf_writef_int` and `sf_writef_float`.
     package func write(_ samples: [Float], frames: Int) throws(AudioError) {
         guard let file else { throw AudioError(.cannotWrite, path: path, reason: "the file is already closed") }
         let count = frames * channels
         precondition(samples.count >= count, "write(_:frames:) was given fewer samples than frames × channels")
-        try checkRoom(for: Int64(frames))
+        try promise.checkRoom(for: Int64(frames))
         let written: sf_count_t
         switch format {
         case .pcm16:
@@ -376,7 +370,7 @@ package final class SoundFileWriter: AudioFileSink {
         guard written == frames else {
             throw failure("wrote \(written) of \(frames) frames")
         }
-        framesDone += Int64(frames)
+        promise.record(Int64(frames))
         startWriteBack(after: frames)
     }
 
@@ -395,7 +389,7 @@ package final class SoundFileWriter: AudioFileSink {
     /// own sample type (no conversion). Stops early, between blocks, if the task is cancelled.
     package func writeSilence(frames: Frames) throws(AudioError) {
         guard let file else { throw AudioError(.cannotWrite, path: path, reason: "the file is already closed") }
-        try checkRoom(for: frames.count)
+        try promise.checkRoom(for: frames.count)
         let block = 65_536
         if zeros.count < block * channels { zeros = [Int16](repeating: 0, count: block * channels) }
         var remaining = frames.count
@@ -403,7 +397,7 @@ package final class SoundFileWriter: AudioFileSink {
             let chunk = Int(min(remaining, Int64(block)))
             let written = zeros.withUnsafeBufferPointer { sf_writef_short(file, $0.baseAddress, sf_count_t(chunk)) }
             guard written == chunk else { throw failure("wrote \(written) of \(chunk) frames") }
-            framesDone += Int64(chunk)
+            promise.record(Int64(chunk))
             startWriteBack(after: chunk)
             remaining -= Int64(chunk)
         }
@@ -427,14 +421,7 @@ package final class SoundFileWriter: AudioFileSink {
                     reason: "libsndfile: \(String(cString: sf_error_number(result)))"
                 )
             }
-            guard framesDone == stream.frameCount else {
-                throw AudioError(
-                    .cannotWrite,
-                    path: path,
-                    reason:
-                        "the stream ended after \(framesDone) of the \(stream.frameCount) frames its header promised"
-                )
-            }
+            try promise.checkKept()
             guard stream.output.write(stream.header.trailer) else {
                 throw AudioError(
                     .cannotWrite,
@@ -444,6 +431,7 @@ package final class SoundFileWriter: AudioFileSink {
             }
             return encoding
         }
+        try promise.checkKept()
         sf_write_sync(file)
         let syncError = sf_error(file)
         let message = String(cString: sf_strerror(file))

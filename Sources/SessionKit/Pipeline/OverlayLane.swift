@@ -2,10 +2,10 @@ import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
-/// The overlays of a timeline as samples: each opened when the mix reaches its start, read at
+/// The overlays of a mix as samples: each opened when the mix reaches its start, read at
 /// its gain and envelope, and closed at its end. Only the overlays sounding at once are open.
 struct OverlayLane {
-    private let timeline: Timeline
+    private let lanes: MixLanes
     private var next = 0
     private var active: [Playing] = []
     private var scratch: [Float] = []
@@ -22,19 +22,19 @@ struct OverlayLane {
     /// The length of the fade that ends a cue cut short by the end of the output.
     static let cutFadeSeconds = 0.005
 
-    init(_ timeline: Timeline) {
-        self.timeline = timeline
-        spoken = NarrationLane.spokenRanges(of: timeline)
+    init(_ lanes: MixLanes) {
+        self.lanes = lanes
+        spoken = NarrationLane.spokenRanges(of: lanes)
     }
 
     /// Adds every overlay's frames `start ..< start + frames` into `mix` (interleaved, from index 0).
     mutating func add(into mix: inout [Float], frames: Int, at start: Int64) throws(SessionError) {
         let end = start + Int64(frames)
-        while next < timeline.overlays.count, timeline.overlays[next].startFrame.count < end {
-            active.append(try open(timeline.overlays[next]))
+        while next < lanes.overlays.count, lanes.overlays[next].startFrame.count < end {
+            active.append(try open(lanes.overlays[next]))
             next += 1
         }
-        let channels = timeline.channelCount.count
+        let channels = lanes.channelCount.count
         var stillPlaying: [Playing] = []
         for playing in active {
             let overlay = playing.overlay
@@ -119,14 +119,14 @@ struct OverlayLane {
     private func open(_ overlay: TimelineOverlay) throws(SessionError) -> Playing {
         let source = overlay.source
         guard let path = source.path else { preconditionFailure("overlays are files") }
-        let natural = source.frameCount(at: timeline.sampleRate)
+        let natural = source.frameCount(at: lanes.sampleRate)
         do {
             if let bed = overlay.bed {
                 let stream = try LoopStream(
                     path: path,
                     sourceFrames: source.frameCount,
-                    outputRate: timeline.sampleRate,
-                    outputChannels: timeline.channelCount,
+                    outputRate: lanes.sampleRate,
+                    outputChannels: lanes.channelCount,
                     crossfade: bed.loopCrossfadeFrames
                 )
                 return Playing(overlay: overlay, stream: stream, cutFadeFrames: 0)
@@ -134,15 +134,15 @@ struct OverlayLane {
             let stream = try ClipStream(
                 decoder: AudioFileDecoder(path: path),
                 sourceFrames: source.frameCount,
-                outputRate: timeline.sampleRate,
-                outputChannels: timeline.channelCount,
+                outputRate: lanes.sampleRate,
+                outputChannels: lanes.channelCount,
                 outputFrames: natural
             )
             let cut =
                 overlay.frameCount < natural
                 ? min(
                     overlay.frameCount.count,
-                    Int64((Double(timeline.sampleRate.hertz) * Self.cutFadeSeconds).rounded())
+                    Int64((Double(lanes.sampleRate.hertz) * Self.cutFadeSeconds).rounded())
                 )
                 : 0
             return Playing(overlay: overlay, stream: stream, cutFadeFrames: cut)

@@ -2,12 +2,12 @@ import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
-/// The finished sound of a timeline, block by block: the narration lane at its gains, every
+/// The finished sound of a mix's lanes, block by block: the narration lane at its gains, every
 /// overlay mixed in at its gain and envelope, and, with loudness on, the true-peak limiter and the
 /// meters that report what came out. Memory stays the same whatever the session's length.
 final class SessionMixer {
-    private let timeline: Timeline
-    private let channelCount: Int
+    private let lanes: MixLanes
+    private let channels: Int
     private var narration: NarrationLane
     private var overlays: OverlayLane
     private let limiter: TruePeakLimiter?
@@ -23,24 +23,24 @@ final class SessionMixer {
     private var finished = false
     private var mix: [Float] = []
 
-    init(_ timeline: Timeline) throws(SessionError) {
-        self.timeline = timeline
-        channelCount = timeline.channelCount.count
-        narration = NarrationLane(timeline)
-        overlays = OverlayLane(timeline)
-        if let loudness = timeline.loudness {
+    init(_ lanes: MixLanes) throws(SessionError) {
+        self.lanes = lanes
+        channels = lanes.channelCount.count
+        narration = NarrationLane(lanes)
+        overlays = OverlayLane(lanes)
+        if let ceiling = lanes.limiterCeiling {
             do {
                 limiter = TruePeakLimiter(
-                    sampleRate: timeline.sampleRate,
-                    channelCount: timeline.channelCount,
-                    ceilingDecibels: loudness.truePeakCeiling,
+                    sampleRate: lanes.sampleRate,
+                    channelCount: lanes.channelCount,
+                    ceilingDecibels: ceiling,
                     release: Self.limiterRelease
                 )
                 loudnessMeter = try BackgroundMeter(
-                    sampleRate: timeline.sampleRate,
-                    channelCount: timeline.channelCount
+                    sampleRate: lanes.sampleRate,
+                    channelCount: lanes.channelCount
                 )
-                peakMeter = TruePeakMeter(channelCount: timeline.channelCount)
+                peakMeter = TruePeakMeter(channelCount: lanes.channelCount)
             } catch {
                 throw SessionError(.cannotWrite, "Loudness meter: \(error)", underlyingError: error)
             }
@@ -57,11 +57,11 @@ final class SessionMixer {
 
     /// Writes up to `maximumFrames` finished frames into `output` from index 0; returns 0 only at the end.
     func read(into output: inout [Float], maximumFrames: Int) throws(SessionError) -> Int {
-        let total = timeline.totalFrames.count
+        let total = lanes.totalFrames.count
         while true {
             if mixed < total {
                 let frames = Int(min(Int64(maximumFrames), total - mixed))
-                if mix.count < frames * channelCount { mix = [Float](repeating: 0, count: frames * channelCount) }
+                if mix.count < frames * channels { mix = [Float](repeating: 0, count: frames * channels) }
                 try narration.fill(&mix, frames: frames, at: mixed)
                 try overlays.add(into: &mix, frames: frames, at: mixed)
                 mixed += Int64(frames)
@@ -90,25 +90,36 @@ final class SessionMixer {
     }
 }
 
+extension SessionMixer: FrameSource {
+    var sampleRate: SampleRate { lanes.sampleRate }
+    var channelCount: ChannelCount { lanes.channelCount }
+    var frameCount: Frames { lanes.totalFrames }
+
+    func next(into buffer: inout [Float], maximumFrames: Int) throws(SessionError) -> FrameBlock {
+        let frames = try read(into: &buffer, maximumFrames: maximumFrames)
+        return frames > 0 ? .samples(frames: frames) : .end
+    }
+}
+
 /// The narration lane as samples: each item's clip at its gain, silence between.
 struct NarrationLane {
-    private let timeline: Timeline
+    private let lanes: MixLanes
     private var itemIndex = 0
     private var stream: ClipStream?
     private var scratch: [Float] = []
     private var builtinBell: [Float]?
 
-    init(_ timeline: Timeline) {
-        self.timeline = timeline
+    init(_ lanes: MixLanes) {
+        self.lanes = lanes
     }
 
     /// Writes the lane's frames `start ..< start + frames` into `buffer` from index 0.
     mutating func fill(_ buffer: inout [Float], frames: Int, at start: Int64) throws(SessionError) {
-        let channels = timeline.channelCount.count
+        let channels = lanes.channelCount.count
         var done = 0
         while done < frames {
             let frame = start + Int64(done)
-            let item = timeline.items[itemIndex]
+            let item = lanes.items[itemIndex]
             let itemEnd = (item.startFrame + item.frameCount).count
             let wanted = Int(min(Int64(frames - done), itemEnd - frame))
             if let audio = item.audio, wanted > 0 {
@@ -146,7 +157,7 @@ struct NarrationLane {
             done += wanted
             if frame + Int64(wanted) == itemEnd {
                 stream = nil
-                if itemIndex + 1 < timeline.items.count { itemIndex += 1 }
+                if itemIndex + 1 < lanes.items.count { itemIndex += 1 }
             }
         }
     }
@@ -161,7 +172,7 @@ struct NarrationLane {
             let opened = try Self.stream(
                 of: audio,
                 frameCount: item.frameCount,
-                in: timeline,
+                in: lanes,
                 builtinBell: &builtinBell
             )
             stream = opened
@@ -171,13 +182,13 @@ struct NarrationLane {
         }
     }
 
-    /// A stream of `audio`'s source at `timeline`'s rate and channel count, exactly `frameCount`
+    /// A stream of `audio`'s source at `lanes`'s rate and channel count, exactly `frameCount`
     /// frames (its item's length). The built-in bell is synthesized into `builtinBell` the first
     /// time and reused after.
     static func stream(
         of audio: ItemAudio,
         frameCount: Frames,
-        in timeline: Timeline,
+        in lanes: MixLanes,
         builtinBell: inout [Float]?
     ) throws(AudioError) -> ClipStream {
         let source = audio.source
@@ -185,8 +196,8 @@ struct NarrationLane {
             return try ClipStream(
                 decoder: AudioFileDecoder(path: path),
                 sourceFrames: source.frameCount,
-                outputRate: timeline.sampleRate,
-                outputChannels: timeline.channelCount,
+                outputRate: lanes.sampleRate,
+                outputChannels: lanes.channelCount,
                 outputFrames: frameCount
             )
         }
@@ -196,15 +207,15 @@ struct NarrationLane {
             samples: samples,
             sampleRate: source.sampleRate,
             channelCount: .mono,
-            outputRate: timeline.sampleRate,
-            outputChannels: timeline.channelCount,
+            outputRate: lanes.sampleRate,
+            outputChannels: lanes.channelCount,
             outputFrames: frameCount
         )
     }
 
     /// The frame ranges where clips play (segments and interjections), which the bed ducks under.
-    static func spokenRanges(of timeline: Timeline) -> [Range<Int64>] {
-        timeline.items.filter { $0.kind == .segment || $0.kind == .interjection }.map {
+    static func spokenRanges(of lanes: MixLanes) -> [Range<Int64>] {
+        lanes.items.filter { $0.kind == .segment || $0.kind == .interjection }.map {
             $0.startFrame.count..<($0.startFrame + $0.frameCount).count
         }
     }

@@ -2,17 +2,8 @@ package import Foundation
 internal import SessionAudio
 package import SessionTimeline
 
-/// Writes a timeline as one WAV file, streaming block by block: memory stays the same whatever
-/// the session's length.
-///
-/// A file appears at its path only when complete: it is written beside it under a temporary
-/// name and renamed into place on success, so an error, a cancellation or a kill never leaves a
-/// partial file. Standard output, FIFOs and devices cannot be renamed into, so they are written
-/// straight through, with a header that is right from the first byte (the length is known).
+/// Writes a timeline's sound and its JSON, each appearing only when both are complete.
 enum SessionRenderer {
-    /// How many frames move through memory at a time.
-    static let blockFrames = 16_384
-
     /// Renders `timeline` encoded as `encoder` says, tagged with `metadata`, to `audio` (if any) and
     /// its JSON to `timelineJSON` (if any).
     ///
@@ -33,15 +24,15 @@ enum SessionRenderer {
         var timeline = timeline
         do {
             if let audio {
-                let (file, measurement, encoding) = try writeAudio(
-                    timeline,
+                let (written, measurement) = try writeAudio(
+                    of: MixLanes(timeline),
                     encoder: encoder,
                     metadata: metadata,
                     to: audio,
                     progress: progress
                 )
-                if let file { pending.append(file) }
-                timeline.encoding = encoding
+                if let file = written.pending { pending.append(file) }
+                timeline.encoding = written.encoding
                 if let measurement {
                     // Digital silence measures −∞: JSON has no such number, so it is recorded as unknown.
                     timeline.loudness?.integrated = measurement.integrated.flatMap { $0.isFinite ? $0 : nil }
@@ -88,158 +79,35 @@ enum SessionRenderer {
         }
     }
 
-    private static func writeAudio(
-        _ timeline: Timeline,
+    /// Writes the sound of `lanes` to `target`; returns what was written and, with a limiter,
+    /// what the output measured.
+    static func writeAudio(
+        of lanes: MixLanes,
         encoder: EncoderSettings,
         metadata: AudioMetadata,
         to target: OutputTarget,
-        progress: (Frames) -> Void
-    ) throws(SessionError) -> (AtomicFile?, (integrated: Double?, truePeak: Double)?, AudioEncoding) {
-        let name = target.destination.description
-        var temporary: AtomicFile?
-        var stream: DescriptorStream?
-        switch target.kind {
-        case .replace(let path): temporary = AtomicFile(destination: path)
-        case .standardOutput: stream = .standardOutput(name: name)
-        case .stream(let path):
-            do {
-                stream = try DescriptorStream(opening: path, name: name)
-            } catch {
-                throw SessionError(.cannotWrite, wrapping: error)
-            }
-        }
-        defer { stream?.close() }
-        // Only a WAV's header can be right before its samples are: other formats going to a
-        // stream are written to a spool file first (their headers and tags are finished at the
-        // end), then copied.
-        let spool =
-            stream != nil && encoder.format != .wav
-            ? AtomicFile(destination: NSTemporaryDirectory() + "/render-session-spool.\(encoder.format.fileExtension)")
-            : nil
-        func fail(_ error: SessionError) -> SessionError {
-            temporary?.discard()
-            spool?.discard()
-            return error
-        }
-
-        let writer: any AudioFileSink
-        do {
-            if let file = temporary ?? spool {
-                writer = try AudioFileWriter.create(
-                    path: file.temporaryPath,
-                    sampleRate: timeline.sampleRate,
-                    channelCount: timeline.channelCount,
-                    settings: encoder,
-                    metadata: metadata,
-                    frameCount: timeline.totalFrames
-                )
-            } else {
-                writer = try SoundFileWriter(
-                    streamingTo: (stream ?? .standardOutput(name: name)).descriptor,
-                    name: name,
-                    sampleRate: timeline.sampleRate,
-                    channelCount: timeline.channelCount,
-                    format: encoder.sampleFormat,
-                    frameCount: timeline.totalFrames,
-                    title: metadata.title,
-                    chapters: metadata.chapters
-                )
-            }
-        } catch {
-            throw fail(SessionError(.cannotWrite, wrapping: error))
-        }
-        var measurement: (integrated: Double?, truePeak: Double)?
-        do {
-            if isNarrationOnly(timeline) {
-                try writeItems(of: timeline, with: writer, progress: progress)
-            } else {
-                measurement = try writeMix(of: timeline, with: writer, progress: progress)
-            }
-        } catch {
-            throw fail(error)
-        }
-        let encoding: AudioEncoding
-        do {
-            encoding = try writer.close()
-            if let spool, let stream {
-                try stream.copy(fileAt: spool.temporaryPath)
-                spool.discard()
-            }
-        } catch {
-            throw fail(SessionError(.cannotWrite, wrapping: error))
-        }
-        return (temporary, measurement, encoding)
-    }
-
-    /// Whether `timeline` is the narration lane alone at unit gains: then items are copied one by
-    /// one and silence is written without mixing, the fastest way and the same samples as before layers.
-    static func isNarrationOnly(_ timeline: Timeline) -> Bool {
-        timeline.overlays.isEmpty && timeline.loudness == nil && timeline.items.allSatisfy { $0.gain == 1 }
-    }
-
-    /// Writes the mix of `timeline`'s lanes; returns what the output measured, with loudness on.
-    private static func writeMix(
-        of timeline: Timeline,
-        with writer: any AudioFileSink,
-        progress: (Frames) -> Void
-    ) throws(SessionError) -> (integrated: Double?, truePeak: Double)? {
-        let mixer = try SessionMixer(timeline)
-        var buffer: [Float] = []
-        while case let frames = try mixer.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
-            if Task.isCancelled { throw SessionError.cancelled }
-            do {
-                try writer.write(buffer, frames: frames)
-            } catch {
-                throw SessionError(.cannotWrite, wrapping: error)
-            }
-            progress(writer.framesWritten)
-        }
-        guard writer.framesWritten == timeline.totalFrames else {
-            throw SessionError(
-                .cannotWrite,
-                "The mix ended at frame \(writer.framesWritten), not at the timeline's end \(timeline.totalFrames)"
+        progress: (Frames) -> Void = { _ in }
+    ) throws(SessionError) -> (WrittenAudio, measurement: (integrated: Double?, truePeak: Double)?) {
+        if lanes.isNarrationOnly {
+            var items = NarrationItems(lanes)
+            let written = try AudioOutput.write(
+                &items,
+                to: target,
+                encoder: encoder,
+                metadata: metadata,
+                progress: progress
             )
+            return (written, nil)
         }
-        return mixer.measurement
-    }
-
-    private static func writeItems(
-        of timeline: Timeline,
-        with writer: any AudioFileSink,
-        progress: (Frames) -> Void
-    ) throws(SessionError) {
-        var buffer: [Float] = []
-        var builtinBell: [Float]?
-        for item in timeline.items {
-            do {
-                if let audio = item.audio {
-                    let stream = try NarrationLane.stream(
-                        of: audio,
-                        frameCount: item.frameCount,
-                        in: timeline,
-                        builtinBell: &builtinBell
-                    )
-                    while case let frames = try stream.read(into: &buffer, maximumFrames: blockFrames), frames > 0 {
-                        if Task.isCancelled { break }
-                        try writer.write(buffer, frames: frames)
-                        progress(writer.framesWritten)
-                    }
-                } else {
-                    try writer.writeSilence(frames: item.frameCount)
-                }
-            } catch {
-                throw SessionError(error.code == .cannotWrite ? .cannotWrite : .unusableClips, describe(item, error))
-            }
-            if Task.isCancelled { throw SessionError.cancelled }
-            let end = item.startFrame + item.frameCount
-            guard writer.framesWritten == end else {
-                throw SessionError(
-                    .cannotWrite,
-                    "Item \(item.index) (\(item.kind.rawValue)) ended at frame \(writer.framesWritten), not at its planned end \(end)"
-                )
-            }
-            progress(writer.framesWritten)
-        }
+        var mixer = try SessionMixer(lanes)
+        let written = try AudioOutput.write(
+            &mixer,
+            to: target,
+            encoder: encoder,
+            metadata: metadata,
+            progress: progress
+        )
+        return (written, mixer.measurement)
     }
 
     static func describe(_ item: TimelineItem, _ error: AudioError) -> String {
@@ -248,6 +116,74 @@ enum SessionRenderer {
         }
         if item.kind == .bell { return "Bell: \(error)" }
         return "\(error)"
+    }
+}
+
+/// A narration lane item by item, unmixed: each clip's frames as its stream gives
+/// them, each silence as one run. Only for a lane at unit gains with nothing over it.
+struct NarrationItems: FrameSource {
+    private let lanes: MixLanes
+    private var itemIndex = 0
+    /// Frames handed over so far.
+    private var position = Frames.zero
+    /// The current clip's stream, or whether the current silence has been handed over.
+    private var stream: ClipStream?
+    private var silenceDone = false
+    private var builtinBell: [Float]?
+
+    init(_ lanes: MixLanes) {
+        self.lanes = lanes
+    }
+
+    var sampleRate: SampleRate { lanes.sampleRate }
+    var channelCount: ChannelCount { lanes.channelCount }
+    var frameCount: Frames { lanes.totalFrames }
+
+    mutating func next(into buffer: inout [Float], maximumFrames: Int) throws(SessionError) -> FrameBlock {
+        while itemIndex < lanes.items.count {
+            let item = lanes.items[itemIndex]
+            do throws(AudioError) {
+                if let audio = item.audio {
+                    if stream == nil {
+                        stream = try NarrationLane.stream(
+                            of: audio,
+                            frameCount: item.frameCount,
+                            in: lanes,
+                            builtinBell: &builtinBell
+                        )
+                    }
+                    let frames = try stream?.read(into: &buffer, maximumFrames: maximumFrames) ?? 0
+                    if frames > 0 {
+                        position += Frames(Int64(frames))
+                        return .samples(frames: frames)
+                    }
+                } else if !silenceDone {
+                    silenceDone = true
+                    position += item.frameCount
+                    return .silence(item.frameCount)
+                }
+            } catch {
+                throw writeFailure(error)
+            }
+            let end = item.startFrame + item.frameCount
+            guard position == end else {
+                throw SessionError(
+                    .cannotWrite,
+                    "Item \(item.index) (\(item.kind.rawValue)) ended at frame \(position), not at its planned end \(end)"
+                )
+            }
+            (itemIndex, stream, silenceDone) = (itemIndex + 1, nil, false)
+        }
+        return .end
+    }
+
+    /// A failure reading or writing the current item, naming its clip.
+    func writeFailure(_ error: AudioError) -> SessionError {
+        let item = lanes.items[min(itemIndex, lanes.items.count - 1)]
+        return SessionError(
+            error.code == .cannotWrite ? .cannotWrite : .unusableClips,
+            SessionRenderer.describe(item, error)
+        )
     }
 }
 
@@ -275,20 +211,8 @@ package enum SilenceFile {
             throw SessionError(.invalidSetting, "Cannot write \(destination): \(problem)")
         }
         let target = try OutputTarget.resolve(destination, replaceExisting: replaceExisting)
-        let silence = Timeline(
-            scriptId: "silence",
-            title: "",
-            seed: 0,
-            sampleRate: sampleRate,
-            channelCount: .mono,
-            items: [TimelineItem(index: 0, startFrame: .zero, frameCount: frameCount, content: .silence)]
-        )
-        try SessionRenderer.render(
-            silence,
-            encoder: encoder,
-            metadata: AudioMetadata(),
-            audio: target,
-            timelineJSON: nil
-        ) { _ in }
+        var silence = SilenceFrames(frameCount: frameCount, sampleRate: sampleRate, channelCount: .mono)
+        let written = try AudioOutput.write(&silence, to: target, encoder: encoder, metadata: AudioMetadata())
+        try written.pending?.commit()
     }
 }

@@ -164,26 +164,19 @@ package enum QueueWriter {
         to path: String,
         encoder: EncoderSettings
     ) throws(SessionError) {
-        var alone = item
-        alone.index = 0
-        alone.startFrame = .zero
-        let single = Timeline(
-            scriptId: timeline.scriptId,
-            title: item.clip?.text ?? item.name ?? timeline.title,
-            seed: timeline.seed,
+        let alone = MixLanes(
+            alone: item,
             sampleRate: rate,
             channelCount: timeline.channelCount,
-            items: [alone],
-            // The loudness target's true-peak limiter, as in the whole render: gains above 1 cannot clip.
-            loudness: timeline.loudness.map { TimelineLoudness(target: $0.target, truePeakCeiling: $0.truePeakCeiling) }
+            limiterCeiling: timeline.loudness?.truePeakCeiling
         )
-        try SessionRenderer.render(
-            single,
+        let (written, _) = try SessionRenderer.writeAudio(
+            of: alone,
             encoder: encoder,
             metadata: AudioMetadata(),
-            audio: try OutputTarget.resolve(.path(path), replaceExisting: false),
-            timelineJSON: nil
-        ) { _ in }
+            to: try OutputTarget.resolve(.path(path), replaceExisting: false)
+        )
+        try written.pending?.commit()
     }
 
     /// Refuses, before any work, a destination that is not a folder, or one that holds anything a

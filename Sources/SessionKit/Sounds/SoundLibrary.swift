@@ -395,33 +395,26 @@ package struct SoundLibrary: Sendable {
         (folder as NSString).appendingPathComponent("\(sound.rawValue).flac")
     }
 
-    /// Writes a default sound's mono samples as 24-bit FLAC at the default compression level.
-    private static func writeFLAC(_ samples: [Float], to path: String) throws(AudioError) {
-        let writer = try SoundFileWriter(
-            path: path,
-            sampleRate: SynthesizedSound.sampleRate,
-            channelCount: .mono,
-            settings: EncoderSettings(format: .flac, sampleFormat: .pcm24),
-            metadata: AudioMetadata(),
-            frameCount: Frames(Int64(samples.count))
-        )
-        try writer.write(samples, frames: samples.count)
-        try writer.close()
-    }
-
-    /// Writes the sound files the folder lacks, then `sounds.json`.
+    /// Writes the sound files the folder lacks, each a default sound's mono samples as 24-bit FLAC
+    /// at the default compression level, then `sounds.json`.
     private static func materialize(in folder: String) throws(SessionError) {
         for sound in SynthesizedSound.allCases {
             let path = builtinPath(sound, in: folder)
             guard !isFile(path) else { continue }
-            let file = AtomicFile(destination: path)
+            var samples = SampleFrames(sound.samples(), sampleRate: SynthesizedSound.sampleRate, channelCount: .mono)
+            let written: WrittenAudio
             do {
-                try writeFLAC(sound.samples(), to: file.temporaryPath)
+                written = try AudioOutput.write(
+                    &samples,
+                    to: OutputTarget(destination: .path(path), kind: .replace(path: path)),
+                    encoder: EncoderSettings(format: .flac, sampleFormat: .pcm24),
+                    metadata: AudioMetadata()
+                )
             } catch {
-                file.discard()
-                throw SessionError(.cannotWrite, "Cannot write the default sound \(path): \(error.reason)")
+                guard let cause = error.underlyingError as? AudioError else { throw error }
+                throw SessionError(.cannotWrite, "Cannot write the default sound \(path): \(cause.reason)")
             }
-            try file.commit()
+            try written.pending?.commit()
         }
         try AtomicFile.write(json(builtinEntries), to: (folder as NSString).appendingPathComponent(indexName))
     }

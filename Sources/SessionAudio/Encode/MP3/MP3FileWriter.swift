@@ -27,6 +27,9 @@ import Glibc
 package final class MP3FileWriter: AudioFileSink {
     package let path: String
     package var framesWritten: Frames { Frames(position) }
+    /// Input frames taken so far, against the frames the file was opened for.
+    private var promise: FramePromise
+    private var position: Int64 { promise.written }
 
     private let channels: Int
     private let frameCount: Int64
@@ -46,8 +49,6 @@ package final class MP3FileWriter: AudioFileSink {
     private let output: DescriptorOutput
     private var descriptor: Int32
 
-    /// Input frames taken so far.
-    private var position: Int64 = 0
     /// The next MP3 frame (after the tag frame) to write.
     private var nextMP3Frame: Int64 = 0
     /// Bytes of audio frames written after the tag frame, and their CRC-16.
@@ -95,6 +96,7 @@ package final class MP3FileWriter: AudioFileSink {
         self.path = path
         self.channels = channelCount.count
         self.frameCount = frameCount.count
+        self.promise = FramePromise(path: path, frameCount: frameCount.count, wording: .file)
         self.settings = settings
         self.sampleRate = sampleRate.hertz
         if let bitrate = settings.bitrate {
@@ -166,7 +168,7 @@ package final class MP3FileWriter: AudioFileSink {
             samples.count >= frames * channels,
             "write(_:frames:) was given fewer samples than frames × channels"
         )
-        try checkRoom(for: Int64(frames))
+        try promise.checkRoom(for: Int64(frames))
         try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in
             guard settings.skipsSilence else {
                 try sound(UnsafeBufferPointer(rebasing: buffer[0..<(frames * channels)]))
@@ -194,7 +196,7 @@ package final class MP3FileWriter: AudioFileSink {
     }
 
     package func writeSilence(frames: Frames) throws(AudioError) {
-        try checkRoom(for: frames.count)
+        try promise.checkRoom(for: frames.count)
         if settings.skipsSilence {
             try silence(frames.count)
         } else {
@@ -211,17 +213,6 @@ package final class MP3FileWriter: AudioFileSink {
         try drain(waiting: false)
     }
 
-    private func checkRoom(for frames: Int64) throws(AudioError) {
-        guard position + frames <= frameCount else {
-            throw AudioError(
-                .cannotWrite,
-                path: path,
-                reason:
-                    "\(frames) more frames after \(position) would pass the \(frameCount) frames the file was opened for"
-            )
-        }
-    }
-
     private func isSilent(_ buffer: UnsafeBufferPointer<Float>, frame: Int) -> Bool {
         let base = frame * channels
         for channel in 0..<channels where buffer[base + channel] != 0 { return false }
@@ -230,7 +221,7 @@ package final class MP3FileWriter: AudioFileSink {
 
     /// Takes `frames` frames of digital silence.
     private func silence(_ frames: Int64) throws(AudioError) {
-        position += frames
+        promise.record(frames)
         guard openSpan != nil else { return }
         pendingZeros += frames
         if pendingZeros >= joinGap { try endSegment(feedingZeros: trailingZeros) }
@@ -263,7 +254,7 @@ package final class MP3FileWriter: AudioFileSink {
             workers.encode(samples, in: span)
             openSpan = (span, fed + frames)
         }
-        position += frames
+        promise.record(frames)
     }
 
     private func feedZeros(_ count: Int64) {
@@ -356,13 +347,7 @@ package final class MP3FileWriter: AudioFileSink {
     @discardableResult
     package func close() throws(AudioError) -> AudioEncoding {
         guard descriptor >= 0 else { return encoding }
-        guard position == frameCount else {
-            throw AudioError(
-                .cannotWrite,
-                path: path,
-                reason: "the file ended after \(position) of the \(frameCount) frames it was opened for"
-            )
-        }
+        try promise.checkKept()
         if openSpan != nil { try endSegment(feedingZeros: pendingZeros) }
         steps.append(.silence(upTo: totalMP3Frames))
         try drain(waiting: true)

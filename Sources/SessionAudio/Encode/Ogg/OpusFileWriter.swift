@@ -16,12 +16,12 @@ package import SessionTimeline
 /// - neither: unconstrained VBR at ``defaultBitrate(channelCount:)``.
 package final class OpusFileWriter: AudioFileSink {
     package let path: String
-    package var framesWritten: Frames { Frames(framesDone) }
+    package var framesWritten: Frames { Frames(promise.written) }
     /// The frames the file is for.
     package let frameCount: Frames
     private let encoder: OpusEncoder
     private let channels: Int
-    private var framesDone: Int64 = 0
+    private var promise: FramePromise
     /// The header's pre-skip, read when the header went out.
     private let preSkip: Int64
     private let encoding: AudioEncoding
@@ -82,6 +82,7 @@ package final class OpusFileWriter: AudioFileSink {
         let preSkip = Int64(try encoder.get(OPUS_GET_LOOKAHEAD_REQUEST, "cannot read the pre-skip"))
         self.path = path
         self.frameCount = frameCount
+        self.promise = FramePromise(path: path, frameCount: frameCount.count, wording: .opusFile)
         self.encoder = encoder
         self.channels = channelCount.count
         self.preSkip = preSkip
@@ -95,17 +96,6 @@ package final class OpusFileWriter: AudioFileSink {
         self.zeros = [Float](repeating: 0, count: Self.silenceBlock * channelCount.count)
     }
 
-    /// Fails when `frames` more frames would pass `frameCount`.
-    private func checkRoom(for frames: Int64) throws(AudioError) {
-        guard framesDone + frames > frameCount.count else { return }
-        throw AudioError(
-            .cannotWrite,
-            path: path,
-            reason:
-                "\(frames) more frames after \(framesDone) would pass the \(frameCount.count) frames the file is for"
-        )
-    }
-
     /// Encodes the first `frames` frames of interleaved `samples`.
     /// The corresponding libopusenc call is `ope_encoder_write_float`.
     package func write(_ samples: [Float], frames: Int) throws(AudioError) {
@@ -114,7 +104,7 @@ package final class OpusFileWriter: AudioFileSink {
             "write(_:frames:) was given fewer samples than frames × channels"
         )
         guard frames > 0 else { return }
-        try checkRoom(for: Int64(frames))
+        try promise.checkRoom(for: Int64(frames))
         try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in
             var done = 0
             while done < frames {
@@ -123,19 +113,19 @@ package final class OpusFileWriter: AudioFileSink {
                 done += chunk
             }
         }
-        framesDone += Int64(frames)
+        promise.record(Int64(frames))
     }
 
     /// Encodes `frames` frames of digital silence from one block of zeros made at creation.
     /// Stops early, between blocks, if the task is cancelled (``close()`` then fails).
     package func writeSilence(frames: Frames) throws(AudioError) {
-        try checkRoom(for: frames.count)
+        try promise.checkRoom(for: frames.count)
         var remaining = frames.count
         try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
             while remaining > 0, !Task.isCancelled {
                 let chunk = Int(min(remaining, Int64(Self.silenceBlock)))
                 try encoder.write(buffer.baseAddress!, frames: chunk)
-                framesDone += Int64(chunk)
+                promise.record(Int64(chunk))
                 remaining -= Int64(chunk)
             }
         }
@@ -150,15 +140,9 @@ package final class OpusFileWriter: AudioFileSink {
     @discardableResult
     package func close() throws(AudioError) -> AudioEncoding {
         try encoder.finish()
-        guard framesDone == frameCount.count else {
-            throw AudioError(
-                .cannotWrite,
-                path: path,
-                reason: "the file ended after \(framesDone) of the \(frameCount.count) frames it is for"
-            )
-        }
+        try promise.checkKept()
         var result = encoding
-        result.padding = Frames(encoder.packetCount * OpusEncoder.frameSize - preSkip - framesDone)
+        result.padding = Frames(encoder.packetCount * OpusEncoder.frameSize - preSkip - promise.written)
         return result
     }
 }

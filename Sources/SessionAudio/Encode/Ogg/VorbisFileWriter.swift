@@ -32,13 +32,12 @@ package final class VorbisFileWriter: AudioFileSink {
     /// The file being written.
     package let path: String
     /// Frames written so far.
-    package var framesWritten: Frames { Frames(framesDone) }
+    package var framesWritten: Frames { Frames(promise.written) }
     /// How the file is encoded: a quality, or a nominal bit rate.
     package let encoding: AudioEncoding
 
     private let channels: Int
-    private let frameCount: Int64
-    private var framesDone: Int64 = 0
+    private var promise: FramePromise
     /// The file's descriptor, −1 once closed.
     private var descriptor: Int32
     /// Writes to ``descriptor``; replaced when the file is opened.
@@ -88,7 +87,7 @@ package final class VorbisFileWriter: AudioFileSink {
         }
         self.path = path
         self.channels = channelCount.count
-        self.frameCount = frameCount.count
+        self.promise = FramePromise(path: path, frameCount: frameCount.count, wording: .vorbisFile)
         encoding =
             if let bitrate = settings.bitrate {
                 AudioEncoding(container: "ogg", codec: "vorbis", bitrate: bitrate)
@@ -228,13 +227,11 @@ package final class VorbisFileWriter: AudioFileSink {
     @discardableResult
     package func close() throws(AudioError) -> AudioEncoding {
         guard descriptor >= 0 else { return encoding }
-        guard framesDone == frameCount else {
+        do {
+            try promise.checkKept()
+        } catch {
             closeDescriptor()
-            throw AudioError(
-                .cannotWrite,
-                path: path,
-                reason: "the file ended after \(framesDone) of the \(frameCount) frames it was opened for"
-            )
+            throw error
         }
         do throws(AudioError) {
             guard !finished else { throw AudioError(.cannotWrite, path: path, reason: "an earlier write failed") }
@@ -271,14 +268,7 @@ package final class VorbisFileWriter: AudioFileSink {
         guard descriptor >= 0, !finished else {
             throw AudioError(.cannotWrite, path: path, reason: "the file is already closed")
         }
-        guard framesDone + frames <= frameCount else {
-            throw AudioError(
-                .cannotWrite,
-                path: path,
-                reason:
-                    "\(frames) more frames after \(framesDone) would pass the \(frameCount) frames it was opened for"
-            )
-        }
+        try promise.checkRoom(for: frames)
     }
 
     /// Has `fill` put `frames` frames into libvorbis's analysis buffer, one plane per channel, and
@@ -293,7 +283,7 @@ package final class VorbisFileWriter: AudioFileSink {
         }
         fill(planes)
         try check(vorbis_analysis_wrote(dsp, Int32(frames)), "vorbis_analysis_wrote")
-        framesDone += Int64(frames)
+        promise.record(Int64(frames))
         try drain()
     }
 
