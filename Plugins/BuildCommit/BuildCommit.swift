@@ -1,35 +1,41 @@
 import Foundation
 import PackagePlugin
 
-/// Records the commit the command is built from, for `render-session --version`: before every
-/// build, `git` names the checkout's commit (with `+modified` when the tree differs from it, and
-/// `unknown` outside a git checkout), written to a Swift file only when that changes, so that
-/// an unchanged tree costs no recompilation.
+/// Records the commit the command is built from, for `render-session --version`: `git` names the
+/// checkout's commit (`unknown` outside a git checkout), written to a Swift file that is made
+/// again whenever git's record of HEAD moves (a commit, checkout, merge or reset), and only then,
+/// so that an unchanged checkout costs no recompilation.
 @main
 struct BuildCommit: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        let folder = context.pluginWorkDirectoryURL.appending(path: "generated")
+        let root = context.package.directoryURL
+        let output = context.pluginWorkDirectoryURL.appending(path: "BuildCommit.swift")
         let script = #"""
-            root="$1"; out="$2"
-            mkdir -p "$(dirname "$out")"
-            commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null) || commit=unknown
-            if [ "$commit" != unknown ] && ! git -C "$root" diff --quiet HEAD -- 2>/dev/null; then
-                commit="$commit+modified"
-            fi
-            text="/// The commit this binary was built from (written by the BuildCommit plugin).
-            let buildCommit = \"$commit\""
-            if [ ! -f "$out" ] || [ "$(cat "$out")" != "$text" ]; then printf '%s\n' "$text" > "$out"; fi
+            commit=$(git -C "$1" rev-parse --short=12 HEAD 2>/dev/null) || commit=unknown
+            printf '/// The commit this binary was built from (written by the BuildCommit plugin).\nlet buildCommit = "%s"\n' "$commit" > "$2"
             """#
         return [
-            .prebuildCommand(
+            .buildCommand(
                 displayName: "Recording the commit render-session is built from",
                 executable: URL(fileURLWithPath: "/bin/sh"),
-                arguments: [
-                    "-c", script, "sh", context.package.directoryURL.path,
-                    folder.appending(path: "BuildCommit.swift").path,
-                ],
-                outputFilesDirectory: folder
+                arguments: ["-c", script, "sh", root.path, output.path],
+                inputFiles: Self.headRecords(of: root),
+                outputFiles: [output]
             )
         ]
+    }
+
+    /// The files git rewrites when HEAD moves: its reflog and index, in the checkout's git folder
+    /// (`.git`, or the folder a worktree's `.git` file names); none outside a checkout.
+    static func headRecords(of root: URL) -> [URL] {
+        let dotGit = root.appending(path: ".git")
+        var folder = dotGit
+        if let link = try? String(contentsOf: dotGit, encoding: .utf8), link.hasPrefix("gitdir: ") {
+            let path = link.dropFirst("gitdir: ".count).trimmingCharacters(in: .whitespacesAndNewlines)
+            folder = path.hasPrefix("/") ? URL(fileURLWithPath: path) : root.appending(path: path)
+        }
+        return ["logs/HEAD", "index", "HEAD"].map { folder.appending(path: $0) }.filter {
+            FileManager.default.fileExists(atPath: $0.path)
+        }
     }
 }
