@@ -358,4 +358,46 @@ struct MistakeTests {
                 + "\n"
         )
     }
+
+    @Test(
+        "batch: each session's late speech is in the manifest, the summary counts late sessions, --json says it all, and an up-to-date run keeps it"
+    )
+    func batchLateness() throws {
+        let folder = try TemporaryFolder()
+        let arguments = [
+            "batch", "Fixtures/scripts", "-o", folder.path("out"), "--cache", Repository.cache.path, "--offline",
+            "--json",
+        ]
+        for (run, result) in [("first", "rendered"), ("second", "upToDate")] {
+            let batch = try renderSession(arguments)
+            #expect(batch.status == 0, "\(run): \(batch.standardError)")
+            #expect(
+                batch.standardError.contains(", 0 failed, 1 with late speech (worst "),
+                "\(run): \(batch.standardError)"
+            )
+            let summary = try #require(
+                try JSONSerialization.jsonObject(with: Data(batch.standardOutput.utf8)) as? [String: Any]
+            )
+            #expect(summary["lateSessions"] as? Int == 1)
+            let sessions = try #require(summary["sessions"] as? [[String: Any]])
+            #expect(sessions.map { $0["name"] as? String } == ["edge-cases", "ten-minute-session"])
+            #expect(sessions.map { $0["result"] as? String } == [result, result])
+            #expect(sessions[0]["audio"] as? String == folder.path("out/edge-cases.wav"))
+            #expect(sessions[0]["timeline"] as? String == folder.path("out/edge-cases.wav.timeline.json"))
+            let timeline = try JSONDecoder().decode(
+                Timeline.self,
+                from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/edge-cases.wav.timeline.json")))
+            )
+            #expect(sessions[0]["lateClips"] as? Int == timeline.lateness.lateCount && timeline.lateness.lateCount > 0)
+            #expect(sessions[1]["lateClips"] as? Int == 0)
+            let manifest = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: URL(fileURLWithPath: folder.path("out/manifest.json")))
+                ) as? [String: Any]
+            )
+            let record = ((manifest["outputs"] as? [String: Any])?["edge-cases"] as? [String: Any]) ?? [:]
+            #expect(record["lateClips"] as? Int == timeline.lateness.lateCount)
+            #expect(record["worstLateSeconds"] as? Double == sessions[0]["worstLateSeconds"] as? Double)
+        }
+    }
 }

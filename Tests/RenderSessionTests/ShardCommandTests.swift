@@ -73,7 +73,7 @@ struct ShardCommandTests {
             #expect(result.standardOutput.isEmpty)
             #expect(
                 result.standardError.hasPrefix(
-                    "Batch of \(count) of 6 sessions (shard \(index + 1)/3) into \(folder.path("sharded")): \(count) rendered, 0 up to date, 0 failed, in "
+                    "Batch of \(count) of 6 sessions (shard \(index + 1)/3) into \(folder.path("sharded")): \(count) rendered, 0 up to date, 0 failed"
                 ),
                 "\(result.standardError)"
             )
@@ -83,13 +83,13 @@ struct ShardCommandTests {
         let again = try renderSession(Self.batch(folder, into: "sharded", ["--shard", "1/3"]))
         #expect(
             again.standardError.hasPrefix(
-                "Batch of 3 of 6 sessions (shard 1/3) into \(folder.path("sharded")): 0 rendered, 3 up to date, 0 failed, in "
+                "Batch of 3 of 6 sessions (shard 1/3) into \(folder.path("sharded")): 0 rendered, 3 up to date, 0 failed"
             )
         )
         let whole = try renderSession(Self.batch(folder, into: "sharded"))
         #expect(
             whole.standardError.hasPrefix(
-                "Batch of 6 sessions into \(folder.path("sharded")): 0 rendered, 6 up to date, 0 failed, in "
+                "Batch of 6 sessions into \(folder.path("sharded")): 0 rendered, 6 up to date, 0 failed"
             ),
             "the merged manifest serves an unsharded batch"
         )
@@ -123,7 +123,7 @@ struct ShardCommandTests {
         #expect(rerun.status == 0)
         #expect(
             rerun.standardError.hasPrefix(
-                "Batch of 3 of 6 sessions (shard 1/3) into \(folder.path("sharded")): \(3 - done) rendered, \(done) up to date, 0 failed, in "
+                "Batch of 3 of 6 sessions (shard 1/3) into \(folder.path("sharded")): \(3 - done) rendered, \(done) up to date, 0 failed"
             ),
             "\(rerun.standardError)"
         )

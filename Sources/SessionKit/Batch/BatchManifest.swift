@@ -22,6 +22,10 @@ final class BatchManifest: Sendable {
         /// Each output file (audio, timeline) by name, as written; absent in manifests written
         /// before they were checked, whose sessions are then rendered again.
         var files: [String: Stamp]?
+        /// How many of the session's clips start after their planned start, and the latest, in
+        /// seconds; absent in manifests written before lateness was recorded.
+        var lateClips: Int?
+        var worstLateSeconds: Double?
     }
 
     /// An output file's size and SHA-256, taken when it was written.
@@ -65,6 +69,15 @@ final class BatchManifest: Sendable {
 
     func hash(for name: String) -> String? {
         file.withLock { $0.outputs[name]?.inputsHash }
+    }
+
+    /// The lateness recorded for `name` when it was rendered; `nil` when none was recorded.
+    func lateness(of name: String) -> BatchLateness? {
+        file.withLock { file in
+            file.outputs[name].flatMap { record in
+                record.lateClips.map { BatchLateness(lateClips: $0, worstSeconds: record.worstLateSeconds) }
+            }
+        }
     }
 
     /// What has become of the output files of `name` (`outputs`, their paths) since they were
@@ -141,7 +154,8 @@ final class BatchManifest: Sendable {
         seed: UInt64,
         file audioFile: String,
         format: AudioFileFormat,
-        outputs: [String]
+        outputs: [String],
+        lateness: BatchLateness
     ) {
         var files: [String: Stamp] = [:]
         for path in outputs {
@@ -149,7 +163,15 @@ final class BatchManifest: Sendable {
             guard case .success(let stamp) = Self.stamp(path) else { return }
             files[(path as NSString).lastPathComponent] = stamp
         }
-        let record = Record(inputsHash: hash, seed: seed, file: audioFile, format: format.rawValue, files: files)
+        let record = Record(
+            inputsHash: hash,
+            seed: seed,
+            file: audioFile,
+            format: format.rawValue,
+            files: files,
+            lateClips: lateness.lateClips,
+            worstLateSeconds: lateness.worstSeconds
+        )
         file.withLock { file in
             lock.withLock { lock in
                 // A manifest that cannot be written only costs re-rendering next time.

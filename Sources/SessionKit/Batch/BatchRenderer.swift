@@ -51,12 +51,52 @@ package struct BatchSession: Sendable {
     package let timelinePath: String
 }
 
+/// How late a batch session's speech starts: what the manifest records and the summary counts.
+package struct BatchLateness: Sendable, Equatable, Codable {
+    /// How many clips start after their planned start.
+    package var lateClips: Int
+    /// How late the latest starts, in seconds (to the millisecond); `nil` when none is late.
+    package var worstSeconds: Double?
+
+    package init(lateClips: Int, worstSeconds: Double?) {
+        self.lateClips = lateClips
+        self.worstSeconds = worstSeconds
+    }
+
+    /// `timeline`'s lateness.
+    package init(_ timeline: Timeline) {
+        let late = timeline.lateness
+        lateClips = late.lateCount
+        worstSeconds = late.worst.map { (timeline.sampleRate.seconds(of: $0.frames) * 1_000).rounded() / 1_000 }
+    }
+}
+
 /// What became of a batch session.
 package enum BatchResult: Sendable, Equatable {
     /// Rendered now.
-    case rendered
-    /// Its output was already up to date.
-    case upToDate
+    case rendered(BatchLateness)
+    /// Its output was already up to date, with the lateness recorded when it was rendered.
+    case upToDate(BatchLateness?)
+    /// `rendered`, `upToDate`, `failed` or `lacksClips`: the case's name, as `batch --json` gives it.
+    package var name: String {
+        switch self {
+        case .rendered: "rendered"
+        case .upToDate: "upToDate"
+        case .failed: "failed"
+        case .lacksClips: "lacksClips"
+        }
+    }
+
+    /// How late its speech starts, when that is known: a session rendered now, or one up to date
+    /// whose manifest recorded it.
+    package var lateness: BatchLateness? {
+        switch self {
+        case .rendered(let lateness): lateness
+        case .upToDate(let lateness): lateness
+        case .failed, .lacksClips: nil
+        }
+    }
+
     /// It failed, and why (one line per problem; the settings a line mentions still marked, for
     /// the caller to name: ``namingSettings(in:_:)``).
     case failed([String])
@@ -134,6 +174,7 @@ package enum BatchRenderer {
         options: BatchOptions,
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) async throws(SessionError) -> BatchReport {
+        // `progress` is told (0, total) once the clips are ready, then after each session.
         guard !library.entries.isEmpty || !library.problems.isEmpty else {
             throw SessionError(
                 .noScripts,
@@ -170,6 +211,8 @@ package enum BatchRenderer {
         let scriptPaths = Set(sessions.map(\.scriptPath))
         let scripts = library.entries.filter { scriptPaths.contains($0.path) }.map(\.script)
         let clips = try await options.pipeline.prepare(scripts: scripts)
+        // Every clip is made: rendering starts now, and with it the clock of the sessions' ETA.
+        progress(0, sessions.count)
         var results = [BatchResult?](repeating: nil, count: sessions.count)
         await withTaskGroup(of: (Int, BatchResult).self) { group in
             var next = 0
@@ -227,7 +270,7 @@ package enum BatchRenderer {
             if let change = manifest.change(of: session.name, outputs: outputs) {
                 observer.warning("\(session.name): \(change); rendering it again")
             } else {
-                return .upToDate
+                return .upToDate(manifest.lateness(of: session.name))
             }
         }
         // Clips that could not be made were reported once, for the whole batch.
@@ -244,9 +287,10 @@ package enum BatchRenderer {
                 seed: session.seed,
                 file: (session.outputPath as NSString).lastPathComponent,
                 format: pipeline.output.resolvedFormat,
-                outputs: outputs
+                outputs: outputs,
+                lateness: BatchLateness(timeline)
             )
-            return .rendered
+            return .rendered(BatchLateness(timeline))
         } catch {
             return .failed(error.lines { $0.marker })
         }

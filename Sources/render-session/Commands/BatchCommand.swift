@@ -62,6 +62,9 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "Render sessions whose output is up to date too.")
     var force = false
 
+    @Flag(help: "Print one JSON object on standard output with what the summary line says, session by session.")
+    var json = false
+
     @Option(
         help: ArgumentHelp(
             "Render only share I of N (1 ≤ I ≤ N ≤ 1000) of the sessions; auto: I from JOB_COMPLETION_INDEX + 1.",
@@ -109,7 +112,7 @@ struct BatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (paths, folder, shard, shards) = (paths, output, shard, shards)
+        let (paths, folder, shard, shards, json) = (paths, output, shard, shards, json)
         let options = BatchOptions(
             outputFolder: folder,
             pipeline: try options.pipeline(),
@@ -146,6 +149,7 @@ struct BatchCommand: AsyncParsableCommand {
                 if options.pipeline.plan.allowMissing { Console.warning(line) } else { Console.error(line) }
             }
             var counts = (rendered: 0, upToDate: 0)
+            let late = report.results.compactMap(\.lateness).filter { $0.lateClips > 0 }
             for (session, result) in zip(report.sessions, report.results) {
                 switch result {
                 case .rendered: counts.rendered += 1
@@ -165,10 +169,74 @@ struct BatchCommand: AsyncParsableCommand {
             let share =
                 report.shard.map { "\(report.sessions.count) of \(report.totalCount) sessions (shard \($0))" }
                 ?? "\(report.sessions.count) sessions"
+            let worst = late.compactMap(\.worstSeconds).max()
+            let lateText =
+                late.isEmpty
+                ? "" : ", \(late.count) with late speech (worst \(String(format: "%.1f", worst ?? 0)) s)"
             Console.status(
-                "Batch of \(share) into \(folder): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText), in \(Console.seconds(clock.now - started))"
+                "Batch of \(share) into \(folder): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText)\(lateText), in \(Console.seconds(clock.now - started))"
             )
+            if json {
+                Console.printJSON(
+                    BatchSummary(
+                        report: report,
+                        folder: folder,
+                        invalidScripts: library.problems.map(\.path),
+                        elapsed: clock.now - started
+                    )
+                )
+            }
             if !failedNames.isEmpty { throw ExitCode.failure }
         }
+    }
+}
+
+/// What `batch --json` prints: the summary line's counts, and each session with its files, what
+/// became of it and how late its speech starts.
+struct BatchSummary: Encodable {
+    struct Session: Encodable {
+        var name: String
+        var audio: String
+        var timeline: String
+        /// `rendered`, `upToDate`, `failed` or `lacksClips`.
+        var result: String
+        var problems: [String]?
+        var lateClips: Int?
+        var worstLateSeconds: Double?
+    }
+
+    var folder: String
+    var shard: String?
+    var rendered: Int
+    var upToDate: Int
+    var failed: Int
+    var lateSessions: Int
+    var invalidScripts: [String]
+    var sessions: [Session]
+    var elapsedSeconds: Double
+
+    init(report: BatchReport, folder: String, invalidScripts: [String], elapsed: Duration) {
+        self.folder = folder
+        shard = report.shard.map { "\($0)" }
+        self.invalidScripts = invalidScripts
+        sessions = zip(report.sessions, report.results).map { session, result in
+            var entry = Session(
+                name: session.name,
+                audio: session.outputPath,
+                timeline: session.timelinePath,
+                result: result.name,
+                lateClips: result.lateness?.lateClips,
+                worstLateSeconds: result.lateness?.worstSeconds
+            )
+            if case .failed(let lines) = result {
+                entry.problems = lines.map { namingSettings(in: $0, PipelineOptions.flag) }
+            }
+            return entry
+        }
+        rendered = sessions.count { $0.result == "rendered" }
+        upToDate = sessions.count { $0.result == "upToDate" }
+        failed = sessions.count { $0.result == "failed" || $0.result == "lacksClips" } + invalidScripts.count
+        lateSessions = sessions.count { ($0.lateClips ?? 0) > 0 }
+        elapsedSeconds = (elapsed.seconds * 1_000).rounded() / 1_000
     }
 }

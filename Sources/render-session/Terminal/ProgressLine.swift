@@ -10,13 +10,16 @@ final class ProgressLine: @unchecked Sendable {
         var total: Int64 = 0
         var lastDrawn: ContinuousClock.Instant?
         var drawn = false
+        /// When the work this line counts began: its first update, not the line's making. A batch
+        /// makes its sessions' line before synthesis, and an ETA must count only the rate of the
+        /// work it measures (minutes of synthesis would make rendering look slow).
+        var started: ContinuousClock.Instant?
     }
 
     /// Whether standard error is a terminal, where progress may be drawn.
     static var standardErrorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
 
     private let enabled = ProgressLine.standardErrorIsTerminal
-    private let started = ContinuousClock.now
     private let lock = NSLock()
     private var state = State()
     private let describe: @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String
@@ -28,9 +31,10 @@ final class ProgressLine: @unchecked Sendable {
     func update(_ done: Int64, total newTotal: Int64? = nil) {
         guard enabled else { return }
         let now = ContinuousClock.now
-        let elapsed = now - started
         lock.lock()
         defer { lock.unlock() }
+        if state.started == nil { state.started = now }
+        let elapsed = now - (state.started ?? now)
         if let newTotal { state.total = newTotal }
         if done >= state.total && state.total > 0 {
             if state.drawn { Console.writeStandardError("\r\u{1B}[K") }
