@@ -50,6 +50,7 @@ struct RenderSession: AsyncParsableCommand {
         }
         do {
             var command = try parseAsRoot(arguments)
+            if let told = command as? any TakesVerbosity { Console.level.withLock { $0 = told.verbosity.level } }
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {

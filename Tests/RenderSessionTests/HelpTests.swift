@@ -130,7 +130,7 @@ struct HelpTests {
                 line.trimmingCharacters(in: .whitespaces).hasPrefix("-")
                     ? line.matches(of: /--[a-z][a-z-]*/).map { String($0.output) } : []
             }
-        ).subtracting(["--help", "--version"])
+        ).subtracting(["--help", "--version", "--quiet", "--verbose"])
     }
 
     /// The long options docs/cli.md shows in the synopsis of `## \`COMMAND\``, with

@@ -400,4 +400,37 @@ struct MistakeTests {
             #expect(record["worstLateSeconds"] as? Double == sessions[0]["worstLateSeconds"] as? Double)
         }
     }
+
+    @Test("-q prints errors only; -v prints each stage with its time; both is a usage error; every command takes them")
+    func verbosity() throws {
+        let folder = try TemporaryFolder()
+        let arguments = ["render", Self.script, "-o", folder.path("s.wav")] + Self.offline
+        let quiet = try renderSession(arguments + ["-q"])
+        #expect(quiet.status == 0)
+        #expect(quiet.standardError.isEmpty)
+        #expect(quiet.standardOutput == folder.path("s.wav") + "\n", "the data asked for is still printed")
+        let quietError = try renderSession(arguments + ["--quiet", "--bell", "gnog"])
+        #expect(quietError.status == 65)
+        #expect(quietError.standardError.hasPrefix(#"error: Bell "gnog" is not in the sound library"#))
+        let verbose = try renderSession(arguments + ["-v"])
+        #expect(verbose.status == 0)
+        let stages = verbose.standardError.split(separator: "\n").filter { $0.hasPrefix("stage ") }
+        #expect(
+            stages.map { String($0.prefix { $0 != ":" }) } == [
+                "stage check", "stage prepare", "stage plan", "stage render",
+            ]
+        )
+        #expect(stages.allSatisfy { $0.contains(#/: [0-9]+\.[0-9]{2} s$/#) }, "\(stages)")
+        let both = try renderSession(arguments + ["-q", "-v"])
+        #expect(both.status == 64)
+        #expect(both.standardError.hasPrefix("Error: -q/--quiet and -v/--verbose ask for opposite things; give one\n"))
+        for command in [
+            "render", "timeline", "prepare", "batch", "import", "list", "queue", "silence", "sounds", "verify",
+            "position",
+            "voices",
+        ] {
+            let help = try renderSession([command, "--help"]).standardOutput
+            #expect(help.contains("-q, --quiet") && help.contains("-v, --verbose"), "\(command)")
+        }
+    }
 }

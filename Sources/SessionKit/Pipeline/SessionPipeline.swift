@@ -122,14 +122,29 @@ public struct SessionPipeline: Sendable {
     /// - Throws: ``SessionError``; nothing is left half-written.
     @discardableResult
     public func run(_ script: Script) async throws(SessionError) -> Timeline {
+        let clock = ContinuousClock()
+        var started = clock.now
+        func finished(_ stage: String) {
+            self.observer.finishedStage(stage, clock.now - started)
+            started = clock.now
+        }
         try checkVoices(of: [script])
         try checkSounds(of: [script])
         let targets = try resolveOutputs()
+        finished("check")
         let prepared = try await prepare(scripts: [script])
+        finished("prepare")
         // Planning and rendering block for as long as the session takes to encode: on threads of
         // their own, not Swift concurrency's shared ones.
+        let observer = self.observer
         return try await RenderThreads.shared.run { () throws(SessionError) in
-            try render(try plan(script, clips: prepared), to: targets)
+            let planStarted = clock.now
+            let timeline = try plan(script, clips: prepared)
+            observer.finishedStage("plan", clock.now - planStarted)
+            let renderStarted = clock.now
+            let rendered = try render(timeline, to: targets)
+            observer.finishedStage("render", clock.now - renderStarted)
+            return rendered
         }
     }
 
@@ -414,9 +429,12 @@ public struct PipelineObserver: Sendable {
     public var prepared: @Sendable (PreparedClips) -> Void
     /// Rendering has written this many frames of the total, at this rate.
     public var rendering: @Sendable (_ written: Frames, _ total: Frames, _ sampleRate: SampleRate) -> Void
+    /// A stage of ``SessionPipeline/run(_:)`` ended (`check`, `prepare`, `plan`, `render`), after this long.
+    public var finishedStage: @Sendable (_ stage: String, _ elapsed: Duration) -> Void
 
     public init(
         warning: @escaping @Sendable (String) -> Void = { _ in },
+        finishedStage: @escaping @Sendable (_ stage: String, _ elapsed: Duration) -> Void = { _, _ in },
         preparing: @escaping @Sendable (PreparedClips) -> Void = { _ in },
         prepared: @escaping @Sendable (PreparedClips) -> Void = { _ in },
         rendering: @escaping @Sendable (_ written: Frames, _ total: Frames, _ sampleRate: SampleRate) -> Void = {
@@ -426,6 +444,7 @@ public struct PipelineObserver: Sendable {
         }
     ) {
         self.warning = warning
+        self.finishedStage = finishedStage
         self.preparing = preparing
         self.prepared = prepared
         self.rendering = rendering

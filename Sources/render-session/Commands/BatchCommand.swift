@@ -29,6 +29,8 @@ struct BatchCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Argument(help: ArgumentHelp("The folder of script JSON files (or script files).", valueName: "folder"))
     var paths: [String]
 

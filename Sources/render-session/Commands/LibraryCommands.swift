@@ -17,6 +17,8 @@ struct ImportCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Argument(help: ArgumentHelp("The Markdown file.", valueName: "file.md"))
     var markdownPath: String
 
@@ -49,6 +51,8 @@ struct ListCommand: AsyncParsableCommand {
               render-session list Fixtures/meditations --json
             """
     )
+
+    @OptionGroup var verbosity: VerbosityOptions
 
     @Argument(help: ArgumentHelp("Folders of script JSON files, or script files.", valueName: "folder"))
     var paths: [String]

@@ -32,6 +32,8 @@ struct PositionCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Argument(help: ArgumentHelp("The timeline or queue JSON; - for standard input.", valueName: "file.json"))
     var file: String
 

@@ -24,6 +24,8 @@ struct PrepareCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Argument(
         help: ArgumentHelp(
             "Script JSON files, or folders of them; - for standard input.",

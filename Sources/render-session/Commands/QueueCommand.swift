@@ -30,6 +30,8 @@ struct QueueCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @OptionGroup var session: SessionOptions
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The folder to write the queue into.", valueName: "dir"))

@@ -27,6 +27,8 @@ struct RenderCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @OptionGroup var session: SessionOptions
 
     @Option(
@@ -128,6 +130,8 @@ struct TimelineCommand: AsyncParsableCommand {
                 --cache Fixtures/cache --seed 7
             """
     )
+
+    @OptionGroup var verbosity: VerbosityOptions
 
     @OptionGroup var session: SessionOptions
 

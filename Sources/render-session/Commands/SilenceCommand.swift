@@ -15,6 +15,8 @@ struct SilenceCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(

@@ -20,6 +20,8 @@ struct SoundsCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(
         help: ArgumentHelp(
             "A sound library: a folder of sound files, with or without a sounds.json (default: the built-in library).",

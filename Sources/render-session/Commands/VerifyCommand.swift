@@ -30,6 +30,8 @@ struct VerifyCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Argument(help: ArgumentHelp("The audio file to check.", valueName: "file"))
     var file: String
 

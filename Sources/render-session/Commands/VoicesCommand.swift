@@ -22,6 +22,8 @@ struct VoicesCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @OptionGroup var piper: PiperModelOptions
 
     @Option(help: ArgumentHelp("Judge the proxy as set up with this provider and --tts-url.", valueName: "name"))

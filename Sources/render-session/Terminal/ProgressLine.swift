@@ -19,7 +19,7 @@ final class ProgressLine: @unchecked Sendable {
     /// Whether standard error is a terminal, where progress may be drawn.
     static var standardErrorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
 
-    private let enabled = ProgressLine.standardErrorIsTerminal
+    private let enabled = ProgressLine.standardErrorIsTerminal && Console.level.withLock { $0 } != .quiet
     private let lock = NSLock()
     private var state = State()
     private let describe: @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String
