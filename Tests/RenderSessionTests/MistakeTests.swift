@@ -433,4 +433,16 @@ struct MistakeTests {
             #expect(help.contains("-q, --quiet") && help.contains("-v, --verbose"), "\(command)")
         }
     }
+
+    @Test("prepare --json: one JSON object with the summary's counts")
+    func prepareJSON() throws {
+        let result = try renderSession(["prepare", "Fixtures/scripts", "--cache", Repository.cache.path, "--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        )
+        #expect(summary["scripts"] as? Int == 2)
+        #expect(summary["clips"] as? [String: Int] == ["needed": 15, "cached": 15, "synthesized": 0, "failed": 0])
+        #expect(summary["problems"] as? [String] == [] && summary["invalidScripts"] as? [String] == [])
+    }
 }

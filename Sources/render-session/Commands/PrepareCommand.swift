@@ -48,6 +48,9 @@ struct PrepareCommand: AsyncParsableCommand {
     )
     var jobs: Int?
 
+    @Flag(help: "Print one JSON object on standard output with what the summary line says.")
+    var json = false
+
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("Give at least one script or folder.") }
         let problems = SessionPipeline(clips: clip.identity(for: source.provider)).problems
@@ -59,7 +62,7 @@ struct PrepareCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let paths = paths
+        let (paths, json) = (paths, json)
         var pipeline = SessionPipeline(
             clips: clip.identity(for: source.provider),
             source: try source.source(offline: false, jobs: jobs),
@@ -75,7 +78,35 @@ struct PrepareCommand: AsyncParsableCommand {
             let scripts = library.entries.count == 1 ? "1 script" : "\(library.entries.count) scripts"
             Console.status("Prepared \(scripts), \(prepared.summary)")
             for line in prepared.problemLines() { Console.error(line) }
+            if json {
+                Console.printJSON(
+                    PrepareSummary(
+                        scripts: library.entries.count,
+                        invalidScripts: library.problems.map(\.path),
+                        clips: SessionSummary.Clips(
+                            needed: prepared.needed,
+                            cached: prepared.alreadyCached,
+                            synthesized: prepared.synthesized,
+                            failed: prepared.failed
+                        ),
+                        replaced: prepared.replaced,
+                        problems: prepared.problemLines(),
+                        elapsedSeconds: (prepared.elapsed.seconds * 1_000).rounded() / 1_000
+                    )
+                )
+            }
             if !library.problems.isEmpty || !prepared.problems.isEmpty { throw ExitCode.failure }
         }
     }
+}
+
+/// What `prepare --json` prints: the summary line's facts.
+struct PrepareSummary: Encodable {
+    var scripts: Int
+    var invalidScripts: [String]
+    var clips: SessionSummary.Clips
+    /// Corrupt cache entries synthesized again.
+    var replaced: Int
+    var problems: [String]
+    var elapsedSeconds: Double
 }
