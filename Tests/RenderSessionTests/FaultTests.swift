@@ -200,7 +200,10 @@ struct FaultTests {
             "--cache", "Fixtures/cache", "--seed", "1", "--offline",
         ])
         #expect(result.status == 74)
-        #expect(result.standardError.hasPrefix("error: Cannot write \(mountPoint)/.out.wav."))
+        #expect(
+            result.standardError.hasPrefix("error: Cannot write \(mountPoint)/out.wav: "),
+            "the path given, not the hidden temporary file"
+        )
         #expect(result.standardError.contains("No space left on device"), "\(result.standardError)")
         #expect(result.standardError.split(separator: "\n").count == 1)
         #expect(try String(contentsOfFile: mountPoint + "/out.wav", encoding: .utf8) == "previous")

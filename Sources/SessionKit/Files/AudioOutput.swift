@@ -55,7 +55,10 @@ enum AudioOutput {
         func fail(_ error: SessionError) -> SessionError {
             temporary?.discard()
             spool?.discard()
-            return error
+            // The file being written is a hidden temporary beside the output: a message names
+            // the path the user gave instead.
+            guard let temporary else { return error }
+            return error.naming(temporary.temporaryPath, as: temporary.destination)
         }
 
         let sink: any AudioFileSink

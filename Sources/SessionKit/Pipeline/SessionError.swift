@@ -96,6 +96,12 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// `cause`'s own sentence as the one line, keeping `cause` as the underlying error.
+    /// This error with `path` (a hidden temporary file the user never named) said as `name`
+    /// (the path the user gave) in every line.
+    package func naming(_ path: String, as name: String) -> SessionError {
+        SessionError(code, lines: markedLines.map { $0.replacing(path, with: name) }, underlyingError: underlyingError)
+    }
+
     package init(_ code: Code, wrapping cause: some Error & Sendable & CustomStringConvertible) {
         self.init(code, lines: [cause.description], underlyingError: cause)
     }
