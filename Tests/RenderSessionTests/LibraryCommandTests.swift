@@ -105,7 +105,7 @@ struct LibraryCommandTests {
         #expect(lines.first == "error: \(folder.path("scripts/broken.json")): id: is required but missing")
         #expect(
             lines.last?.hasPrefix(
-                "Batch of 1 sessions into \(folder.path("out")): 1 rendered, 0 up to date, 1 failed (\(folder.path("scripts/broken.json"))), in "
+                "Batch of 1 sessions into \(folder.path("out")): 1 rendered, 0 up to date, 1 failed (\(folder.path("scripts/broken.json"))), 1 with late speech (worst "
             ) == true
         )
         #expect(FileManager.default.fileExists(atPath: folder.path("out/edge-cases.wav")))
@@ -115,7 +115,7 @@ struct LibraryCommandTests {
         #expect(again.status == 0)
         #expect(
             again.standardError.hasPrefix(
-                "Batch of 1 sessions into \(folder.path("out")): 0 rendered, 1 up to date, 0 failed, in "
+                "Batch of 1 sessions into \(folder.path("out")): 0 rendered, 1 up to date, 0 failed, 1 with late speech (worst "
             )
         )
     }

@@ -445,4 +445,26 @@ struct MistakeTests {
         #expect(summary["clips"] as? [String: Int] == ["needed": 15, "cached": 15, "synthesized": 0, "failed": 0])
         #expect(summary["problems"] as? [String] == [] && summary["invalidScripts"] as? [String] == [])
     }
+
+    @Test("A key a sounds.json entry does not have is one warning with the nearest key, from sounds and from a render")
+    func soundsJSONKeys() throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path("lib")
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let silence = try renderSession(["silence", "--seconds", "0.5", "-o", library + "/ding.wav"])
+        #expect(silence.status == 0)
+        try Data(#"[{"id": "ding", "file": "ding", "gian": 2}]"#.utf8)
+            .write(to: URL(fileURLWithPath: library + "/sounds.json"))
+        let warning =
+            #"warning: \#(library)/sounds.json: [0].gian: is not a field of a sound (did you mean "gain"?); it is ignored"#
+        let listed = try renderSession(["sounds", "--sounds", library])
+        #expect(listed.status == 0)
+        #expect(listed.standardError == warning + "\n")
+        let rendered = try renderSession(
+            ["render", Self.script, "-o", folder.path("s.wav"), "--sounds", library, "--start-gong", "ding"]
+                + Self.offline
+        )
+        #expect(rendered.status == 0)
+        #expect(rendered.standardError.split(separator: "\n").first.map(String.init) == warning)
+    }
 }

@@ -183,6 +183,7 @@ struct SessionSounds {
     private mutating func openLibrary() throws(SessionError) -> SoundLibrary {
         if let library { return library }
         let opened = try SoundLibrary.open(folder: libraryFolder)
+        for line in opened.warnings { warn(line) }
         library = opened
         return opened
     }

@@ -63,6 +63,10 @@ package struct SoundLibrary: Sendable {
     package let entries: [SoundEntry]
     /// Whether the folder has a `sounds.json`.
     package let hasIndex: Bool
+    /// Keys of `sounds.json` entries that mean nothing, each a line naming the file, the entry's
+    /// path and the nearest key (`lib/sounds.json: [0].gian: is not a field of a sound (did you
+    /// mean "gain"?); it is ignored`), for whoever opens the library to say.
+    package private(set) var warnings: [String] = []
 
     /// Opens the library in `folder`, reading `folder/sounds.json` if there is one.
     /// - Throws: ``SessionError`` (``SessionError/Code/invalidSoundLibrary``) when the folder cannot
@@ -97,7 +101,7 @@ package struct SoundLibrary: Sendable {
         } catch {
             throw SessionError(.invalidSoundLibrary, "\(index): cannot read the file: \(error.reason)")
         }
-        entries = try Self.entries(json: data, name: index)
+        entries = try Self.entries(json: data, name: index, warnings: &warnings)
         hasIndex = true
         try checkInside(index: index)
     }
@@ -139,6 +143,19 @@ package struct SoundLibrary: Sendable {
     /// The entries in the `sounds.json` bytes `data`; `name` stands for the file in errors.
     /// - Throws: ``SessionError`` with one line per problem: `name: [2].gain: -1 must be 0 or more`.
     package static func entries(json data: Data, name: String) throws(SessionError) -> [SoundEntry] {
+        var warnings: [String] = []
+        return try entries(json: data, name: name, warnings: &warnings)
+    }
+
+    /// The keys an entry of `sounds.json` has.
+    static let entryKeys = ["id", "name", "file", "gain", "loop"]
+
+    /// ``entries(json:name:)``, adding to `warnings` a line for each key an entry does not have.
+    package static func entries(
+        json data: Data,
+        name: String,
+        warnings: inout [String]
+    ) throws(SessionError) -> [SoundEntry] {
         // The scripts' parser, the project's one JSON reader: a key twice in one object is an
         // error at its line and place, a byte-order mark is skipped, and a value's kind is what
         // the text says (Foundation's reader makes `true` a number and keeps the last of two keys).
@@ -165,6 +182,13 @@ package struct SoundLibrary: Sendable {
             guard case .object(let object) = item else {
                 report(nil, "expected an object, found \(item.kindName)")
                 continue
+            }
+            // An app's own keys (icons, translations) are welcome; one that is a letter or two
+            // from a key of ours is a typo, whose value would silently not apply.
+            for key in object.keys.sorted() where !entryKeys.contains(key) {
+                let nearest = didYouMean(key, among: entryKeys)
+                guard !nearest.isEmpty else { continue }
+                warnings.append("\(name): \(path).\(key): is not a field of a sound\(nearest); it is ignored")
             }
             func string(_ key: String, required: Bool) -> String? {
                 guard let value = object[key], value != .null else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SessionKit
+import SessionTimeline
 
 struct SoundsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,6 +35,7 @@ struct SoundsCommand: AsyncParsableCommand {
         let folder = sounds
         try await runCommand {
             let library = try SoundLibrary.open(folder: folder)
+            for line in library.warnings { Console.warning(line) }
             let listing = library.listing()
             Console.writeStandardOutput(Data(listing.map { Self.line($0) + "\n" }.joined().utf8))
             let missing = listing.filter { if case .missing = $0.lookup { true } else { false } }.map(\.entry.id)
@@ -48,7 +50,7 @@ struct SoundsCommand: AsyncParsableCommand {
 
     /// `rain⇥Rain⇥0.15⇥yes⇥/path/rain.flac`.
     static func line(_ item: SoundListing) -> String {
-        let gain = item.entry.gain.map(Self.number) ?? "-"
+        let gain = item.entry.gain.map { SessionTimeline.formatted($0) } ?? "-"
         let loop = item.entry.loop.map { $0 ? "yes" : "no" } ?? "-"
         let file =
             switch item.lookup {
@@ -58,8 +60,4 @@ struct SoundsCommand: AsyncParsableCommand {
         return [item.entry.id, item.entry.name, gain, loop, file].joined(separator: "\t")
     }
 
-    /// `1` for whole numbers, else Swift's shortest form (`0.15`).
-    static func number(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
-    }
 }
