@@ -467,4 +467,45 @@ struct MistakeTests {
         #expect(rendered.status == 0)
         #expect(rendered.standardError.split(separator: "\n").first.map(String.init) == warning)
     }
+
+    @Test(
+        "Ctrl-C during a render on a terminal: the message clears the progress bar's line first, exit 130, nothing left",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/pkill"),
+            "needs /usr/bin/script and /usr/bin/pkill (util-linux, procps) to give the command a terminal and a Ctrl-C"
+        )
+    )
+    func interruptClearsProgress() throws {
+        let folder = try TemporaryFolder()
+        // Two hours of rain: long enough to draw a progress bar, quick to interrupt.
+        try Data(
+            #"{"kind": "timer", "id": "long", "title": "Long", "durationSeconds": 7200, "countdownSeconds": 0, "ambience": "rain"}"#
+                .utf8
+        ).write(to: folder.url.appendingPathComponent("long.json"))
+        let binary = Repository.binary.path
+        let command = "'\(binary)' render '\(folder.path("long.json"))' -o '\(folder.path("long.flac"))' --offline"
+        let transcript = folder.path("transcript")
+        let terminal = Process()
+        terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        terminal.arguments = ["-qec", command, transcript]
+        terminal.standardOutput = FileHandle.nullDevice
+        terminal.standardInput = FileHandle.nullDevice
+        try terminal.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !((try? String(contentsOfFile: transcript, encoding: .utf8)) ?? "").contains("ETA") {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let interrupt = Process()
+        interrupt.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+        interrupt.arguments = ["-INT", "-f", "^\(binary) render \(folder.path("long.json"))"]
+        try interrupt.run()
+        interrupt.waitUntilExit()
+        terminal.waitUntilExit()
+        let text = try String(contentsOfFile: transcript, encoding: .utf8)
+        #expect(text.contains("ETA"), "a progress bar was drawn")
+        #expect(text.contains("\u{1B}[K\r\u{1B}[KInterrupted; unfinished files were removed"), "\(text.suffix(300))")
+        #expect(terminal.terminationStatus == 130)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("long.flac")))
+    }
 }
