@@ -9,8 +9,8 @@
 // - a rejected script comes with 1…101 problems (100 listed, then a summary), exactly one if it is
 //   not JSON;
 // - an accepted script keeps every rule in ScriptRules (docs/scripts.md);
-// - an accepted script, written back as `import` writes it (MeditationMarkdown.json), parses to
-//   an equal script;
+// - an accepted guided script, written back as `import` writes it (MeditationMarkdown.json), parses
+//   to an equal script (other kinds are not written back);
 // - interjections resolve inside their windows, and Timeline.plan at 22,050 and 48,000 Hz (with
 //   clips at other rates) gives a contiguous timeline that reaches the session's end; its
 //   preconditions ("a validated script's time … must convert to frames") hold.
@@ -36,8 +36,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     }
     checkRules(script)
+    guard case .guided(let session) = script.kind else { return 0 }
+    checkRules(session, duration: script.durationSeconds)
     checkRoundTrip(script)
-    checkPlanning(script, seed: UInt64(truncatingIfNeeded: bytes.hashValue))
+    checkPlanning(script, session, seed: UInt64(truncatingIfNeeded: bytes.hashValue))
     return 0
 }
 
@@ -48,18 +50,21 @@ private func checkRules(_ script: Script) {
     expect(!script.title.isEmpty && script.title.count <= ScriptRules.maximumLabelLength)
     expect(script.subtitle.count <= ScriptRules.maximumLabelLength)
     expect(abs(script.orderIndex) <= 1_000_000_000)
-    expect(!script.segments.isEmpty && script.segments.count <= ScriptRules.maximumCueCount)
-    expect(script.interjections.count <= ScriptRules.maximumCueCount)
-    expect(Set(script.segments.map(\.id)).count == script.segments.count, "duplicate segment ids accepted")
-    for segment in script.segments {
-        expect(segment.startSeconds >= 0 && segment.startSeconds <= script.durationSeconds)
+}
+
+private func checkRules(_ session: GuidedSession, duration: Double) {
+    expect(!session.segments.isEmpty && session.segments.count <= ScriptRules.maximumCueCount)
+    expect(session.interjections.count <= ScriptRules.maximumCueCount)
+    expect(Set(session.segments.map(\.id)).count == session.segments.count, "duplicate segment ids accepted")
+    for segment in session.segments {
+        expect(segment.startSeconds >= 0 && segment.startSeconds <= duration)
         expect(!segment.phase.isEmpty)
         checkText(segment.text)
     }
-    for interjection in script.interjections {
+    for interjection in session.interjections {
         expect(interjection.windowStartSeconds >= 0)
         expect(interjection.windowStartSeconds <= interjection.windowEndSeconds)
-        expect(interjection.windowEndSeconds <= script.durationSeconds)
+        expect(interjection.windowEndSeconds <= duration)
         expect((1...ScriptRules.maximumTextOptions).contains(interjection.textOptions.count))
         interjection.textOptions.forEach(checkText)
     }
@@ -70,10 +75,10 @@ private func checkText(_ text: String) {
     expect(!text.allSatisfy(\.isWhitespace))
 }
 
-private func checkPlanning(_ script: Script, seed: UInt64) {
-    let interjections = script.resolveInterjections(seed: seed)
-    expect(interjections.count == script.interjections.count)
-    for (resolved, interjection) in zip(interjections, script.interjections) {
+private func checkPlanning(_ script: Script, _ session: GuidedSession, seed: UInt64) {
+    let interjections = session.resolveInterjections(seed: seed)
+    expect(interjections.count == session.interjections.count)
+    for (resolved, interjection) in zip(interjections, session.interjections) {
         expect(
             resolved.plannedSeconds >= interjection.windowStartSeconds
                 && resolved.plannedSeconds <= interjection.windowEndSeconds,
@@ -90,10 +95,11 @@ private func checkPlanning(_ script: Script, seed: UInt64) {
         let bell = AudioSourceInfo(path: nil, sampleRate: 44_100, frameCount: Frames(44_100), gapless: false)
         let timeline = Timeline.plan(
             script: script,
+            session: session,
             seed: seed,
             sampleRate: rate,
             channelCount: 1,
-            segmentClips: clips(script.segments.count),
+            segmentClips: clips(session.segments.count),
             interjections: interjections,
             interjectionClips: clips(interjections.count),
             layers: SessionLayers(bell: .chosen(ChosenSound(name: "bell", source: bell)))

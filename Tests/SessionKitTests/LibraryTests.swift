@@ -40,12 +40,18 @@ struct ReactivityContentTests {
             let script = entry.script
             #expect(script.id == String(format: "reactivity-%02d", index + 1) && script.orderIndex == index + 1)
             #expect(script.durationSeconds == 600 && script.category == "reactivity")
-            #expect(script.segments.map(\.startSeconds) == [0, 120, 510])
-            #expect(script.segments.map(\.phase) == ["opening", "teachings", "closing"])
+            guard case .guided(let session) = script.kind else {
+                Issue.record("\(script.id) is a \(script.kind.name) session, not a guided script")
+                continue
+            }
+            #expect(session.segments.map(\.startSeconds) == [0, 120, 510])
+            #expect(session.segments.map(\.phase) == ["opening", "teachings", "closing"])
             #expect(
-                script.interjections.map { [$0.windowStartSeconds, $0.windowEndSeconds] } == [[350, 370], [440, 460]]
+                session.interjections.map { [$0.windowStartSeconds, $0.windowEndSeconds] } == [
+                    [350, 370], [440, 460],
+                ]
             )
-            #expect(script.interjections.allSatisfy { (2...4).contains($0.textOptions.count) })
+            #expect(session.interjections.allSatisfy { (2...4).contains($0.textOptions.count) })
         }
     }
 

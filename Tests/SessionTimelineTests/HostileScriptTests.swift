@@ -40,7 +40,7 @@ struct HostileScriptTests {
     @Test("A UTF-8 byte-order mark before the script is skipped")
     func byteOrderMark() throws {
         let script = try Script(json: Data([0xEF, 0xBB, 0xBF]) + ScriptValidationTests.json())
-        #expect(script.id == "med-01" && script.segments.count == 2)
+        #expect(script.id == "med-01" && script.guided.segments.count == 2)
         // Only at the start: elsewhere it is text that is not JSON.
         #expect(
             Self.problems(#"{"id": "a",\#u{FEFF} "b": 1}"#) == [

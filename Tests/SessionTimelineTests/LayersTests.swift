@@ -30,6 +30,7 @@ struct LayersTests {
         for index in clips.indices { clips[index].source.loudness = loudness[index] }
         return Timeline.plan(
             script: script,
+            session: script.guided,
             seed: 1,
             sampleRate: rate,
             channelCount: 1,

@@ -52,7 +52,7 @@ struct MeditationMarkdownTests {
         #expect(first.title == "Feet First" && first.subtitle == "Starting from the ground" && first.orderIndex == 1)
         #expect(first.category == "body-scan" && first.durationSeconds == 600)
         #expect(
-            first.segments == [
+            first.guided.segments == [
                 .init(
                     id: "opening",
                     startSeconds: 0,
@@ -64,11 +64,11 @@ struct MeditationMarkdownTests {
             ]
         )
         #expect(
-            first.interjections == [
+            first.guided.interjections == [
                 .init(windowStartSeconds: 350, windowEndSeconds: 370, textOptions: ["Come back.", "Soften."])
             ]
         )
-        #expect(category.scripts[1].segments.map(\.phase) == ["opening"])
+        #expect(category.scripts[1].guided.segments.map(\.phase) == ["opening"])
     }
 
     @Test(
@@ -239,7 +239,7 @@ struct MeditationMarkdownTests {
             """
         )
         #expect(
-            category.scripts[0].segments == [
+            category.scripts[0].guided.segments == [
                 .init(
                     id: "opening",
                     startSeconds: 0,

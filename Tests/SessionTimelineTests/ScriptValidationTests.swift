@@ -52,9 +52,9 @@ struct ScriptValidationTests {
         #expect(script.category == "reactivity")
         #expect(script.orderIndex == 3)
         #expect(script.durationSeconds == 600)
-        #expect(script.segments.map(\.startSeconds) == [0, 120.5])
+        #expect(script.guided.segments.map(\.startSeconds) == [0, 120.5])
         #expect(
-            script.interjections == [
+            script.guided.interjections == [
                 .init(windowStartSeconds: 350, windowEndSeconds: 370, textOptions: ["Breathe.", "Soften."])
             ]
         )
@@ -68,7 +68,7 @@ struct ScriptValidationTests {
                 .utf8
         )
         let script = try Script(json: data)
-        #expect(script.subtitle == "" && script.orderIndex == 0 && script.interjections.isEmpty)
+        #expect(script.subtitle == "" && script.orderIndex == 0 && script.guided.interjections.isEmpty)
     }
 
     struct RuleCase: CustomTestStringConvertible, Sendable {
@@ -315,7 +315,7 @@ struct ScriptValidationTests {
         )
         #expect(script.title == "Café 🙂 \"q\" \\ /")
         #expect(script.durationSeconds == 16.856734693877552, "Foundation's JSONSerialization reads …556 here")
-        #expect(script.segments[0].startSeconds == 10)
+        #expect(script.guided.segments[0].startSeconds == 10)
     }
 
     @Test("Invalid UTF-8 and lone surrogates are refused")

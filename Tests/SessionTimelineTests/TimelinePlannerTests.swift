@@ -134,11 +134,15 @@ struct ScriptPlanningTests {
             category: "c",
             title: "T",
             durationSeconds: 60,
-            segments: [
-                .init(id: "a", startSeconds: 0, text: "A", phase: "opening"),
-                .init(id: "b", startSeconds: 20, text: "B", phase: "teachings"),
-            ],
-            interjections: interjections
+            kind: .guided(
+                GuidedSession(
+                    segments: [
+                        .init(id: "a", startSeconds: 0, text: "A", phase: "opening"),
+                        .init(id: "b", startSeconds: 20, text: "B", phase: "teachings"),
+                    ],
+                    interjections: interjections
+                )
+            )
         )
     }
 
@@ -149,7 +153,7 @@ struct ScriptPlanningTests {
         ])
         for seed: UInt64 in [0, 1, 2, 99] {
             #expect(
-                script.resolveInterjections(seed: seed) == [
+                script.guided.resolveInterjections(seed: seed) == [
                     ResolvedInterjection(interjectionIndex: 0, plannedSeconds: 30, optionIndex: 0, text: "X")
                 ]
             )
@@ -161,7 +165,7 @@ struct ScriptPlanningTests {
         let script = Self.script(interjections: [
             .init(windowStartSeconds: 10.25, windowEndSeconds: 10.75, textOptions: ["X", "Y"])
         ])
-        let resolved = script.resolveInterjections(seed: 5)
+        let resolved = script.guided.resolveInterjections(seed: 5)
         #expect(resolved.map(\.plannedSeconds) == [10.25])
     }
 
@@ -173,7 +177,7 @@ struct ScriptPlanningTests {
         ])
         // SplitMix64(7): uniform(below: 21) = 9, uniform(below: 3) = 0, uniform(below: 21) = 0, uniform(below: 2) = 1.
         #expect(
-            script.resolveInterjections(seed: 7) == [
+            script.guided.resolveInterjections(seed: 7) == [
                 ResolvedInterjection(interjectionIndex: 0, plannedSeconds: 359, optionIndex: 0, text: "a"),
                 ResolvedInterjection(interjectionIndex: 1, plannedSeconds: 440, optionIndex: 1, text: "e"),
             ]
@@ -187,7 +191,7 @@ struct ScriptPlanningTests {
         ])
         var seen = Set<Double>()
         for seed in UInt64(0)..<200 {
-            let choice = script.resolveInterjections(seed: seed)[0]
+            let choice = script.guided.resolveInterjections(seed: seed)[0]
             #expect((35...40).contains(choice.plannedSeconds))
             #expect(choice.text == ["p", "q", "r"][choice.optionIndex])
             seen.insert(choice.plannedSeconds)
@@ -200,10 +204,11 @@ struct ScriptPlanningTests {
         let script = Self.script(interjections: [
             .init(windowStartSeconds: 20, windowEndSeconds: 20, textOptions: ["X"])
         ])
-        let resolved = script.resolveInterjections(seed: 1)
+        let resolved = script.guided.resolveInterjections(seed: 1)
         let rate = try #require(SampleRate(1_000))
         let timeline = Timeline.plan(
             script: script,
+            session: script.guided,
             seed: 1,
             sampleRate: rate,
             channelCount: 1,
@@ -244,6 +249,7 @@ struct ScriptPlanningTests {
         let rate = try #require(SampleRate(1_000))
         let timeline = Timeline.plan(
             script: script,
+            session: script.guided,
             seed: 0,
             sampleRate: rate,
             channelCount: 2,

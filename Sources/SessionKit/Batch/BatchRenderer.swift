@@ -320,7 +320,8 @@ package enum BatchRenderer {
         add("settings \(String(decoding: CanonicalJSON.encode(settings), as: UTF8.self))")
         let names = [sound.ambience, sound.startGong, sound.effectiveIntervalGong, sound.bell].compactMap { $0 }
         // Other kinds always play the library's cue sounds.
-        if !names.isEmpty || session.script.kind != .guided {
+        let isGuided = if case .guided = session.script.kind { true } else { false }
+        if !names.isEmpty || !isGuided {
             // Sounds by name: the library's files as they are now; sounds by path: their bytes.
             let folder = plan.soundLibrary ?? SoundLibrary.defaultFolder()
             let files = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? []

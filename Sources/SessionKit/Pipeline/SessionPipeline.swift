@@ -173,7 +173,7 @@ public struct SessionPipeline: Sendable {
     /// Every text a render of `script` can need. For kinds other than guided this asks the sound
     /// library which cue sounds it has, since a missing one is spoken instead.
     public func texts(of script: Script) throws(SessionError) -> [String] {
-        guard script.kind != .guided else { return script.allTexts }
+        if case .guided = script.kind { return script.allTexts }
         var sounds = SessionSounds(
             libraryFolder: plan.soundLibrary,
             allowsMissing: plan.allowsMissingSounds,

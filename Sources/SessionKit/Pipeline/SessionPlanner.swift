@@ -21,15 +21,15 @@ enum SessionPlanner {
         settings: PlanSettings,
         warn: (String) -> Void
     ) throws(SessionError) -> Timeline {
-        guard script.kind == .guided else {
+        guard case .guided(let session) = script.kind else {
             return try planScore(script, clips: clips, identity: identity, settings: settings, warn: warn)
         }
         try check(script.allTexts, clips: clips, identity: identity, settings: settings, warn: warn)
 
         let seed = settings.seed ?? SeededGenerator.randomSeed()
-        let interjections = script.resolveInterjections(seed: seed)
+        let interjections = session.resolveInterjections(seed: seed)
         let sourced = sourcedClips(
-            script.segments.map(\.text) + interjections.map(\.text),
+            session.segments.map(\.text) + interjections.map(\.text),
             clips: clips,
             identity: identity
         )
@@ -53,12 +53,13 @@ enum SessionPlanner {
             )
             return Timeline.plan(
                 script: script,
+                session: session,
                 seed: seed,
                 sampleRate: sampleRate,
                 channelCount: settings.channelCount,
-                segmentClips: Array(sourced[..<script.segments.count]),
+                segmentClips: Array(sourced[..<session.segments.count]),
                 interjections: interjections,
-                interjectionClips: Array(sourced[script.segments.count...]),
+                interjectionClips: Array(sourced[session.segments.count...]),
                 layers: try sounds.layers(for: sound, sampleRate: sampleRate)
             )
         }
@@ -159,7 +160,7 @@ extension SessionSounds {
     /// `script`'s score with `sound`, a cue whose sound the library lacks spoken where it can be;
     /// `nil` for a guided script.
     mutating func score(of script: Script, sound: SoundSettings, seed: UInt64) throws(SessionError) -> SessionScore? {
-        guard script.kind != .guided else { return nil }
+        if case .guided = script.kind { return nil }
         return script.score(sound: sound, hasSound: try soundsFound(for: script), seed: seed)
     }
 

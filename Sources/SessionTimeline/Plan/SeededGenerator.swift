@@ -73,10 +73,10 @@ package struct ResolvedInterjection: Sendable, Equatable {
     }
 }
 
-extension Script {
+extension GuidedSession {
     /// Makes every interjection's random choices with a generator seeded by `seed`.
     ///
-    /// For each interjection in script order: if the window `[windowStartSeconds, windowEndSeconds]`
+    /// For each interjection in order: if the window `[windowStartSeconds, windowEndSeconds]`
     /// holds `k ≥ 1` whole seconds, the start is the first of them plus `uniform(below: k)`;
     /// otherwise (a window inside one second) it is `windowStartSeconds` and no number is drawn.
     /// Then the text is `textOptions[uniform(below: textOptions.count)]`.

@@ -71,7 +71,7 @@ public struct SourcedClip: Sendable, Equatable {
 }
 
 extension Timeline {
-    /// Plans a session at `sampleRate`: the script's segments with `segmentClips`, the resolved
+    /// Plans `script`'s guided `session` at `sampleRate`: its segments with `segmentClips`, the resolved
     /// interjections with `interjectionClips` (both aligned by index), the bell last, and the
     /// overlays of `layers`. A `nil` clip is left out: its slot stays silent.
     ///
@@ -80,6 +80,7 @@ extension Timeline {
     /// `sampleRate.frames(converting:from:)`. Overlays never extend the output.
     package static func plan(
         script: Script,
+        session: GuidedSession,
         seed: UInt64,
         sampleRate: SampleRate,
         channelCount: ChannelCount,
@@ -88,12 +89,12 @@ extension Timeline {
         interjectionClips: [SourcedClip?],
         layers: SessionLayers
     ) -> Timeline {
-        precondition(segmentClips.count == script.segments.count && interjectionClips.count == interjections.count)
+        precondition(segmentClips.count == session.segments.count && interjectionClips.count == interjections.count)
         func frames(atSeconds seconds: Double) -> Frames { layers.frame(atSeconds: seconds, sampleRate: sampleRate) }
         let target = layers.loudnessTarget
 
         var clips: [LaneClip] = []
-        for (segment, clip) in zip(script.segments, segmentClips) {
+        for (segment, clip) in zip(session.segments, segmentClips) {
             guard let clip else { continue }
             clips.append(
                 LaneClip(

@@ -222,8 +222,7 @@ package enum MeditationMarkdown {
                 subtitle: subtitle,
                 orderIndex: number,
                 durationSeconds: durationSeconds,
-                segments: segments,
-                interjections: interjections
+                kind: .guided(GuidedSession(segments: segments, interjections: interjections))
             )
             do {
                 _ = try Script(json: json(script))

@@ -1,7 +1,8 @@
 public import Foundation
 
-/// A guided session as the app backend serves it (`GuidedMeditationScript`): what is spoken when,
-/// the windows where short interjections may land, and how long the session lasts.
+/// A session as the app backend serves it: what every kind has (identifier, titles, length,
+/// sound, voice) and its ``kind``, which carries what that kind plays (a guided script's segments
+/// and interjections, `GuidedMeditationScript`, or a timer's, breathing, workout or stretching session).
 ///
 /// Create one with ``Script/init(json:)``, which validates every rule in ``ScriptRules``.
 public struct Script: Sendable, Equatable, Encodable {
@@ -17,14 +18,10 @@ public struct Script: Sendable, Equatable, Encodable {
     public var orderIndex: Int
     /// The planned length of the session before the closing bell.
     public var durationSeconds: Double
-    /// The spoken parts, each at a planned start.
-    public var segments: [Segment]
-    /// Windows in which one of several short texts is spoken at a random second.
-    public var interjections: [Interjection]
     /// The script's `sound` block: bed, gongs, lead-in, loudness; `nil` when it has none. For
     /// timer sessions it also holds the timer's own gong and bed fields.
     public var sound: SoundSettings?
-    /// The session's shape: ``SessionKind/guided`` for a script with segments.
+    /// The session's shape and what it plays: ``SessionKind/guided(_:)`` for a script with segments.
     public var kind: SessionKind
     /// The voice the session's texts are spoken in (`espeak:de`, a script's top-level `voice`,
     /// for every kind), over the command's; `nil` for the command's.
@@ -72,10 +69,8 @@ public struct Script: Sendable, Equatable, Encodable {
         subtitle: String = "",
         orderIndex: Int = 0,
         durationSeconds: Double,
-        segments: [Segment],
-        interjections: [Interjection] = [],
+        kind: SessionKind,
         sound: SoundSettings? = nil,
-        kind: SessionKind = .guided,
         voice: String? = nil
     ) {
         self.id = id
@@ -84,8 +79,6 @@ public struct Script: Sendable, Equatable, Encodable {
         self.subtitle = subtitle
         self.orderIndex = orderIndex
         self.durationSeconds = durationSeconds
-        self.segments = segments
-        self.interjections = interjections
         self.sound = sound
         self.kind = kind
         self.voice = voice
@@ -94,6 +87,23 @@ public struct Script: Sendable, Equatable, Encodable {
     /// A guided script's JSON keys; other kinds are not written back as JSON.
     private enum CodingKeys: String, CodingKey {
         case id, category, title, subtitle, orderIndex, durationSeconds, segments, interjections, sound, voice
+    }
+
+    /// Writes a guided script as the backend serves it (`render-session import` writes these);
+    /// a script of another kind is written with no segments or interjections.
+    public func encode(to encoder: any Encoder) throws {
+        let guided = if case .guided(let session) = kind { session } else { GuidedSession(segments: []) }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(category, forKey: .category)
+        try container.encode(title, forKey: .title)
+        try container.encode(subtitle, forKey: .subtitle)
+        try container.encode(orderIndex, forKey: .orderIndex)
+        try container.encode(durationSeconds, forKey: .durationSeconds)
+        try container.encode(guided.segments, forKey: .segments)
+        try container.encode(guided.interjections, forKey: .interjections)
+        try container.encodeIfPresent(sound, forKey: .sound)
+        try container.encodeIfPresent(voice, forKey: .voice)
     }
 
     /// Decodes and validates a script from the backend's JSON.
@@ -121,12 +131,12 @@ public struct Script: Sendable, Equatable, Encodable {
         self = script
     }
 
-    /// Every text a render of this script can need: the segments' texts and every interjection
-    /// option, in script order, each once.
+    /// Every text a render of this script can need: for a guided script the segments' texts and
+    /// every interjection option, in script order, each once; none for other kinds (see
+    /// ``texts(hasSound:sound:)``).
     public var allTexts: [String] {
-        var seen = Set<String>()
-        let texts = segments.map(\.text) + interjections.flatMap(\.textOptions)
-        return texts.filter { seen.insert($0).inserted }
+        guard case .guided(let guided) = kind else { return [] }
+        return guided.allTexts
     }
 }
 

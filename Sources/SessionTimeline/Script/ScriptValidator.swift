@@ -110,8 +110,7 @@ struct ScriptValidator {
             subtitle: subtitle,
             orderIndex: orderIndex,
             durationSeconds: duration,
-            segments: segments,
-            interjections: interjections,
+            kind: .guided(GuidedSession(segments: segments, interjections: interjections)),
             sound: sound,
             voice: voice
         )

@@ -4,7 +4,7 @@
 /// A session file says its kind with `"kind"`; a file without it is a guided script.
 public enum SessionKind: Sendable, Equatable {
     /// Segments and interjections at planned seconds (seed 000).
-    case guided
+    case guided(GuidedSession)
     /// A silent countdown, gongs and a bed, no speech (seed 002).
     case timer(TimerSession)
     /// Breathing cues in patterns, cycles and blocks (seed 003, Atem tab).
@@ -30,7 +30,7 @@ public enum SessionKind: Sendable, Equatable {
 }
 
 extension Script {
-    /// What a session of a kind other than ``SessionKind/guided`` plays, in seconds, with `sound`
+    /// What a session of a kind other than ``SessionKind/guided(_:)`` plays, in seconds, with `sound`
     /// (the script's sound settings under the command's) and the random draws of `seed`.
     /// `hasSound` says whether the sound library has a sound, so a cue whose sound is missing can
     /// be spoken instead. `nil` for guided scripts, which are planned from their segments.
@@ -49,8 +49,8 @@ extension Script {
     /// drawn from regions: every description that can be drawn).
     public func texts(hasSound: (String) -> Bool, sound: SoundSettings) -> [String] {
         switch kind {
-        case .guided:
-            return allTexts
+        case .guided(let guided):
+            return guided.allTexts
         case .stretch(let stretch):
             return stretch.allTexts
         default:

@@ -112,9 +112,8 @@ extension ScriptValidator {
             subtitle: subtitle,
             orderIndex: orderIndex,
             durationSeconds: total,
-            segments: [],
-            sound: sound == SoundSettings() ? nil : sound,
             kind: sessionKind,
+            sound: sound == SoundSettings() ? nil : sound,
             voice: voice
         )
     }
@@ -284,7 +283,6 @@ extension ScriptValidator {
             category: "stretch",
             title: "Stretching",
             durationSeconds: session.totalSeconds,
-            segments: [],
             kind: .stretch(session)
         )
     }
