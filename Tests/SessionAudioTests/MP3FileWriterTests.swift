@@ -35,7 +35,7 @@ private struct Bursts {
 private func writeMP3(
     _ signal: Bursts,
     to path: String,
-    settings: EncoderSettings = EncoderSettings(format: .mp3),
+    settings: EncoderSettings = try! EncoderSettings(format: .mp3),
     metadata: AudioMetadata = AudioMetadata(),
     block: Int = 4_096
 ) throws -> (MP3FileWriter, AudioEncoding) {
@@ -127,7 +127,7 @@ struct MP3FileWriterTests {
         try writeMP3(
             signal,
             to: folder.path("whole.mp3"),
-            settings: EncoderSettings(format: .mp3, skipsSilence: false)
+            settings: try EncoderSettings(format: .mp3, skipsSilence: false)
         )
         let skipped = try decodeAll(folder.path("skip.mp3")).samples
         let whole = try decodeAll(folder.path("whole.mp3")).samples
@@ -157,7 +157,7 @@ struct MP3FileWriterTests {
         let (writer, encoding) = try writeMP3(
             signal,
             to: path,
-            settings: EncoderSettings(format: .mp3, bitrate: 64)
+            settings: try EncoderSettings(format: .mp3, bitrate: 64)
         )
         #expect(writer.silentFrameCount > 0)
         let frames = try mpegFrames(of: path)
@@ -203,7 +203,7 @@ struct MP3FileWriterTests {
             path: path,
             sampleRate: 44_100,
             channelCount: .stereo,
-            settings: EncoderSettings(format: .mp3),
+            settings: try EncoderSettings(format: .mp3),
             metadata: AudioMetadata(),
             frameCount: 441_000
         )
@@ -221,7 +221,7 @@ struct MP3FileWriterTests {
             path: folder.path("e.mp3"),
             sampleRate: 22_050,
             channelCount: .mono,
-            settings: EncoderSettings(format: .mp3),
+            settings: try EncoderSettings(format: .mp3),
             metadata: AudioMetadata(),
             frameCount: 1_000
         )
@@ -245,13 +245,13 @@ struct MP3FileWriterTests {
                 path: folder.path("f.mp3"),
                 sampleRate: 96_000,
                 channelCount: .mono,
-                settings: EncoderSettings(format: .mp3),
+                settings: try EncoderSettings(format: .mp3),
                 metadata: AudioMetadata(),
                 frameCount: 10
             )
         }
         #expect(
-            EncoderSettings(format: .mp3).format.problem(sampleRate: 44_100, channelCount: 6)
+            try EncoderSettings(format: .mp3).format.problem(sampleRate: 44_100, channelCount: 6)
                 == "mp3 cannot hold 6 channels; it takes 1 to 2"
         )
     }

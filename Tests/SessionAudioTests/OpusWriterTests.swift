@@ -34,7 +34,7 @@ struct OpusWriterTests {
         _ samples: [Float],
         channels: Int,
         to path: String,
-        settings: EncoderSettings = EncoderSettings(format: .opus),
+        settings: EncoderSettings = try! EncoderSettings(format: .opus),
         metadata: AudioMetadata = AudioMetadata(),
         silence: Int = 0
     ) throws -> AudioEncoding {
@@ -116,7 +116,7 @@ struct OpusWriterTests {
         let folder = try TemporaryFolder()
         let path = folder.path("a.opus")
         let samples = Self.signal(frameCount: frame + 24_000, onset: frame, channels: 1)
-        try Self.write(samples, channels: 1, to: path, settings: EncoderSettings(format: .opus, bitrate: 64))
+        try Self.write(samples, channels: 1, to: path, settings: try EncoderSettings(format: .opus, bitrate: 64))
         let (decoded, _) = try FFmpeg.decode(path)
         #expect(decoded.count == samples.count)
         #expect(Self.lag(of: decoded, against: samples, channels: 1) == 0)
@@ -176,7 +176,7 @@ struct OpusWriterTests {
             noise,
             channels: 1,
             to: folder.path("cbr.opus"),
-            settings: EncoderSettings(format: .opus, bitrate: 32)
+            settings: try EncoderSettings(format: .opus, bitrate: 32)
         )
         #expect(
             constant == AudioEncoding(container: "ogg", codec: "opus", bitrate: 32, encoderDelay: 312, padding: 648)
@@ -185,7 +185,7 @@ struct OpusWriterTests {
             samples,
             channels: 1,
             to: folder.path("vbr.opus"),
-            settings: EncoderSettings(format: .opus, quality: 40)
+            settings: try EncoderSettings(format: .opus, quality: 40)
         )
         #expect(variable.bitrate == nil && variable.quality == 40 && variable.encoderDelay == 312)
         let fallback = try Self.write(samples, channels: 2, to: folder.path("default.opus"))
@@ -203,7 +203,7 @@ struct OpusWriterTests {
             path: path,
             sampleRate: 48_000,
             channelCount: .mono,
-            settings: EncoderSettings(format: .opus),
+            settings: try EncoderSettings(format: .opus),
             metadata: AudioMetadata(),
             frameCount: 10_000
         )
@@ -239,7 +239,7 @@ struct OpusWriterTests {
                 path: path,
                 sampleRate: 44_100,
                 channelCount: .stereo,
-                settings: EncoderSettings(format: .opus),
+                settings: try EncoderSettings(format: .opus),
                 metadata: AudioMetadata(),
                 frameCount: 100
             )

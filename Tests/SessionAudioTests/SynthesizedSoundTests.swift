@@ -165,7 +165,7 @@ struct SynthesizedSoundTests {
             path: folder.path("gong.flac"),
             sampleRate: 44_100,
             channelCount: .mono,
-            settings: EncoderSettings(format: .flac, sampleFormat: .pcm24),
+            settings: try EncoderSettings(format: .flac, sampleFormat: .pcm24),
             metadata: AudioMetadata(),
             frameCount: Frames(Int64(samples.count))
         )

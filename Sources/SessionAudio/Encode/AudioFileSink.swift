@@ -30,12 +30,7 @@ package enum AudioFileWriter {
         metadata: AudioMetadata,
         frameCount: Frames
     ) throws(AudioError) -> any AudioFileSink {
-        if let problem = settings.problem
-            ?? settings.format.problem(
-                sampleRate: sampleRate.hertz,
-                channelCount: channelCount.count
-            )
-        {
+        if let problem = settings.format.problem(sampleRate: sampleRate.hertz, channelCount: channelCount.count) {
             throw AudioError(.unsupportedFormat, path: path, reason: problem)
         }
         switch settings.format {

@@ -313,7 +313,7 @@ package enum BatchRenderer {
         let settings = HashedSettings(
             clips: clips,
             plan: plan,
-            encoder: pipeline.output.encoder,
+            encoder: try? pipeline.output.encoder(),
             album: pipeline.output.album,
             artist: pipeline.output.artist
         )
@@ -339,7 +339,8 @@ package enum BatchRenderer {
     private struct HashedSettings: Encodable {
         let clips: ClipIdentity
         let plan: PlanSettings
-        let encoder: EncoderSettings
+        /// `nil` when the format does not take the settings, and the render fails.
+        let encoder: EncoderSettings?
         let album: String?
         let artist: String?
     }

@@ -56,7 +56,11 @@ public struct SessionPipeline: Sendable {
     }
 
     /// Every setting that cannot be used, as values a caller words in its own terms; empty if all are fine.
-    public var problems: [SettingProblem] {
+    public var problems: [SettingProblem] { checked().problems }
+
+    /// Every setting checked, once: the problems, and the encoder's settings when the output's
+    /// format takes them.
+    private func checked() -> (problems: [SettingProblem], encoder: EncoderSettings?) {
         var problems: [SettingProblem] = []
         let speedRange = ClipIdentity.speedRange
         if !clips.speed.isFinite || !speedRange.contains(clips.speed) {
@@ -105,13 +109,20 @@ public struct SessionPipeline: Sendable {
                 )
             }
         }
-        if let problem = output.encoder.problem(sampleRate: sampleRate?.hertz, channelCount: plan.channelCount.count) {
-            problems.append(SettingProblem(.encoding, problem))
+        var encoder: EncoderSettings?
+        do {
+            let checked = try output.encoder()
+            encoder = checked
+            if let problem = checked.problem(sampleRate: sampleRate?.hertz, channelCount: plan.channelCount.count) {
+                problems.append(SettingProblem(.encoding, problem))
+            }
+        } catch {
+            problems.append(SettingProblem(.encoding, error.description))
         }
         if let audio = output.audio, let timeline = output.timeline, OutputTarget.sameFile(audio, timeline) {
             problems.append(SettingProblem(.timelineOutput, "the timeline and the audio cannot both go to \(timeline)"))
         }
-        return problems
+        return (problems, encoder)
     }
 
     /// Prepares, plans and renders `script`.
@@ -372,13 +383,10 @@ public struct SessionPipeline: Sendable {
         try render(timeline, to: try resolveOutputs())
     }
 
-    private func render(
-        _ timeline: Timeline,
-        to targets: (audio: OutputTarget?, timeline: OutputTarget?)
-    ) throws(SessionError) -> Timeline {
+    private func render(_ timeline: Timeline, to targets: ResolvedOutputs) throws(SessionError) -> Timeline {
         let total = timeline.totalFrames
         if targets.audio != nil,
-            let problem = output.encoder.problem(
+            let problem = targets.encoder.problem(
                 sampleRate: timeline.sampleRate.hertz,
                 channelCount: timeline.channelCount.count
             )
@@ -387,15 +395,22 @@ public struct SessionPipeline: Sendable {
         }
         return try SessionRenderer.render(
             timeline,
-            encoder: output.encoder,
+            encoder: targets.encoder,
             metadata: output.metadata(for: timeline),
             audio: targets.audio,
             timelineJSON: targets.timeline
         ) { written in observer.rendering(written, total, timeline.sampleRate) }
     }
 
-    private func resolveOutputs() throws(SessionError) -> (audio: OutputTarget?, timeline: OutputTarget?) {
-        try checkSettings()
+    /// Where a render's audio and timeline go, and how the audio is encoded.
+    private struct ResolvedOutputs {
+        var audio: OutputTarget?
+        var timeline: OutputTarget?
+        var encoder: EncoderSettings
+    }
+
+    private func resolveOutputs() throws(SessionError) -> ResolvedOutputs {
+        let encoder = try checkSettings()
         let audio = try output.audio.map { (destination) throws(SessionError) in
             try OutputTarget.resolve(
                 destination,
@@ -410,12 +425,17 @@ public struct SessionPipeline: Sendable {
                 inOwnedFolder: output.inOwnedFolder
             )
         }
-        return (audio, timeline)
+        return ResolvedOutputs(audio: audio, timeline: timeline, encoder: encoder)
     }
 
-    private func checkSettings() throws(SessionError) {
-        let problems = problems
-        guard problems.isEmpty else { throw SessionError(.invalidSetting, lines: problems.map(\.description)) }
+    /// The encoder's settings, when every setting can be used.
+    /// - Throws: ``SessionError`` (`invalidSetting`), a line for each ``problems`` entry.
+    package func checkSettings() throws(SessionError) -> EncoderSettings {
+        let (problems, encoder) = checked()
+        guard problems.isEmpty, let encoder else {
+            throw SessionError(.invalidSetting, lines: problems.map(\.description))
+        }
+        return encoder
     }
 }
 

@@ -198,18 +198,16 @@ package enum TimelineJSON {
 /// Writes files of silence, the seed app's `SilenceGenerator`.
 package enum SilenceFile {
     /// Writes `frameCount` frames of mono silence at `sampleRate` to `destination`, encoded as
-    /// `encoder` says (16-bit WAV by default).
+    /// `encoder` says (16-bit WAV by default), which ``SessionPipeline/checkSettings()`` has checked
+    /// for the rate.
     /// - Throws: ``SessionError``; nothing is left at a path on failure.
     package static func write(
         frameCount: Frames,
         sampleRate: SampleRate,
         to destination: OutputDestination,
-        encoder: EncoderSettings = EncoderSettings(),
+        encoder: EncoderSettings = .wav,
         replaceExisting: Bool = true
     ) throws(SessionError) {
-        if let problem = encoder.problem(sampleRate: sampleRate.hertz, channelCount: 1) {
-            throw SessionError(.invalidSetting, "Cannot write \(destination): \(problem)")
-        }
         let target = try OutputTarget.resolve(destination, replaceExisting: replaceExisting)
         var silence = SilenceFrames(frameCount: frameCount, sampleRate: sampleRate, channelCount: .mono)
         let written = try AudioOutput.write(&silence, to: target, encoder: encoder, metadata: AudioMetadata())

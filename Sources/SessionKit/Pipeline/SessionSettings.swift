@@ -213,9 +213,10 @@ public struct OutputSettings: Sendable, Equatable {
         return .wav
     }
 
-    /// The encoder's settings.
-    package var encoder: EncoderSettings {
-        EncoderSettings(
+    /// The encoder's settings, if the format takes these; ``SessionPipeline/problems`` reports
+    /// the rule broken as a problem with ``SettingProblem/Setting/encoding``.
+    package func encoder() throws(EncoderSettings.Problem) -> EncoderSettings {
+        try EncoderSettings(
             format: resolvedFormat,
             sampleFormat: sampleFormat,
             bitrate: bitrate,

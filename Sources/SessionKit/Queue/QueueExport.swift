@@ -15,7 +15,12 @@ extension SessionPipeline {
         reencode: Bool,
         progress: @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) async throws(SessionError) -> SessionQueue {
-        if let problem = problems.first { throw SessionError(.invalidSetting, problem.description) }
+        let encoder: EncoderSettings
+        do {
+            encoder = try checkSettings()
+        } catch {
+            throw SessionError(.invalidSetting, error.lines.first ?? "")
+        }
         try QueueWriter.checkDestination(folder, replaceExisting: output.replaceExisting)
         let timeline = try plan(script, clips: try await prepare(scripts: [script]))
         if !reencode, let item = timeline.items.first(where: { $0.gain != 1 }) {
@@ -36,7 +41,6 @@ extension SessionPipeline {
             )
         }
         // Re-encoding every item blocks for as long as it takes: on threads of its own.
-        let encoder = output.encoder
         let replaceExisting = output.replaceExisting
         try await RenderThreads.shared.run { () throws(SessionError) in
             try QueueWriter.write(

@@ -102,7 +102,7 @@ package enum QueueWriter {
                 content: .bell(ItemAudio(source: source, gain: 1), name: queued.overlay.name, cue: nil)
             )
             let write: (String, EncoderSettings) throws(SessionError) -> Void = { path, encoder throws(SessionError) in
-                try render(sound, at: source.sampleRate, of: timeline, to: path, encoder: EncoderSettings())
+                try render(sound, at: source.sampleRate, of: timeline, to: path, encoder: .wav)
             }
             return (queued.file, queued.origin, write)
         }

@@ -431,7 +431,7 @@ package struct SoundLibrary: Sendable {
                 written = try AudioOutput.write(
                     &samples,
                     to: OutputTarget(destination: .path(path), kind: .replace(path: path)),
-                    encoder: EncoderSettings(format: .flac, sampleFormat: .pcm24),
+                    encoder: .flac24,
                     metadata: AudioMetadata()
                 )
             } catch {

@@ -126,30 +126,52 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
     }
 }
 
-/// How a session's audio is encoded: the format and the codec's settings.
+/// How a session's audio is encoded: the format and the codec's settings, checked when made.
 ///
 /// `bitrate` asks for a constant bit rate, `quality` for a variable one; with neither, each lossy
-/// format uses the variable quality documented in docs/formats.md as right for speech.
+/// format uses the variable quality documented in docs/formats.md as right for speech. A value
+/// holds only settings the format takes, so the writers need not check them again; what depends on
+/// the session's rate and channel count is ``problem(sampleRate:channelCount:)``, asked once when
+/// both are known.
 package struct EncoderSettings: Sendable, Equatable, Encodable {
     /// The file format.
-    package var format: AudioFileFormat
+    package let format: AudioFileFormat
     /// How samples are stored, for WAV (16, 24 or float) and FLAC (16 or 24).
-    package var sampleFormat: SampleFormat
+    package let sampleFormat: SampleFormat
     /// A constant bit rate in kb/s (MP3, Opus; Vorbis: the nominal rate).
-    package var bitrate: Int?
+    package let bitrate: Int?
     /// A variable-rate quality: MP3 `-V` 0 (best) … 9, Vorbis `-q` −1 … 10, Opus the target kb/s,
     /// FLAC the compression level 0 … 8.
-    package var quality: Double?
+    package let quality: Double?
     /// Whether an MP3 encodes only the spans that make sound and writes ready-made silent frames
     /// for the rest. It decodes the same either way; off only to compare.
-    package var skipsSilence: Bool
+    package let skipsSilence: Bool
 
+    /// The settings, if the format takes them.
+    /// - Throws: ``Problem`` naming the rule broken and the values allowed.
     package init(
         format: AudioFileFormat = .wav,
         sampleFormat: SampleFormat = .pcm16,
         bitrate: Int? = nil,
         quality: Double? = nil,
         skipsSilence: Bool = true
+    ) throws(Problem) {
+        self.init(
+            unchecked: format,
+            sampleFormat: sampleFormat,
+            bitrate: bitrate,
+            quality: quality,
+            skipsSilence: skipsSilence
+        )
+        if let rule = Self.rule(brokenBy: self) { throw Problem(rule) }
+    }
+
+    private init(
+        unchecked format: AudioFileFormat,
+        sampleFormat: SampleFormat,
+        bitrate: Int?,
+        quality: Double?,
+        skipsSilence: Bool
     ) {
         self.format = format
         self.sampleFormat = sampleFormat
@@ -158,8 +180,35 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
         self.skipsSilence = skipsSilence
     }
 
+    /// 16-bit WAV, the default.
+    package static let wav = EncoderSettings(
+        unchecked: .wav,
+        sampleFormat: .pcm16,
+        bitrate: nil,
+        quality: nil,
+        skipsSilence: true
+    )
+
+    /// 24-bit FLAC at the default compression level: the sound library's own sounds.
+    package static let flac24 = EncoderSettings(
+        unchecked: .flac,
+        sampleFormat: .pcm24,
+        bitrate: nil,
+        quality: nil,
+        skipsSilence: true
+    )
+
+    /// Settings a writer cannot use, as a phrase with the other settings it mentions marked
+    /// (``SettingReference``): `flac holds 16- or 24-bit samples (s16, s24), not f32`.
+    package struct Problem: Error, Equatable, CustomStringConvertible {
+        package let description: String
+        init(_ description: String) { self.description = description }
+    }
+
     /// The bit rates `--bitrate` takes for the format, in kb/s.
-    package var bitrateRange: ClosedRange<Int>? {
+    package var bitrateRange: ClosedRange<Int>? { Self.bitrateRange(of: format) }
+
+    private static func bitrateRange(of format: AudioFileFormat) -> ClosedRange<Int>? {
         switch format {
         case .wav, .flac: nil
         case .mp3: 8...320
@@ -179,41 +228,42 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
         }
     }
 
-    /// Why these settings cannot be used, naming the values allowed; `nil` when they can.
-    package var problem: String? {
-        if bitrate != nil, quality != nil {
+    /// Why `settings` cannot be used whatever the session, naming the values allowed; `nil` when they can.
+    private static func rule(brokenBy settings: EncoderSettings) -> String? {
+        let format = settings.format
+        if settings.bitrate != nil, settings.quality != nil {
             return
                 "give \(SettingReference.bitrate.marker) (constant) or \(SettingReference.quality.marker) (variable), not both"
         }
-        if let bitrate {
-            guard let range = bitrateRange else { return "\(format) has no bit rate to set" }
+        if let bitrate = settings.bitrate {
+            guard let range = settings.bitrateRange else { return "\(format) has no bit rate to set" }
             if !range.contains(bitrate) {
                 return "\(format) takes a bit rate of \(range.lowerBound) to \(range.upperBound) kb/s, not \(bitrate)"
             }
         }
-        if let quality {
+        if let quality = settings.quality {
             if format == .wav { return "wav has no quality to set" }
-            let range = qualityRange
+            let range = settings.qualityRange
             if !range.contains(quality) {
                 return
-                    "\(format) takes a quality of \(Self.number(range.lowerBound)) to \(Self.number(range.upperBound)), not \(Self.number(quality))"
+                    "\(format) takes a quality of \(number(range.lowerBound)) to \(number(range.upperBound)), not \(number(quality))"
             }
         }
-        if format == .flac, sampleFormat == .float32 {
+        if format == .flac, settings.sampleFormat == .float32 {
             return "flac holds 16- or 24-bit samples (s16, s24), not f32"
         }
-        if format.isLossy, sampleFormat != .pcm16 {
+        if format.isLossy, settings.sampleFormat != .pcm16 {
             return "\(format) takes no sample format; s24 and f32 are for wav and flac"
         }
         return nil
     }
 
     /// Why these settings cannot write a session at `sampleRate` (when known) with `channelCount`
-    /// channels, naming the values allowed: ``problem``, the format's
+    /// channels, naming the values allowed: the format's
     /// ``AudioFileFormat/problem(sampleRate:channelCount:)``, then an MP3 bit rate the session's
     /// rate does not have (``mp3ConstantBitrates(sampleRate:channelCount:)``); `nil` when they can.
     package func problem(sampleRate: Int?, channelCount: Int) -> String? {
-        if let problem = problem ?? format.problem(sampleRate: sampleRate, channelCount: channelCount) {
+        if let problem = format.problem(sampleRate: sampleRate, channelCount: channelCount) {
             return problem
         }
         guard format == .mp3, let bitrate, let sampleRate else { return nil }

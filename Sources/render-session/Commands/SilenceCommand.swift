@@ -58,6 +58,13 @@ struct SilenceCommand: AsyncParsableCommand {
     /// The rate written.
     private var rate: SampleRate { pipeline.sampleRate ?? 8_000 }
 
+    /// ``pipeline`` at the rate written, whose settings are checked for it.
+    private var checkedPipeline: SessionPipeline {
+        var checked = pipeline
+        checked.plan.sampleRate = rate
+        return checked
+    }
+
     @OptionGroup var encoding: EncodingOptions
 
     @OptionGroup var overwrite: OverwriteOption
@@ -68,18 +75,16 @@ struct SilenceCommand: AsyncParsableCommand {
                 "--seconds: \(seconds) is outside the range above 0 up to \(Int(ScriptRules.maximumDurationSeconds))"
             )
         }
-        var checked = pipeline
-        checked.plan.sampleRate = rate
-        if let problem = checked.problems.first { throw ValidationError(problem.flagLine) }
+        if let problem = checkedPipeline.problems.first { throw ValidationError(problem.flagLine) }
         try Console.refuseTerminal(output)
     }
 
     func run() async throws {
-        let (seconds, rate, destination, replace) = (
-            seconds, self.rate, OutputDestination(argument: output), !overwrite.noOverwrite
+        let (seconds, rate, destination, replace, pipeline) = (
+            seconds, self.rate, OutputDestination(argument: output), !overwrite.noOverwrite, checkedPipeline
         )
-        let encoder = encoding.settings(audio: destination).encoder
         try await runCommand {
+            let encoder = try pipeline.checkSettings()
             let frames = rate.frames(atSeconds: seconds)!
             try SilenceFile.write(
                 frameCount: frames,

@@ -49,11 +49,12 @@ package final class OpusFileWriter: AudioFileSink {
         24 * channelCount.count
     }
 
-    /// Creates `path` (replacing any file there) for exactly `frameCount` frames of 48 kHz audio.
+    /// Creates `path` (replacing any file there) for exactly `frameCount` frames of 48 kHz audio, in
+    /// one or two channels (``AudioFileWriter/create(path:sampleRate:channelCount:settings:metadata:frameCount:)``
+    /// checks both).
     ///
-    /// - Throws: ``AudioError`` with code `unsupportedFormat` for another rate or more than two
-    ///   channels, `cannotWrite` when the file cannot be created, `cannotEncode` when libopusenc
-    ///   refuses a setting.
+    /// - Throws: ``AudioError`` with code `cannotWrite` when the file cannot be created,
+    ///   `cannotEncode` when libopusenc refuses a setting.
     package init(
         path: String,
         sampleRate: SampleRate,
@@ -62,9 +63,6 @@ package final class OpusFileWriter: AudioFileSink {
         metadata: AudioMetadata,
         frameCount: Frames
     ) throws(AudioError) {
-        if let problem = AudioFileFormat.opus.problem(sampleRate: sampleRate.hertz, channelCount: channelCount.count) {
-            throw AudioError(.unsupportedFormat, path: path, reason: problem)
-        }
         let comments = try OpusComments(metadata: metadata, path: path)
         let encoder = try OpusEncoder(path: path, channelCount: channelCount.count, comments: comments)
         let target =

@@ -79,9 +79,6 @@ package final class VorbisFileWriter: AudioFileSink {
         metadata: AudioMetadata,
         frameCount: Frames
     ) throws(AudioError) {
-        if let problem = settings.problem {
-            throw AudioError(.unsupportedFormat, path: path, reason: problem)
-        }
         guard settings.format == .vorbis else {
             throw AudioError(.unsupportedFormat, path: path, reason: "\(settings.format) is written by its own writer")
         }
