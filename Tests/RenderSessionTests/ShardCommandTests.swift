@@ -135,7 +135,27 @@ struct ShardCommandTests {
         let folder = try Self.library()
         let wrong = try renderSession(Self.batch(folder, into: "out", ["--shard", "4/3"]))
         #expect(wrong.status == 64)
-        #expect(wrong.standardError.hasPrefix("Error: --shard 4/3: the shard is 1 to 3\n"), "\(wrong.standardError)")
+        // Parsed into a share when the arguments are, so worded as every option's bad value is.
+        #expect(
+            wrong.standardError.hasPrefix(
+                "Error: The value '4/3' is invalid for '--shard <I/N|auto>': the shard is 1 to 3\n"
+            ),
+            "\(wrong.standardError)"
+        )
+        let notAShard = try renderSession(Self.batch(folder, into: "out", ["--shard", "two"]))
+        #expect(notAShard.status == 64)
+        #expect(
+            notAShard.standardError.hasPrefix(
+                "Error: The value 'two' is invalid for '--shard <I/N|auto>': a shard is I/N, such as 2/3, or auto\n"
+            ),
+            "\(notAShard.standardError)"
+        )
+        let named = try renderSession(Self.batch(folder, into: "out", ["--shard", "1/3", "--shards", "3"]))
+        #expect(named.status == 64)
+        #expect(
+            named.standardError.hasPrefix("Error: --shards goes with --shard auto; --shard 1/3 names its count\n"),
+            "\(named.standardError)"
+        )
         let stray = try renderSession(Self.batch(folder, into: "out", ["--shards", "3"]))
         #expect(stray.status == 64)
         #expect(stray.standardError.hasPrefix("Error: --shards goes with --shard auto\n"), "\(stray.standardError)")

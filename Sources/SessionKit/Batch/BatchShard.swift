@@ -36,23 +36,32 @@ package struct BatchShard: Sendable, Equatable, CustomStringConvertible {
     /// Reads `I/N` (`--shard 2/3`).
     /// - Throws: ``SessionError`` (`invalidSetting`) naming the rule the text breaks.
     package static func parse(_ text: String) throws(SessionError) -> BatchShard {
+        switch read(text) {
+        case .success(let shard): return shard
+        case .failure(let rule):
+            throw SessionError(.invalidSetting, "\(SettingReference.shard.marker) \(text): \(rule)")
+        }
+    }
+
+    /// Reads `I/N`, or names the rule the text breaks: what a command line parses its argument with.
+    package static func read(_ text: String) -> Result<BatchShard, Rule> {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
-            throw SessionError(
-                .invalidSetting,
-                "\(SettingReference.shard.marker) \(text): a shard is I/N, such as 2/3, or auto"
-            )
+            return .failure(Rule("a shard is I/N, such as 2/3, or auto"))
         }
         guard (1...maximumCount).contains(count) else {
-            throw SessionError(
-                .invalidSetting,
-                "\(SettingReference.shard.marker) \(text): the number of shards is 1 to \(maximumCount)"
-            )
+            return .failure(Rule("the number of shards is 1 to \(maximumCount)"))
         }
         guard let shard = BatchShard(index: index, count: count) else {
-            throw SessionError(.invalidSetting, "\(SettingReference.shard.marker) \(text): the shard is 1 to \(count)")
+            return .failure(Rule("the shard is 1 to \(count)"))
         }
-        return shard
+        return .success(shard)
+    }
+
+    /// The rule a shard's text breaks, as a phrase: `the shard is 1 to 3`.
+    package struct Rule: Error, Equatable, CustomStringConvertible {
+        package let description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// The share a Kubernetes Indexed Job's pod renders: `JOB_COMPLETION_INDEX` k (from 0) is shard

@@ -71,9 +71,10 @@ struct BatchCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Render only share I of N (1 ≤ I ≤ N ≤ 1000) of the sessions; auto: I from JOB_COMPLETION_INDEX + 1.",
             valueName: "I/N|auto"
-        )
+        ),
+        transform: { try ShardChoice.parse($0) }
     )
-    var shard: String?
+    var shard: ShardChoice?
 
     @Option(
         parsing: .unconditional,
@@ -99,17 +100,13 @@ struct BatchCommand: AsyncParsableCommand {
 
     func validate() throws {
         try options.validate()
-        if let shard, shard != "auto" {
-            do {
-                _ = try BatchShard.parse(shard)
-            } catch {
-                throw ValidationError(error.flagLines.joined(separator: "\n"))
-            }
-            if shards != nil {
-                throw ValidationError("--shards goes with --shard auto; --shard \(shard) names its count")
-            }
-        } else if shard == nil, shards != nil {
+        switch shard {
+        case .share(let share) where shards != nil:
+            throw ValidationError("--shards goes with --shard auto; --shard \(share) names its count")
+        case nil where shards != nil:
             throw ValidationError("--shards goes with --shard auto")
+        default:
+            break
         }
     }
 
@@ -125,9 +122,10 @@ struct BatchCommand: AsyncParsableCommand {
         )
         try await runCommand {
             var options = options
-            if let shard {
-                options.shard =
-                    shard == "auto" ? try BatchShard.fromEnvironment(count: shards) : try BatchShard.parse(shard)
+            switch shard {
+            case .share(let share): options.shard = share
+            case .auto: options.shard = try BatchShard.fromEnvironment(count: shards)
+            case nil: break
             }
             let clock = ContinuousClock()
             let started = clock.now
@@ -240,5 +238,26 @@ struct BatchSummary: Encodable {
         failed = sessions.count { $0.result == "failed" || $0.result == "lacksClips" } + invalidScripts.count
         lateSessions = sessions.count { ($0.lateClips ?? 0) > 0 }
         elapsedSeconds = (elapsed.seconds * 1_000).rounded() / 1_000
+    }
+}
+
+/// What `--shard` names: one share of the batch, or `auto`, the share a Kubernetes Indexed Job's
+/// environment names when the batch starts.
+enum ShardChoice: Equatable, ExpressibleByArgument {
+    case share(BatchShard)
+    case auto
+
+    init?(argument: String) {
+        guard let choice = try? Self.parse(argument) else { return nil }
+        self = choice
+    }
+
+    /// `auto` or `I/N`; anything else is an error naming the rule it breaks.
+    static func parse(_ text: String) throws -> ShardChoice {
+        if text == "auto" { return .auto }
+        switch BatchShard.read(text) {
+        case .success(let share): return .share(share)
+        case .failure(let rule): throw ValidationError(rule.description)
+        }
     }
 }
