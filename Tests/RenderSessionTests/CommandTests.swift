@@ -85,12 +85,14 @@ struct CommandTests {
         #expect(result.standardOutput == folder.path("s.wav") + "\n")
         #expect(
             result.standardError.hasPrefix(
-                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, voice espeak:en-us (default), 8 clips (8 cached), -"
+                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, voice espeak:en-us (default), 8 clips (8 cached), speech -"
             )
         )
         #expect(
-            result.standardError.contains(#/cached\), -[0-9]+\.[0-9] LUFS, -[0-9]+\.[0-9] dBTP, in /#),
-            "the summary gives the output's loudness and true peak"
+            result.standardError.contains(
+                #/cached\), speech -[0-9]+\.[0-9] LUFS, program -[0-9]+\.[0-9] LUFS, LRA [0-9]+\.[0-9] LU, -[0-9]+\.[0-9] dBTP, limiter up to [0-9]+\.[0-9] dB \([0-9]+\.[0-9] s over 1 dB\), in /#
+            ),
+            "the summary gives the speech and program loudness, the range, the true peak and the limiter's work"
         )
         #expect(result.standardError.hasSuffix(" → \(folder.path("s.wav"))\n"))
         #expect(try folder.contents() == ["s.wav"])
@@ -105,7 +107,7 @@ struct CommandTests {
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         )
-        #expect(json["schemaVersion"] as? Int == 2)
+        #expect(json["schemaVersion"] as? Int == 3)
         #expect(json["scriptId"] as? String == "ten-minute-session")
         #expect(json["title"] as? String == "The Space Between")
         #expect(json["seed"] as? Int == 11)
@@ -163,9 +165,10 @@ struct CommandTests {
             Timeline.self,
             from: Data(contentsOf: URL(fileURLWithPath: folder.path("s.json")))
         )
-        #expect(written.loudness?.integrated != nil && written.loudness?.truePeak != nil)
-        written.loudness?.integrated = nil
-        written.loudness?.truePeak = nil
+        #expect(written.loudness?.program != nil && written.loudness?.truePeak != nil)
+        written.loudness = written.loudness.map {
+            TimelineLoudness(target: $0.target, ceiling: $0.ceiling, anchor: $0.anchor, programGain: $0.programGain)
+        }
         #expect(written.encoding == AudioEncoding(container: "wav", codec: "pcm_s16le"))
         written.encoding = nil
         #expect(String(decoding: TimelineJSON.encode(written), as: UTF8.self) == result.standardOutput)

@@ -96,7 +96,10 @@ struct LayeredCommandTests {
     func usageErrors() throws {
         let cases: [([String], String)] = [
             (["--ambience-gain", "5"], "--ambience-gain: 5 is outside 0…4"),
-            (["--loudness", "loud"], "a loudness is a number of LUFS, such as -16, or off"),
+            (
+                ["--loudness", "loud"],
+                "a loudness is a number of LUFS, such as -16, a preset (podcast, streaming, ebu-r128, speech), or off"
+            ),
             (["--loudness", "3"], "--loudness: 3 is outside -70…0 LUFS"),
             (["--true-peak", "2"], "--true-peak: 2 is outside -20…0"),
             (["--interval-minutes", "0"], "--interval-minutes: 0 must be greater than 0 and at most 1440"),

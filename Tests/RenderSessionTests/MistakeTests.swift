@@ -146,8 +146,11 @@ struct MistakeTests {
         #expect(
             summary["clips"] as? [String: Int] == ["needed": 7, "cached": 7, "synthesized": 0, "failed": 0]
         )
-        let loudness = try #require(summary["loudness"] as? [String: Double])
-        #expect(loudness["integrated"] == timeline.loudness?.integrated.map { ($0 * 100).rounded() / 100 })
+        let loudness = try #require(summary["loudness"] as? [String: Any])
+        #expect(loudness["program"] as? Double == timeline.loudness?.program.map { ($0 * 100).rounded() / 100 })
+        #expect(loudness["speech"] as? Double == timeline.loudness?.speech.map { ($0 * 100).rounded() / 100 })
+        #expect(loudness["anchor"] as? String == "speech" && loudness["target"] as? Double == -16)
+        #expect(loudness["limiter"] is [String: Double] && loudness["range"] is Double)
         #expect((summary["late"] as? [String: Any])?["count"] as? Int == timeline.lateness.lateCount)
 
         let clash = try renderSession(["render", Self.script, "-o", "-", "--json"] + Self.offline)

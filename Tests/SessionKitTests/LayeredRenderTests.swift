@@ -205,7 +205,7 @@ struct LayeredRenderTests {
         let whole = try FFmpeg.ebur128(folder.path("s.wav"))
         #expect(whole.truePeakUpperBoundDecibels <= -1.0, "true peak \(whole.truePeakDecibels) dBTP")
         let reported = try #require(timeline.loudness)
-        #expect(abs((reported.integrated ?? 0) - whole.integratedLoudness) <= 0.2, "our meter agrees with ffmpeg's")
+        #expect(abs((reported.program ?? 0) - whole.integratedLoudness) <= 0.2, "our meter agrees with ffmpeg's")
         #expect(abs((reported.truePeak ?? 0) - whole.truePeakDecibels) <= 0.3)
     }
 }

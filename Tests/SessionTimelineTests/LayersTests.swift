@@ -186,7 +186,7 @@ struct LayersTests {
         #expect(abs(segments[1].gain - 10) < 1e-9, "+34 dB is capped at +20 dB")
         #expect(abs(timeline.items.last!.gain - 0.5 * 1.995_262_315) < 1e-9, "0.5 × +6 dB")
         #expect(abs(timeline.overlays[0].gain - 0.5 * 0.501_187_234) < 1e-9, "0.5 × −6 dB")
-        #expect(timeline.loudness == TimelineLoudness(target: -16, truePeakCeiling: -1))
+        #expect(timeline.loudness == TimelineLoudness(target: -16, ceiling: -1))
         #expect(Loudness.normalizingGain(measured: nil, target: -16) == 1)
         #expect(Loudness.normalizingGain(measured: -30, target: nil) == 1)
     }
@@ -202,7 +202,7 @@ struct LayersTests {
         )
     }
 
-    @Test("Timeline JSON v2 round-trips, carries overlays, phases and loudness, and v1 still reads")
+    @Test("Timeline JSON v3 round-trips, carries overlays, phases and loudness, and v1 and v2 still read")
     func json() throws {
         var timeline = Self.plan(
             SessionLayers(
@@ -216,11 +216,16 @@ struct LayersTests {
             ),
             loudness: [-20, -18]
         )
-        timeline.loudness?.integrated = -16.123_456
+        timeline.loudness?.program = -16.123_456
+        timeline.loudness?.speech = -16.5
+        timeline.loudness?.range = 4.25
+        timeline.loudness?.maxShortTerm = -9
         timeline.loudness?.truePeak = -1.2
+        timeline.loudness?.limiter = LimiterActivity(maxReductionDecibels: 2.5, secondsOverOneDecibel: 0.25)
+        timeline.loudness?.phaseSpeech = [-16.25, nil]
         let data = CanonicalJSON.encode(timeline)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(object["schemaVersion"] as? Int == 2)
+        #expect(object["schemaVersion"] as? Int == 3)
         #expect(object["leadInFrames"] as? Int == 2_000)
         let overlays = try #require(object["overlays"] as? [[String: Any]])
         #expect(overlays.count == 2)
@@ -230,17 +235,39 @@ struct LayersTests {
         #expect(overlays[1]["loudness"] as? Double == -12)
         #expect(overlays[1]["source"] as? String == "/sounds/gong.flac")
         let loudness = try #require(object["loudness"] as? [String: Any])
-        #expect(loudness["integrated"] as? Double == -16.12)
+        #expect(loudness["program"] as? Double == -16.12)
+        #expect(loudness["speech"] as? Double == -16.5 && loudness["anchor"] as? String == "speech")
+        #expect(loudness["ceiling"] as? Double == -1 && loudness["programGainDb"] == nil)
+        #expect(loudness["limiter"] as? [String: Double] == ["maxReductionDb": 2.5, "secondsOver1dB": 0.25])
         let phases = try #require(object["phases"] as? [[String: Any]])
         #expect(phases.map { $0["name"] as? String } == ["opening", "teachings"])
+        #expect(phases[0]["speechLoudness"] as? Double == -16.25 && phases[1]["speechLoudness"] is NSNull)
         #expect(phases.map { $0["endSeconds"] as? Double } == [22, 70])
         let items = try #require(object["items"] as? [[String: Any]])
         #expect(items[1]["loudness"] as? Double == -20)
         #expect(items.last?["name"] as? String == "bell")
 
         var decoded = try JSONDecoder().decode(Timeline.self, from: data)
-        decoded.loudness?.integrated = timeline.loudness?.integrated
+        decoded.loudness?.program = timeline.loudness?.program
         #expect(decoded == timeline)
+        // Version 2 named the ceiling and the program loudness differently.
+        var version2 = object
+        version2["schemaVersion"] = 2
+        version2["loudness"] = ["target": -16, "truePeakCeiling": -2, "integrated": -17.5, "truePeak": -2.25]
+        let read = try JSONDecoder().decode(
+            Timeline.self,
+            from: try JSONSerialization.data(withJSONObject: version2)
+        )
+        #expect(
+            read.loudness
+                == TimelineLoudness(
+                    target: -16,
+                    ceiling: -2,
+                    program: -17.5,
+                    truePeak: -2.25,
+                    phaseSpeech: [-16.25, nil]
+                )
+        )
 
         let v1 = """
             {"schemaVersion": 1, "scriptId": "s", "title": "T", "seed": 3, "sampleRate": 1000, "channels": 1,
@@ -294,7 +321,7 @@ struct LayersTests {
         }
         #expect(
             error?.problems.map(\.description) == [
-                #"sound.loudness: expected a number of LUFS or "off", found a boolean"#,
+                #"sound.loudness: expected a number of LUFS, a preset's name or "off", found a boolean"#,
                 #"sound.duckDb: expected a number, found a string"#,
                 "sound.ambience: must not be empty",
                 "sound.ambienceGain: 5 is outside 0…4",

@@ -16,6 +16,8 @@ public enum FFmpeg {
         /// The largest true peak of any channel, linear, as ffmpeg prints it: rounded to 0.001
         /// (`lavfi.r128.true_peak`).
         public let truePeak: Double
+        /// The loudness range in LU (`lavfi.r128.LRA`).
+        public let range: Double?
 
         /// The most the true peak can be, given the rounding: `truePeak + 0.0005`, in dBTP.
         public var truePeakUpperBoundDecibels: Double { 20 * log10(truePeak + 0.0005) }
@@ -28,16 +30,31 @@ public enum FFmpeg {
     /// With `from` and `duration` (seconds), measures only that stretch of the file.
     public static func ebur128(_ path: String, from start: Double? = nil, duration: Double? = nil) throws -> Measurement
     {
+        var arguments: [String] = []
+        if let start { arguments += ["-ss", String(start)] }
+        if let duration { arguments += ["-t", String(duration)] }
+        return try measure(path, arguments + ["-i", path, "-af", meter])
+    }
+
+    /// Measures only the frames of `spans` of the file, joined end to end in order (each cut
+    /// to the sample with `atrim`, then `concat`): the loudness of the speech items' spans, say.
+    public static func ebur128(_ path: String, spans: [Range<Int64>]) throws -> Measurement {
+        let cuts = spans.enumerated().map { index, span in
+            "[0:a]atrim=start_sample=\(span.lowerBound):end_sample=\(span.upperBound),asetpts=N/SR/TB[s\(index)];"
+        }
+        let joined = spans.indices.map { "[s\($0)]" }.joined()
+        let graph = cuts.joined() + "\(joined)concat=n=\(spans.count):v=0:a=1," + meter
+        return try measure(path, ["-i", path, "-filter_complex", graph])
+    }
+
+    /// The filter that prints every measurement as metadata on stdout.
+    private static let meter = "ebur128=peak=true:metadata=1,ametadata=mode=print:file=-"
+
+    private static func measure(_ path: String, _ arguments: [String]) throws -> Measurement {
         guard let ffmpeg = Self.path else { throw Failure(message: "ffmpeg is not installed") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
-        var arguments = ["-hide_banner", "-nostats", "-nostdin"]
-        if let start { arguments += ["-ss", String(start)] }
-        if let duration { arguments += ["-t", String(duration)] }
-        process.arguments =
-            arguments + [
-                "-i", path, "-af", "ebur128=peak=true:metadata=1,ametadata=mode=print:file=-", "-f", "null", "-",
-            ]
+        process.arguments = ["-hide_banner", "-nostats", "-nostdin"] + arguments + ["-f", "null", "-"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -54,7 +71,7 @@ public enum FFmpeg {
         else {
             throw Failure(message: "ffmpeg's ebur128 filter printed no measurement of \(path)")
         }
-        return Measurement(integratedLoudness: loudness, truePeak: peak)
+        return Measurement(integratedLoudness: loudness, truePeak: peak, range: values["lavfi.r128.LRA"])
     }
 
     struct Failure: Error, CustomStringConvertible {

@@ -34,6 +34,8 @@ package final class TruePeakLimiter {
     package let latency: Int
     /// The largest gain reduction applied so far, in dB (0 when nothing was limited).
     package private(set) var largestReductionDecibels: Double = 0
+    /// How many frames so far were lowered by more than 1 dB: how long the limiter audibly worked.
+    package private(set) var framesReducedOverOneDecibel: Int64 = 0
 
     /// Everything that changes as frames go through, in one value: inside its methods the
     /// per-frame work touches no class property (each such access is a run-time exclusivity check).
@@ -76,7 +78,7 @@ package final class TruePeakLimiter {
         precondition(!finished, "process(_:frames:into:) after finish(into:)")
         precondition(frames >= 0 && frames * channelCount.count <= input.count, "fewer samples than frames")
         guard frames > 0, let base = input.baseAddress else { return 0 }
-        defer { largestReductionDecibels = core.largestReductionDecibels }
+        defer { takeStatistics() }
         return core.process(base, frames: frames, latency: latency, into: &output)
     }
 
@@ -98,8 +100,13 @@ package final class TruePeakLimiter {
     package func finish(into output: inout [Float]) -> Int {
         precondition(!finished, "finish(into:) twice")
         finished = true
-        defer { largestReductionDecibels = core.largestReductionDecibels }
+        defer { takeStatistics() }
         return core.finish(into: &output)
+    }
+
+    private func takeStatistics() {
+        largestReductionDecibels = core.largestReductionDecibels
+        framesReducedOverOneDecibel = core.framesReducedOverOneDecibel
     }
 }
 
@@ -146,6 +153,9 @@ private struct LimiterCore {
     /// vanish in rounding before the gain reaches 1).
     var gain: Double = 1
     var smallestGain: Double = 1
+    var framesReducedOverOneDecibel: Int64 = 0
+    /// The gain 1 dB under unity.
+    static let oneDecibelDown = 0.891_250_938_133_745_5
 
     init(channelCount: Int, ceiling: Float, window: Int, releaseCoefficient: Double) {
         self.channelCount = channelCount
@@ -282,6 +292,7 @@ private struct LimiterCore {
             smallestGain = gain
             largestReductionDecibels = -20 * log10(gain)
         }
+        if gain < Self.oneDecibelDown { framesReducedOverOneDecibel += 1 }
         return gain
     }
 

@@ -11,6 +11,8 @@ struct MixLanes {
     let overlays: [TimelineOverlay]
     /// The true-peak limiter's ceiling, dBTP, when loudness is on; `nil` for no limiter.
     let limiterCeiling: Double?
+    /// Where each phase starts, in order, for measuring its speech; empty for one item alone.
+    let phaseStarts: [Frames]
 
     /// Where the narration lane ends: the mix's length.
     var totalFrames: Frames { items.last.map { $0.startFrame + $0.frameCount } ?? .zero }
@@ -26,7 +28,8 @@ struct MixLanes {
         channelCount = timeline.channelCount
         items = timeline.items
         overlays = timeline.overlays
-        limiterCeiling = timeline.loudness?.truePeakCeiling
+        limiterCeiling = timeline.loudness?.ceiling
+        phaseStarts = timeline.phases.map(\.startFrame)
     }
 
     /// `item` alone from frame 0 at `sampleRate`, at its gain; with a `limiterCeiling`, limited
@@ -40,5 +43,6 @@ struct MixLanes {
         items = [alone]
         overlays = []
         self.limiterCeiling = limiterCeiling
+        phaseStarts = []
     }
 }

@@ -11,7 +11,7 @@ final class SessionMixer {
     private var narration: NarrationLane
     private var overlays: OverlayLane
     private let limiter: TruePeakLimiter?
-    private let loudnessMeter: BackgroundMeter?
+    private let loudnessMeters: SessionMeters?
     private let peakMeter: TruePeakMeter?
 
     /// The limiter's release, seconds: short, because normalized TTS is peaky and a long release
@@ -23,7 +23,9 @@ final class SessionMixer {
     private var finished = false
     private var mix: [Float] = []
 
-    init(_ lanes: MixLanes) throws(SessionError) {
+    /// The mixer of `lanes`; with `measuresSpeech` off, only the program is measured (a pass that
+    /// finds the program's loudness and writes nothing).
+    init(_ lanes: MixLanes, measuresSpeech: Bool = true) throws(SessionError) {
         self.lanes = lanes
         channels = lanes.channelCount.count
         narration = NarrationLane(lanes)
@@ -36,23 +38,31 @@ final class SessionMixer {
                     ceilingDecibels: ceiling,
                     release: Self.limiterRelease
                 )
-                loudnessMeter = try BackgroundMeter(
-                    sampleRate: lanes.sampleRate,
-                    channelCount: lanes.channelCount
+                loudnessMeters = try SessionMeters(
+                    lanes: lanes,
+                    phaseStarts: lanes.phaseStarts,
+                    measuresSpeech: measuresSpeech
                 )
                 peakMeter = TruePeakMeter(channelCount: lanes.channelCount)
             } catch {
                 throw SessionError(.cannotWrite, "Loudness meter: \(error)", underlyingError: error)
             }
         } else {
-            (limiter, loudnessMeter, peakMeter) = (nil, nil, nil)
+            (limiter, loudnessMeters, peakMeter) = (nil, nil, nil)
         }
     }
 
-    /// What the output measured: integrated loudness (LUFS) and true peak (dBTP); `nil` with loudness off.
-    var measurement: (integrated: Double?, truePeak: Double)? {
-        guard let loudnessMeter, let peakMeter else { return nil }
-        return (loudnessMeter.integratedLoudness, peakMeter.truePeakDecibels)
+    /// What the output measured, once it is all read; `nil` with loudness off.
+    var measurement: MixMeasurement? {
+        guard let loudnessMeters, let peakMeter, let limiter else { return nil }
+        return MixMeasurement(
+            loudness: loudnessMeters.loudness,
+            truePeak: peakMeter.truePeakDecibels,
+            limiter: LimiterActivity(
+                maxReductionDecibels: limiter.largestReductionDecibels,
+                secondsOverOneDecibel: Double(limiter.framesReducedOverOneDecibel) / Double(lanes.sampleRate.hertz)
+            )
+        )
     }
 
     /// Writes up to `maximumFrames` finished frames into `output` from index 0; returns 0 only at the end.
@@ -84,10 +94,17 @@ final class SessionMixer {
     }
 
     private func measured(_ output: [Float], frames: Int) -> Int {
-        loudnessMeter?.add(output, frames: frames)
+        loudnessMeters?.add(output, frames: frames)
         peakMeter?.add(output, frames: frames)
         return frames
     }
+}
+
+/// What a mix's output measured: its loudness, its true peak (dBTP), and the limiter's work.
+struct MixMeasurement {
+    var loudness: OutputLoudness
+    var truePeak: Double
+    var limiter: LimiterActivity
 }
 
 extension SessionMixer: FrameSource {

@@ -337,8 +337,10 @@ public struct SessionPipeline: Sendable {
     /// Stage 2: places the script's clips, silences and bell in frames, from prepared measurements.
     ///
     /// The timeline records the voice its clips are in, and the one asked for when another stood in.
+    /// With the program loudness anchor, the mix is measured here (written nowhere), so that the
+    /// timeline's gains are those a render plays.
     public func plan(_ script: Script, clips prepared: PreparedClips) throws(SessionError) -> Timeline {
-        try checkSettings()
+        _ = try checkSettings()
         var settings = plan
         settings.sampleRate = sampleRate
         let identity = adopting(prepared).clips(for: script)
@@ -353,7 +355,7 @@ public struct SessionPipeline: Sendable {
         timeline.voice = identity.voice
         timeline.requestedVoice = requested == identity.voice ? nil : requested
         try checkLateness(of: timeline)
-        return timeline
+        return try SessionRenderer.anchoringProgram(timeline)
     }
 
     /// Refuses a plan whose speech starts later than ``PlanSettings/maximumLateSeconds``.

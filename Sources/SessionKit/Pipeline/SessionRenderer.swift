@@ -21,7 +21,7 @@ enum SessionRenderer {
         progress: (Frames) -> Void
     ) throws(SessionError) -> Timeline {
         var pending: [AtomicFile] = []
-        var timeline = timeline
+        var timeline = try anchoringProgram(timeline)
         do {
             if let audio {
                 let (written, measurement) = try writeAudio(
@@ -33,11 +33,7 @@ enum SessionRenderer {
                 )
                 if let file = written.pending { pending.append(file) }
                 timeline.encoding = written.encoding
-                if let measurement {
-                    // Digital silence measures −∞: JSON has no such number, so it is recorded as unknown.
-                    timeline.loudness?.integrated = measurement.integrated.flatMap { $0.isFinite ? $0 : nil }
-                    timeline.loudness?.truePeak = measurement.truePeak.isFinite ? measurement.truePeak : nil
-                }
+                if let measurement { timeline.loudness?.record(measurement) }
             }
             if let timelineJSON, let file = try write(TimelineJSON.encode(timeline), to: timelineJSON) {
                 pending.append(file)
@@ -87,7 +83,7 @@ enum SessionRenderer {
         metadata: AudioMetadata,
         to target: OutputTarget,
         progress: (Frames) -> Void = { _ in }
-    ) throws(SessionError) -> (WrittenAudio, measurement: (integrated: Double?, truePeak: Double)?) {
+    ) throws(SessionError) -> (WrittenAudio, measurement: MixMeasurement?) {
         if lanes.isNarrationOnly {
             var items = NarrationItems(lanes)
             let written = try AudioOutput.write(
@@ -108,6 +104,55 @@ enum SessionRenderer {
             progress: progress
         )
         return (written, mixer.measurement)
+    }
+
+    /// The most the program anchor raises or lowers a session, dB: beyond, the limiter would
+    /// flatten speech (or the session would be inaudible); the measured program then tells how far
+    /// from the target it landed.
+    static let programGainRange = -40.0...30.0
+
+    /// `timeline` with the program anchor's gain in every item's and overlay's gain: the one gain
+    /// that brings the output's integrated loudness, limited, to the target; as it is for the
+    /// speech anchor, or when the gain is already in.
+    ///
+    /// The mix is measured without being written, limiter included, and again with the gain
+    /// found, until it lands within 0.05 LU of the target, at most ``programPasses`` passes. The
+    /// limiter takes off more the more the gain raises, so a dB of gain raises the program by
+    /// less than a dB: from the second pass on, the gain follows the slope the last two passes
+    /// measured (the secant method), which lands in two or three passes where the limiter works hard.
+    static func anchoringProgram(_ timeline: Timeline) throws(SessionError) -> Timeline {
+        guard let loudness = timeline.loudness, loudness.anchor == .program, loudness.programGain == nil else {
+            return timeline
+        }
+        var anchored = timeline
+        var gain = 0.0
+        var last: (gain: Double, program: Double)?
+        for _ in 0..<programPasses {
+            guard let program = try programLoudness(of: anchored) else { break }
+            let miss = loudness.target - program
+            if abs(miss) < 0.05 { break }
+            // How many dB of program a dB of gain gave, between 0.05 (a limiter flattening all)
+            // and 1 (no limiting).
+            let slope = last.map { min(1, max(0.05, (program - $0.program) / (gain - $0.gain))) } ?? 1
+            last = (gain, program)
+            let next = min(max(gain + miss / slope, programGainRange.lowerBound), programGainRange.upperBound)
+            if next == gain { break }
+            gain = next
+            anchored = timeline.scalingGains(byDecibels: gain)
+        }
+        anchored.loudness?.programGain = gain
+        return anchored
+    }
+
+    /// The most mixes ``anchoringProgram(_:)`` measures.
+    static let programPasses = 5
+
+    /// The integrated loudness of `timeline`'s mix, limited; `nil` for silence.
+    private static func programLoudness(of timeline: Timeline) throws(SessionError) -> Double? {
+        var mixer = try SessionMixer(MixLanes(timeline), measuresSpeech: false)
+        var buffer: [Float] = []
+        while try mixer.read(into: &buffer, maximumFrames: 16_384) > 0 {}
+        return mixer.measurement?.loudness.program
     }
 
     static func describe(_ item: TimelineItem, _ error: AudioError) -> String {
@@ -212,5 +257,20 @@ package enum SilenceFile {
         var silence = SilenceFrames(frameCount: frameCount, sampleRate: sampleRate, channelCount: .mono)
         let written = try AudioOutput.write(&silence, to: target, encoder: encoder, metadata: AudioMetadata())
         try written.pending?.commit()
+    }
+}
+
+extension TimelineLoudness {
+    /// Takes what a render's output measured. Digital silence measures −∞: JSON has no such
+    /// number, so it is recorded as unknown.
+    mutating func record(_ measurement: MixMeasurement) {
+        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+        speech = finite(measurement.loudness.speech)
+        program = finite(measurement.loudness.program)
+        range = finite(measurement.loudness.range)
+        maxShortTerm = finite(measurement.loudness.maxShortTerm)
+        truePeak = finite(measurement.truePeak)
+        limiter = measurement.limiter
+        phaseSpeech = measurement.loudness.phaseSpeech.map(finite)
     }
 }

@@ -168,7 +168,7 @@ package enum QueueWriter {
             alone: item,
             sampleRate: rate,
             channelCount: timeline.channelCount,
-            limiterCeiling: timeline.loudness?.truePeakCeiling
+            limiterCeiling: timeline.loudness?.ceiling
         )
         let (written, _) = try SessionRenderer.writeAudio(
             of: alone,

@@ -43,7 +43,8 @@ struct SessionSounds {
         var layers = SessionLayers(
             leadIn: frames(sound.leadInSeconds ?? 0),
             loudnessTarget: sound.loudnessTarget,
-            truePeakCeiling: sound.truePeak ?? SoundDefaults.truePeak,
+            loudnessAnchor: sound.loudnessAnchor ?? .speech,
+            truePeakCeiling: sound.truePeak ?? sound.loudness?.ceiling ?? SoundDefaults.truePeak,
             ambienceFadeIn: frames(sound.ambienceFadeInSeconds ?? SoundDefaults.ambienceFadeInSeconds),
             ambienceFadeOut: frames(sound.ambienceFadeOutSeconds ?? SoundDefaults.ambienceFadeOutSeconds),
             loopCrossfade: frames(SoundDefaults.loopCrossfadeSeconds),

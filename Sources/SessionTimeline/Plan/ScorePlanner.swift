@@ -101,7 +101,9 @@ extension Timeline {
                 target: target
             ),
             leadInFrames: layers.leadIn,
-            loudness: target.map { TimelineLoudness(target: $0, truePeakCeiling: layers.truePeakCeiling) },
+            loudness: target.map {
+                TimelineLoudness(target: $0, ceiling: layers.truePeakCeiling, anchor: layers.loudnessAnchor)
+            },
             sessionKind: script.kind.name
         )
 

@@ -33,6 +33,8 @@ package struct SessionLayers: Sendable, Equatable {
     package var leadIn: Frames
     /// The narration's loudness target in LUFS; `nil` is loudness off (every gain 1 but the sounds' own).
     package var loudnessTarget: Double?
+    /// What the loudness target applies to.
+    package var loudnessAnchor: LoudnessAnchor
     /// The limiter's ceiling, dBTP.
     package var truePeakCeiling: Double
     /// The bell that ends the narration lane; `nil` for none.
@@ -56,6 +58,7 @@ package struct SessionLayers: Sendable, Equatable {
     package init(
         leadIn: Frames = .zero,
         loudnessTarget: Double? = nil,
+        loudnessAnchor: LoudnessAnchor = .speech,
         truePeakCeiling: Double = SoundDefaults.truePeak,
         bell: SoundChoice? = nil,
         startGong: SoundChoice? = nil,
@@ -70,6 +73,7 @@ package struct SessionLayers: Sendable, Equatable {
     ) {
         self.leadIn = leadIn
         self.loudnessTarget = loudnessTarget
+        self.loudnessAnchor = loudnessAnchor
         self.truePeakCeiling = truePeakCeiling
         self.bell = bell
         self.startGong = startGong

@@ -145,7 +145,9 @@ extension Timeline {
             channelCount: channelCount,
             items: items,
             leadInFrames: layers.leadIn,
-            loudness: target.map { TimelineLoudness(target: $0, truePeakCeiling: layers.truePeakCeiling) }
+            loudness: target.map {
+                TimelineLoudness(target: $0, ceiling: layers.truePeakCeiling, anchor: layers.loudnessAnchor)
+            }
         )
         // Gongs at N, 2N, … seconds from the script's 0 while before its end (k × N, never a running sum).
         let intervalStarts = layers.intervalSeconds.map {

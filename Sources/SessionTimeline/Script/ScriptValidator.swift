@@ -254,8 +254,28 @@ struct ScriptValidator {
         switch fields[SoundSettings.Field.loudness.rawValue] {
         case nil, .null?: break
         case .string("off")?: loudness = .off
+        case .string(let name)? where LoudnessPreset(rawValue: name) != nil:
+            loudness = LoudnessPreset(rawValue: name).map { .preset($0) }
         case .number(let lufs)?: loudness = .target(lufs)
-        case let other?: report("sound.loudness", "expected a number of LUFS or \"off\", found \(other.kindName)")
+        case .string(let text)?:
+            let names = ["off"] + LoudnessPreset.allCases.map(\.rawValue)
+            report(
+                "sound.loudness",
+                "\"\(text)\" is not a preset; expected a number of LUFS or one of \(names.map { "\"\($0)\"" }.joined(separator: ", "))\(didYouMean(text, among: names))"
+            )
+        case let other?:
+            report("sound.loudness", "expected a number of LUFS, a preset's name or \"off\", found \(other.kindName)")
+        }
+        var anchor: LoudnessAnchor?
+        if let text = name(.loudnessAnchor) {
+            anchor = LoudnessAnchor(rawValue: text)
+            if anchor == nil {
+                let names = LoudnessAnchor.allCases.map(\.rawValue)
+                report(
+                    "sound.loudnessAnchor",
+                    "expected \"speech\" or \"program\", found \"\(text)\"\(didYouMean(text, among: names))"
+                )
+            }
         }
         let settings = SoundSettings(
             ambience: name(.ambience),
@@ -269,6 +289,7 @@ struct ScriptValidator {
             leadInSeconds: amount(.leadInSeconds),
             duckDecibels: amount(.duckDecibels),
             loudness: loudness,
+            loudnessAnchor: anchor,
             truePeak: amount(.truePeak)
         )
         for problem in settings.problems {

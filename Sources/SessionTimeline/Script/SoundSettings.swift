@@ -5,18 +5,35 @@
 /// ``overriding(_:)`` lays one over the other (the command wins). What is still unset takes the
 /// defaults in ``SoundDefaults`` when the session is planned. docs/sound.md describes each field.
 public struct SoundSettings: Sendable, Equatable, Encodable {
-    /// The loudness the narration is brought to, or none.
+    /// The loudness the session is brought to, or none.
     public enum Loudness: Sendable, Equatable, Encodable {
         /// No loudness processing: clips keep their sample values and no limiter runs.
         case off
-        /// Every clip is brought to this integrated loudness in LUFS, and the mix is limited.
+        /// The ``loudnessAnchor`` is brought to this integrated loudness in LUFS, and the mix is limited.
         case target(Double)
+        /// A published target, by name.
+        case preset(LoudnessPreset)
+
+        /// The ceiling a preset comes with, dBTP; `nil` for a number or off (the default ceiling).
+        public var ceiling: Double? {
+            if case .preset(let preset) = self { preset.ceiling } else { nil }
+        }
+
+        /// The target in LUFS; `nil` when off.
+        public var lufs: Double? {
+            switch self {
+            case .off: nil
+            case .target(let lufs): lufs
+            case .preset(let preset): preset.target
+            }
+        }
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
             case .off: try container.encode("off")
             case .target(let lufs): try container.encode(lufs)
+            case .preset(let preset): try container.encode(preset.rawValue)
             }
         }
     }
@@ -41,8 +58,10 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
     public var leadInSeconds: Double?
     /// How far the bed is lowered while narration plays, in dB (0: not at all).
     public var duckDecibels: Double?
-    /// The narration's loudness target, or off.
+    /// The loudness target, or off.
     public var loudness: Loudness?
+    /// What the loudness target applies to: the voice (the default) or the whole file.
+    public var loudnessAnchor: LoudnessAnchor?
     /// The ceiling of the mix's true peak, in dBTP.
     public var truePeak: Double?
 
@@ -58,6 +77,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         leadInSeconds: Double? = nil,
         duckDecibels: Double? = nil,
         loudness: Loudness? = nil,
+        loudnessAnchor: LoudnessAnchor? = nil,
         truePeak: Double? = nil
     ) {
         self.ambience = ambience
@@ -71,6 +91,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         self.leadInSeconds = leadInSeconds
         self.duckDecibels = duckDecibels
         self.loudness = loudness
+        self.loudnessAnchor = loudnessAnchor
         self.truePeak = truePeak
     }
 
@@ -78,7 +99,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, truePeak
+        case loudness, loudnessAnchor, truePeak
     }
 
     /// These settings with every unset field taken from `base`.
@@ -96,16 +117,14 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
             leadInSeconds: leadInSeconds ?? base.leadInSeconds,
             duckDecibels: duckDecibels ?? base.duckDecibels,
             loudness: loudness ?? base.loudness,
+            loudnessAnchor: loudnessAnchor ?? base.loudnessAnchor,
             truePeak: truePeak ?? base.truePeak
         )
     }
 
     /// The loudness target in LUFS, or `nil` when loudness is off.
     public var loudnessTarget: Double? {
-        switch loudness ?? .target(SoundDefaults.loudness) {
-        case .off: nil
-        case .target(let lufs): lufs
-        }
+        (loudness ?? .target(SoundDefaults.loudness)).lufs
     }
 
     /// The interval gong's name: the one chosen, or `gong` when only the minutes are.
@@ -118,7 +137,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, truePeak
+        case loudness, loudnessAnchor, truePeak
     }
 
     /// Every value that breaks its rule, as the field and the rule broken; empty when all are fine.
@@ -205,4 +224,30 @@ package enum SoundRules {
     package static let truePeak: ClosedRange<Double> = -20...0
     /// The longest interval between gongs: a day.
     package static let maximumIntervalMinutes: Double = 1_440
+}
+
+/// A published loudness target: the integrated loudness a platform or recommendation asks of
+/// spoken audio, with its true-peak ceiling (docs/sound.md gives each one's source).
+public enum LoudnessPreset: String, Sendable, Equatable, CaseIterable {
+    /// Apple Podcasts: −16 LUFS ±1, true peak at most −1 dBTP.
+    case podcast
+    /// Spotify and other music streaming: about −14 LUFS, −1 dBTP.
+    case streaming
+    /// EBU R128 broadcast: −23 LUFS, −1 dBTP.
+    case ebuR128 = "ebu-r128"
+    /// AES TD1008's level for speech content: −18 LUFS, −1 dBTP.
+    case speech
+
+    /// The integrated loudness, LUFS.
+    public var target: Double {
+        switch self {
+        case .podcast: -16
+        case .streaming: -14
+        case .ebuR128: -23
+        case .speech: -18
+        }
+    }
+
+    /// The true-peak ceiling, dBTP.
+    public var ceiling: Double { -1 }
 }

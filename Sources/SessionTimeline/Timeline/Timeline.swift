@@ -6,9 +6,10 @@
 /// (schema in docs/timeline.md) is what apps read to show the session's progress.
 public struct Timeline: Sendable, Equatable, Codable {
     /// The version of the JSON schema this type writes.
-    public static let schemaVersion = 2
-    /// The versions this type reads: version 1 is read as a timeline with no overlays.
-    public static let readableSchemaVersions = 1...2
+    public static let schemaVersion = 3
+    /// The versions this type reads: version 1 is read as a timeline with no overlays, version 2
+    /// with its names of the loudness ceiling and integrated loudness (`truePeakCeiling`, `integrated`).
+    public static let readableSchemaVersions = 1...3
 
     /// The script's id.
     public var scriptId: String
@@ -112,11 +113,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     }
 
     private enum PhaseKeys: String, CodingKey {
-        case name, startFrame, endFrame, startSeconds, endSeconds
-    }
-
-    private enum LoudnessKeys: String, CodingKey {
-        case target, truePeakCeiling, integrated, truePeak
+        case name, startFrame, endFrame, startSeconds, endSeconds, speechLoudness
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -143,25 +140,34 @@ public struct Timeline: Sendable, Equatable, Codable {
             try overlay.encode(to: overlaysContainer.superEncoder(), sampleRate: sampleRate)
         }
         var phasesContainer = container.nestedUnkeyedContainer(forKey: .phases)
-        for phase in phases {
+        let phaseSpeech = loudness?.phaseSpeech ?? []
+        for (index, phase) in phases.enumerated() {
             var phaseContainer = phasesContainer.nestedContainer(keyedBy: PhaseKeys.self)
             try phaseContainer.encode(phase.name, forKey: .name)
             try phaseContainer.encode(phase.startFrame, forKey: .startFrame)
             try phaseContainer.encode(phase.endFrame, forKey: .endFrame)
             try phaseContainer.encode(sampleRate.seconds(of: phase.startFrame), forKey: .startSeconds)
             try phaseContainer.encode(sampleRate.seconds(of: phase.endFrame), forKey: .endSeconds)
+            if phaseSpeech.indices.contains(index) {
+                try phaseContainer.encode(phaseSpeech[index].map(Self.rounded), forKey: .speechLoudness)
+            }
         }
         try container.encode(skippedSounds, forKey: .skippedSounds)
         if let loudness {
-            var loudnessContainer = container.nestedContainer(keyedBy: LoudnessKeys.self, forKey: .loudness)
-            try loudnessContainer.encode(loudness.target, forKey: .target)
-            try loudnessContainer.encode(loudness.truePeakCeiling, forKey: .truePeakCeiling)
-            try loudnessContainer.encode(loudness.integrated.map(Self.rounded), forKey: .integrated)
-            try loudnessContainer.encode(loudness.truePeak.map(Self.rounded), forKey: .truePeak)
+            try container.encode(loudness, forKey: .loudness)
         } else {
             try container.encodeNil(forKey: .loudness)
         }
         try container.encodeIfPresent(encoding, forKey: .encoding)
+    }
+
+    /// The timeline with every item and overlay `decibels` louder than it plays now.
+    package func scalingGains(byDecibels decibels: Double) -> Timeline {
+        let factor = Loudness.linear(decibels: decibels)
+        var scaled = self
+        for index in scaled.items.indices { scaled.items[index].scaleGain(by: factor) }
+        for index in scaled.overlays.indices { scaled.overlays[index].gain *= factor }
+        return scaled
     }
 
     /// A measurement to 0.01 dB, as meters show it: the JSON does not carry noise digits.
@@ -190,13 +196,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         overlays = try container.decodeIfPresent([TimelineOverlay].self, forKey: .overlays) ?? []
         skippedSounds = try container.decodeIfPresent([SkippedSound].self, forKey: .skippedSounds) ?? []
         if container.contains(.loudness), try !container.decodeNil(forKey: .loudness) {
-            let loudnessContainer = try container.nestedContainer(keyedBy: LoudnessKeys.self, forKey: .loudness)
-            loudness = TimelineLoudness(
-                target: try loudnessContainer.decode(Double.self, forKey: .target),
-                truePeakCeiling: try loudnessContainer.decode(Double.self, forKey: .truePeakCeiling),
-                integrated: try loudnessContainer.decodeIfPresent(Double.self, forKey: .integrated),
-                truePeak: try loudnessContainer.decodeIfPresent(Double.self, forKey: .truePeak)
-            )
+            loudness = try container.decode(TimelineLoudness.self, forKey: .loudness)
         } else {
             loudness = nil
         }
@@ -208,8 +208,12 @@ public struct Timeline: Sendable, Equatable, Codable {
         if container.contains(.phases) {
             var phasesContainer = try container.nestedUnkeyedContainer(forKey: .phases)
             var written: [TimelinePhase] = []
+            var phaseSpeech: [Double?] = []
             while !phasesContainer.isAtEnd {
                 let phase = try phasesContainer.nestedContainer(keyedBy: PhaseKeys.self)
+                if phase.contains(.speechLoudness) {
+                    phaseSpeech.append(try phase.decodeIfPresent(Double.self, forKey: .speechLoudness))
+                }
                 written.append(
                     TimelinePhase(
                         name: try phase.decode(String.self, forKey: .name),
@@ -220,6 +224,7 @@ public struct Timeline: Sendable, Equatable, Codable {
             }
             // Phases the narration does not imply were the kind's own.
             if written != narrationPhases { definedPhases = written }
+            if phaseSpeech.count == written.count { loudness?.phaseSpeech = phaseSpeech }
         }
     }
 }
@@ -310,6 +315,29 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
 
     /// The linear gain the source is played at: 1 unless loudness normalization changed it.
     public var gain: Double { audio?.gain ?? 1 }
+
+    /// Plays the item's source `factor` times as loud as it does now; silence stays silence.
+    package mutating func scaleGain(by factor: Double) {
+        switch content {
+        case .segment(let clip, var audio):
+            audio.gain *= factor
+            content = .segment(clip, audio)
+        case .spokenCue(let clip, var audio, let name, let cue):
+            audio.gain *= factor
+            content = .spokenCue(clip, audio, name: name, cue: cue)
+        case .interjection(let clip, var audio):
+            audio.gain *= factor
+            content = .interjection(clip, audio)
+        case .bell(var audio, let name, let cue):
+            audio.gain *= factor
+            content = .bell(audio, name: name, cue: cue)
+        case .recorded(var item):
+            item.audio?.gain *= factor
+            content = .recorded(item)
+        case .silence:
+            break
+        }
+    }
 
     /// The name the bell was chosen by (a library name or a path), or a cue's name in sessions of
     /// other kinds (`round-3`, `einatmen`, a stretch's id); `nil` for a guided script's other items.

@@ -142,22 +142,141 @@ public struct TimelinePhase: Sendable, Equatable {
     }
 }
 
-/// The loudness a session was rendered to, and what the rendered output measured.
+/// What a loudness target applies to.
+public enum LoudnessAnchor: String, Sendable, Equatable, Codable, CaseIterable {
+    /// The voice: every clip is brought to the target, and the rest sits where it sits against it
+    /// (the anchor element, in broadcast terms).
+    case speech
+    /// The whole file: its integrated loudness (EBU R128, gated) is brought to the target by one
+    /// gain over everything, as a podcast or streaming platform measures it.
+    case program
+}
+
+/// The loudness a session was rendered to, and what the rendered output measured: speech and
+/// program loudness, loudness range, the true peak, and how hard the limiter worked.
 public struct TimelineLoudness: Sendable, Equatable {
-    /// The narration's integrated-loudness target, LUFS.
+    /// The integrated-loudness target, LUFS.
     public var target: Double
+    /// What ``target`` applies to.
+    public var anchor: LoudnessAnchor
     /// The true-peak ceiling of the limiter, dBTP.
-    public var truePeakCeiling: Double
-    /// The output's integrated loudness as measured while rendering, LUFS; `nil` before rendering.
-    public var integrated: Double?
+    public var ceiling: Double
+    /// With the ``LoudnessAnchor/program`` anchor, the gain in dB every item and overlay got on top
+    /// of its own to bring the program to the target (already in their gains); `nil` otherwise.
+    public var programGain: Double?
+    /// The integrated loudness of the speech items' spans as heard in the mix, LUFS; `nil` before
+    /// rendering (or without speech).
+    public var speech: Double?
+    /// The integrated loudness of the whole output, LUFS; `nil` before rendering (or for silence).
+    public var program: Double?
+    /// The output's loudness range (EBU Tech 3342), LU.
+    public var range: Double?
+    /// The output's largest short-term (3 s) loudness, LUFS, taken each second.
+    public var maxShortTerm: Double?
     /// The output's true peak as measured while rendering, dBTP; `nil` before rendering.
     public var truePeak: Double?
+    /// How much the limiter took off; `nil` before rendering.
+    public var limiter: LimiterActivity?
+    /// The speech loudness of each of ``Timeline/phases``, in their order (`nil` for a phase with
+    /// no speech); empty before rendering.
+    public var phaseSpeech: [Double?]
 
-    public init(target: Double, truePeakCeiling: Double, integrated: Double? = nil, truePeak: Double? = nil) {
+    public init(
+        target: Double,
+        ceiling: Double,
+        anchor: LoudnessAnchor = .speech,
+        programGain: Double? = nil,
+        speech: Double? = nil,
+        program: Double? = nil,
+        range: Double? = nil,
+        maxShortTerm: Double? = nil,
+        truePeak: Double? = nil,
+        limiter: LimiterActivity? = nil,
+        phaseSpeech: [Double?] = []
+    ) {
         self.target = target
-        self.truePeakCeiling = truePeakCeiling
-        self.integrated = integrated
+        self.anchor = anchor
+        self.ceiling = ceiling
+        self.programGain = programGain
+        self.speech = speech
+        self.program = program
+        self.range = range
+        self.maxShortTerm = maxShortTerm
         self.truePeak = truePeak
+        self.limiter = limiter
+        self.phaseSpeech = phaseSpeech
+    }
+}
+
+extension TimelineLoudness: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case target, anchor, ceiling
+        case programGain = "programGainDb"
+        case speech, program, range, maxShortTerm, truePeak, limiter
+        /// Schema version 2's names of ``TimelineLoudness/ceiling`` and ``TimelineLoudness/program``, still read.
+        case truePeakCeiling, integrated
+    }
+
+    /// The target and what was measured, each measurement to 0.01 dB as meters show it (the
+    /// limiter's time to the millisecond); ``phaseSpeech`` goes with the timeline's phases.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(target, forKey: .target)
+        try container.encode(anchor, forKey: .anchor)
+        try container.encode(ceiling, forKey: .ceiling)
+        try container.encodeIfPresent(programGain.map(Timeline.rounded), forKey: .programGain)
+        try container.encode(speech.map(Timeline.rounded), forKey: .speech)
+        try container.encode(program.map(Timeline.rounded), forKey: .program)
+        try container.encode(range.map(Timeline.rounded), forKey: .range)
+        try container.encode(maxShortTerm.map(Timeline.rounded), forKey: .maxShortTerm)
+        try container.encode(truePeak.map(Timeline.rounded), forKey: .truePeak)
+        let limiter = limiter.map {
+            LimiterActivity(
+                maxReductionDecibels: Timeline.rounded($0.maxReductionDecibels),
+                secondsOverOneDecibel: ($0.secondsOverOneDecibel * 1_000).rounded() / 1_000
+            )
+        }
+        try container.encode(limiter, forKey: .limiter)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            target: try container.decode(Double.self, forKey: .target),
+            ceiling: try container.decode(
+                Double.self,
+                forKey: container.contains(.truePeakCeiling) ? .truePeakCeiling : .ceiling
+            ),
+            anchor: try container.decodeIfPresent(LoudnessAnchor.self, forKey: .anchor) ?? .speech,
+            programGain: try container.decodeIfPresent(Double.self, forKey: .programGain),
+            speech: try container.decodeIfPresent(Double.self, forKey: .speech),
+            program: try container.decodeIfPresent(
+                Double.self,
+                forKey: container.contains(.integrated) ? .integrated : .program
+            ),
+            range: try container.decodeIfPresent(Double.self, forKey: .range),
+            maxShortTerm: try container.decodeIfPresent(Double.self, forKey: .maxShortTerm),
+            truePeak: try container.decodeIfPresent(Double.self, forKey: .truePeak),
+            limiter: try container.decodeIfPresent(LimiterActivity.self, forKey: .limiter)
+        )
+    }
+}
+
+/// How much a limiter took off a render's output.
+public struct LimiterActivity: Sendable, Equatable, Codable {
+    /// The largest gain reduction, dB (0 when nothing was limited).
+    public var maxReductionDecibels: Double
+    /// How long the gain was lowered by more than 1 dB, seconds.
+    public var secondsOverOneDecibel: Double
+
+    public init(maxReductionDecibels: Double, secondsOverOneDecibel: Double) {
+        self.maxReductionDecibels = maxReductionDecibels
+        self.secondsOverOneDecibel = secondsOverOneDecibel
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case maxReductionDecibels = "maxReductionDb"
+        case secondsOverOneDecibel = "secondsOver1dB"
     }
 }
 

@@ -442,3 +442,4 @@ enum Parse {
 extension SampleFormat: ExpressibleByArgument {}
 extension ProviderKind: ExpressibleByArgument {}
 extension CacheKeyScheme: ExpressibleByArgument {}
+extension LoudnessAnchor: ExpressibleByArgument {}

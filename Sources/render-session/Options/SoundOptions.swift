@@ -100,12 +100,21 @@ struct SoundOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Bring every clip to this integrated loudness and limit the mix, or off for the clips' own levels. (default: -16)",
-            valueName: "lufs|off"
+            "The integrated loudness to bring the anchor to, limiting the mix: LUFS, or podcast (-16), streaming (-14), ebu-r128 (-23), speech (-18); off for the clips' own levels. (default: -16)",
+            valueName: "lufs|preset|off"
         ),
         transform: { try Parse.loudness($0) }
     )
     var loudness: SoundSettings.Loudness?
+
+    @Option(
+        name: .customLong("loudness-anchor"),
+        help: ArgumentHelp(
+            "What --loudness applies to: speech (every clip) or program (the whole file, one gain after the mix). (default: speech)",
+            valueName: "speech|program"
+        )
+    )
+    var loudnessAnchor: LoudnessAnchor?
 
     @Option(
         name: .customLong("true-peak"),
@@ -129,6 +138,7 @@ struct SoundOptions: ParsableArguments {
             leadInSeconds: leadIn,
             duckDecibels: duck,
             loudness: loudness,
+            loudnessAnchor: loudnessAnchor,
             truePeak: truePeak
         )
     }
@@ -147,17 +157,22 @@ struct SoundOptions: ParsableArguments {
         case .leadInSeconds: "--lead-in"
         case .duckDecibels: "--duck"
         case .loudness: "--loudness"
+        case .loudnessAnchor: "--loudness-anchor"
         case .truePeak: "--true-peak"
         }
     }
 }
 
 extension Parse {
-    /// `off`, or a number of LUFS.
+    /// `off`, a preset's name, or a number of LUFS.
     static func loudness(_ text: String) throws -> SoundSettings.Loudness {
         if text == "off" { return .off }
+        if let preset = LoudnessPreset(rawValue: text) { return .preset(preset) }
         guard let lufs = Double(text) else {
-            throw ValidationError("a loudness is a number of LUFS, such as -16, or off")
+            let names = LoudnessPreset.allCases.map(\.rawValue)
+            throw ValidationError(
+                "a loudness is a number of LUFS, such as -16, a preset (\(names.joined(separator: ", "))), or off\(didYouMean(text, among: names + ["off"]))"
+            )
         }
         return .target(lufs)
     }

@@ -123,11 +123,6 @@ enum Console {
             }
         )
     }
-    /// `, -16.0 LUFS, -1.3 dBTP` for a rendered timeline with loudness on; empty otherwise.
-    static func loudness(_ loudness: TimelineLoudness?) -> String {
-        guard let loudness, let integrated = loudness.integrated, let peak = loudness.truePeak else { return "" }
-        return ", \(String(format: "%.1f", integrated)) LUFS, \(String(format: "%.1f", peak)) dBTP"
-    }
 }
 
 extension Duration {

@@ -14,7 +14,7 @@ struct SessionSummary: Encodable {
     var seed: UInt64
     var voice: Voice?
     var clips: Clips?
-    var loudness: Loudness?
+    var loudness: TimelineLoudness?
     var late: Late
     var elapsedSeconds: Double
 
@@ -32,11 +32,6 @@ struct SessionSummary: Encodable {
         var cached: Int
         var synthesized: Int
         var failed: Int
-    }
-
-    struct Loudness: Encodable {
-        var integrated: Double
-        var truePeak: Double
     }
 
     /// How many clips start after their planned start, and the latest.
@@ -67,9 +62,7 @@ struct SessionSummary: Encodable {
         clips = prepared.map {
             Clips(needed: $0.needed, cached: $0.alreadyCached, synthesized: $0.synthesized, failed: $0.failed)
         }
-        if let measured = timeline.loudness, let integrated = measured.integrated, let peak = measured.truePeak {
-            loudness = Loudness(integrated: Timeline.rounded(integrated), truePeak: Timeline.rounded(peak))
-        }
+        if let measured = timeline.loudness, measured.truePeak != nil { loudness = measured }
         let lateness = timeline.lateness
         late = Late(
             count: lateness.lateCount,
@@ -79,8 +72,27 @@ struct SessionSummary: Encodable {
         elapsedSeconds = (elapsed.seconds * 1_000).rounded() / 1_000
     }
 
+    /// `speech -16.0 LUFS, program -25.5 LUFS, LRA 14.8 LU, -1.2 dBTP, limiter up to 4.1 dB
+    /// (0.3 s over 1 dB)`: what a rendered timeline measured. A figure that could not be measured
+    /// (no speech, silence) is left out.
+    static func describe(_ loudness: TimelineLoudness) -> String {
+        func lufs(_ value: Double) -> String { String(format: "%.1f", value) }
+        var parts: [String] = []
+        if let speech = loudness.speech { parts.append("speech \(lufs(speech)) LUFS") }
+        if let program = loudness.program { parts.append("program \(lufs(program)) LUFS") }
+        if let range = loudness.range { parts.append("LRA \(lufs(range)) LU") }
+        if let peak = loudness.truePeak { parts.append("\(lufs(peak)) dBTP") }
+        if let limiter = loudness.limiter, limiter.maxReductionDecibels > 0 {
+            parts.append(
+                "limiter up to \(lufs(limiter.maxReductionDecibels)) dB (\(lufs(limiter.secondsOverOneDecibel)) s over 1 dB)"
+            )
+        }
+        return parts.joined(separator: ", ")
+    }
+
     /// `Rendered s: 9:58.4, 13191000 frames at 22050 Hz, seed 7, voice espeak:en-us (default),
-    /// 24 clips (24 cached), -16.0 LUFS, -1.3 dBTP, 2 clips late (worst 6.9 s), in 0.21 s → out.wav`.
+    /// 24 clips (24 cached), speech -16.0 LUFS, program -16.2 LUFS, LRA 2.1 LU, -1.3 dBTP,
+    /// 2 clips late (worst 6.9 s), in 0.21 s → out.wav`.
     func line(verb: String) -> String {
         var parts = [
             "\(Console.duration(durationSeconds)), \(totalFrames) frames at \(sampleRate) Hz, seed \(seed)"
@@ -98,11 +110,7 @@ struct SessionSummary: Encodable {
             if clips.failed > 0 { made.append("\(clips.failed) failed") }
             parts.append("\(clips.needed) clip\(clips.needed == 1 ? "" : "s") (\(made.joined(separator: ", ")))")
         }
-        if let loudness {
-            parts.append(
-                "\(String(format: "%.1f", loudness.integrated)) LUFS, \(String(format: "%.1f", loudness.truePeak)) dBTP"
-            )
-        }
+        if let loudness { parts.append(Self.describe(loudness)) }
         if late.count > 0, let worst = late.worstSeconds {
             parts.append(
                 "\(late.count) clip\(late.count == 1 ? "" : "s") late (worst \(String(format: "%.1f", worst)) s)"

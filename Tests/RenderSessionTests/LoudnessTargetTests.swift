@@ -1,0 +1,171 @@
+import Foundation
+import SessionTimeline
+import TestSupport
+import Testing
+
+/// Issue 25: the loudness a render prints is what an independent meter reads on the file it wrote,
+/// under names that say what each figure is; a published target can be asked for by name, and
+/// the program anchor brings the whole file to it.
+@Suite("Loudness figures and targets, checked with ffmpeg's meter", .serialized)
+struct LoudnessTargetTests {
+    static let layered = [
+        "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline", "--seed", "7",
+        "--ambience", "rain", "--start-gong", "gong",
+    ]
+
+    static func timeline(_ path: String) throws -> Timeline {
+        try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// The frames of the speech items (segments and interjections), in order, that lie in `range`.
+    static func speechSpans(of timeline: Timeline, in range: Range<Int64>? = nil) -> [Range<Int64>] {
+        timeline.items.filter { $0.kind == .segment || $0.kind == .interjection }.compactMap { item in
+            let span = item.startFrame.count..<(item.startFrame + item.frameCount).count
+            guard let range else { return span }
+            let clamped = span.clamped(to: range)
+            return clamped.isEmpty ? nil : clamped
+        }
+    }
+
+    @Test(
+        "Speech and program loudness, the range, every phase's speech: each as ffmpeg's ebur128 reads the file",
+        .requiresFFmpeg
+    )
+    func figures() throws {
+        let folder = try TemporaryFolder()
+        let render = try renderSession(
+            ["render"] + Self.layered + ["-o", folder.path("s.wav"), "--timeline", folder.path("s.json")]
+        )
+        #expect(render.status == 0, "\(render.standardError)")
+        let timeline = try Self.timeline(folder.path("s.json"))
+        let loudness = try #require(timeline.loudness)
+        #expect(loudness.anchor == .speech && loudness.target == -16 && loudness.programGain == nil)
+        let speech = try #require(loudness.speech)
+        let program = try #require(loudness.program)
+
+        let whole = try FFmpeg.ebur128(folder.path("s.wav"))
+        #expect(
+            abs(program - whole.integratedLoudness) <= 0.2,
+            "program \(program), ffmpeg \(whole.integratedLoudness)"
+        )
+        let range = try #require(loudness.range)
+        #expect(abs(range - (whole.range ?? 0)) <= 0.5, "range \(range), ffmpeg \(whole.range ?? 0)")
+        let spoken = try FFmpeg.ebur128(folder.path("s.wav"), spans: Self.speechSpans(of: timeline))
+        #expect(abs(speech - spoken.integratedLoudness) <= 0.3, "speech \(speech), ffmpeg \(spoken.integratedLoudness)")
+        #expect(abs(speech - -16) <= 1.5, "the voice is what is brought to −16")
+        #expect(program < speech - 5, "the bed-only stretches pull the program down: \(program) against \(speech)")
+        #expect((loudness.maxShortTerm ?? -100) > speech, "the loudest 3 s are louder than the speech's average")
+
+        #expect(loudness.phaseSpeech.count == timeline.phases.count && timeline.phases.count == 3)
+        for (phase, measured) in zip(timeline.phases, loudness.phaseSpeech) {
+            let spans = Self.speechSpans(of: timeline, in: phase.startFrame.count..<phase.endFrame.count)
+            let reference = try FFmpeg.ebur128(folder.path("s.wav"), spans: spans).integratedLoudness
+            #expect(abs((measured ?? 0) - reference) <= 0.3, "\(phase.name): \(measured ?? 0), ffmpeg \(reference)")
+        }
+        let limiter = try #require(loudness.limiter)
+        #expect(limiter.maxReductionDecibels > 0 && limiter.secondsOverOneDecibel >= 0)
+
+        func one(_ value: Double) -> String { String(format: "%.1f", value) }
+        #expect(
+            render.standardError.contains(
+                "speech \(one(speech)) LUFS, program \(one(program)) LUFS, LRA \(one(range)) LU, "
+            ),
+            "\(render.standardError)"
+        )
+    }
+
+    @Test(
+        "--loudness podcast --loudness-anchor program: the whole file at −16 ±0.5 LUFS in ffmpeg's meter, in WAV, MP3 and Opus",
+        .requiresFFmpeg
+    )
+    func programAnchor() throws {
+        let folder = try TemporaryFolder()
+        let program = ["--loudness", "podcast", "--loudness-anchor", "program"]
+        let planned = try renderSession(["timeline"] + Self.layered + program)
+        #expect(planned.status == 0, "\(planned.standardError)")
+        let plan = try JSONDecoder().decode(Timeline.self, from: Data(planned.standardOutputBytes))
+        for format in ["wav", "mp3", "opus"] {
+            let path = folder.path("p.\(format)")
+            let render = try renderSession(
+                ["render"] + Self.layered + program + ["-o", path, "--timeline", path + ".json"]
+            )
+            #expect(render.status == 0, "\(render.standardError)")
+            let written = try Self.timeline(path + ".json")
+            let loudness = try #require(written.loudness)
+            #expect(loudness.anchor == .program && loudness.target == -16 && loudness.ceiling == -1)
+            #expect(loudness.programGain != nil)
+            if written.sampleRate == plan.sampleRate {
+                // Opus renders at 48 kHz, a mix of its own.
+                #expect(loudness.programGain == plan.loudness?.programGain, "timeline plans the same gain")
+            }
+            let measured = try FFmpeg.ebur128(path).integratedLoudness
+            #expect(abs(measured - -16) <= 0.5, "\(format): ffmpeg reads \(measured) LUFS")
+            #expect(abs((loudness.program ?? 0) - -16) <= 0.5, "\(format): we read \(loudness.program ?? 0) LUFS")
+        }
+    }
+
+    @Test(
+        "Presets set the target and ceiling by name, in a flag or a script; a misspelt one is an error naming the nearest",
+        arguments: [
+            (["--loudness", "streaming"], nil as String?, -14.0, LoudnessAnchor.speech),
+            (["--loudness", "ebu-r128", "--loudness-anchor", "speech"], nil, -23, .speech),
+            ([], #""loudness": "speech", "loudnessAnchor": "program""#, -18, .program),
+            (["--loudness", "podcast"], #""loudness": -20"#, -16, .speech),
+        ]
+    )
+    func presets(flags: [String], sound: String?, target: Double, anchor: LoudnessAnchor) throws {
+        let folder = try TemporaryFolder()
+        var script = "Fixtures/scripts/ten-minute-session.json"
+        if let sound {
+            let text = try String(contentsOfFile: script, encoding: .utf8)
+            script = folder.path("s.json")
+            try text.replacingOccurrences(of: #""title":"#, with: #""sound": {\#(sound)}, "title":"#)
+                .write(toFile: script, atomically: true, encoding: .utf8)
+        }
+        let result = try renderSession(
+            ["timeline", script, "--cache", "Fixtures/cache", "--offline", "--seed", "7"] + flags
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let loudness = try JSONDecoder().decode(Timeline.self, from: Data(result.standardOutputBytes)).loudness
+        #expect(loudness?.target == target && loudness?.ceiling == -1 && loudness?.anchor == anchor)
+    }
+
+    @Test("A misspelt preset or anchor is an error before any work, naming the nearest")
+    func misspelt() throws {
+        let flag = try renderSession(["timeline", "Fixtures/scripts/ten-minute-session.json", "--loudness", "podcats"])
+        #expect(flag.status == 64)
+        #expect(
+            flag.standardError.hasPrefix(
+                "Error: The value 'podcats' is invalid for '--loudness <lufs|preset|off>': a loudness is a number of LUFS, such as -16, a preset (podcast, streaming, ebu-r128, speech), or off (did you mean \"podcast\"?)\n"
+            ),
+            "\(flag.standardError)"
+        )
+        let anchor = try renderSession(
+            ["timeline", "Fixtures/scripts/ten-minute-session.json", "--loudness-anchor", "programme"]
+        )
+        #expect(anchor.status == 64)
+        #expect(anchor.standardError.contains("programme"), "\(anchor.standardError)")
+
+        let folder = try TemporaryFolder()
+        let text = try String(contentsOfFile: "Fixtures/scripts/ten-minute-session.json", encoding: .utf8)
+        try text.replacingOccurrences(
+            of: #""title":"#,
+            with: #""sound": {"loudness": "podcats", "loudnessAnchor": "speach"}, "title":"#
+        )
+        .write(toFile: folder.path("s.json"), atomically: true, encoding: .utf8)
+        let script = try renderSession(["timeline", folder.path("s.json"), "--cache", "Fixtures/cache", "--offline"])
+        #expect(script.status == 65)
+        #expect(
+            script.standardError.contains(
+                #"sound.loudness: "podcats" is not a preset; expected a number of LUFS or one of "off", "podcast", "streaming", "ebu-r128", "speech" (did you mean "podcast"?)"#
+            ),
+            "\(script.standardError)"
+        )
+        #expect(
+            script.standardError.contains(
+                #"sound.loudnessAnchor: expected "speech" or "program", found "speach" (did you mean "speech"?)"#
+            ),
+            "\(script.standardError)"
+        )
+    }
+}
