@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 import SessionTimeline
 import TestSupport
 import Testing
@@ -94,13 +95,46 @@ struct LoudnessTargetTests {
             let loudness = try #require(written.loudness)
             #expect(loudness.anchor == .program && loudness.target == -16 && loudness.ceiling == -1)
             #expect(loudness.programGain != nil)
-            if written.sampleRate == plan.sampleRate {
-                // Opus renders at 48 kHz, a mix of its own.
+            if format == "wav" {
+                // The same mix: the same rate, and the same room under the ceiling as 16-bit WAV.
                 #expect(loudness.programGain == plan.loudness?.programGain, "timeline plans the same gain")
             }
             let measured = try FFmpeg.ebur128(path).integratedLoudness
             #expect(abs(measured - -16) <= 0.5, "\(format): ffmpeg reads \(measured) LUFS")
             #expect(abs((loudness.program ?? 0) - -16) <= 0.5, "\(format): we read \(loudness.program ?? 0) LUFS")
+        }
+    }
+
+    @Test(
+        "The −1 dBTP ceiling holds on what ffmpeg decodes, in every format and at low bit rates, with Piper's speech, a bed and gongs; --verify agrees",
+        .requiresFFmpeg,
+        .requiresPiper
+    )
+    func ceilingAfterEncoding() throws {
+        let folder = try TemporaryFolder()
+        let session = [
+            "Fixtures/scripts/ten-minute-session.json", "--cache", folder.path("cache"), "--seed", "7",
+            "--voice", "piper:en_US-joe-medium", "--ambience", "rain", "--start-gong", "gong",
+            "--interval-gong", "gong", "--interval-minutes", "5",
+        ]
+        let prepared = try renderSession(["prepare"] + session.prefix(3) + ["--voice", "piper:en_US-joe-medium"])
+        #expect(prepared.status == 0, "\(prepared.standardError)")
+        let cases: [(String, [String])] = [
+            ("s.wav", []), ("s.flac", []), ("s.mp3", []), ("s56.mp3", ["--bitrate", "56"]),
+            ("s64.mp3", ["--bitrate", "64"]), ("s.opus", []), ("s24.opus", ["--bitrate", "24"]),
+            ("s64.opus", ["--bitrate", "64"]), ("s.ogg", []),
+        ]
+        for (name, options) in cases {
+            let path = folder.path(name)
+            let render = try renderSession(
+                ["render"] + session + options + ["--offline", "--verify", "-o", path, "--timeline", path + ".json"]
+            )
+            #expect(render.status == 0, "\(name): \(render.standardError)")
+            let meter = try FFmpeg.ebur128(path)
+            #expect(meter.truePeakUpperBoundDecibels <= -1.0, "\(name): ffmpeg reads \(meter.truePeakDecibels) dBTP")
+            let loudness = try #require(try Self.timeline(path + ".json").loudness)
+            #expect((loudness.truePeak ?? 0) <= -1.0, "\(name): the timeline says \(loudness.truePeak ?? 0) dBTP")
+            #expect(loudness.codecHeadroom != nil)
         }
     }
 
@@ -166,6 +200,53 @@ struct LoudnessTargetTests {
                 #"sound.loudnessAnchor: expected "speech" or "program", found "speach" (did you mean "speech"?)"#
             ),
             "\(script.standardError)"
+        )
+    }
+
+    @Test(
+        "verify measures the decoded file's loudness and true peak as played, and holds them to the timeline's ceiling and targets"
+    )
+    func verifyLoudness() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("s.wav")
+        let render = try renderSession(["render"] + Self.layered + ["-o", path, "--timeline", path + ".timeline.json"])
+        #expect(render.status == 0, "\(render.standardError)")
+        let clean = try renderSession(["verify", path, "--json"])
+        #expect(clean.status == 0, "\(clean.standardError)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(clean.standardOutputBytes)) as? [String: Any]
+        )
+        let measured = try #require(report["loudness"] as? [String: Any])
+        let timeline = try Self.timeline(path + ".timeline.json")
+        let rendered = try #require(timeline.loudness)
+        #expect(abs((measured["program"] as? Double ?? 0) - (rendered.program ?? 0)) <= 0.05)
+        #expect(abs((measured["speech"] as? Double ?? 0) - (rendered.speech ?? 0)) <= 0.05)
+        #expect((measured["truePeak"] as? Double ?? 0) <= -1, "at 48 kHz, under the ceiling")
+        #expect(clean.standardError.contains(", speech "), "\(clean.standardError)")
+
+        // The same file held to a lower ceiling and, anchored on the program, to a louder target.
+        var stricter = timeline
+        stricter.loudness?.ceiling = -3
+        stricter.loudness?.anchor = .program
+        stricter.loudness?.target = -20
+        try TimelineJSON.encode(stricter).write(to: URL(fileURLWithPath: path + ".timeline.json"))
+        let failed = try renderSession(["verify", path])
+        #expect(failed.status == 1)
+        let lines = failed.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(failed.standardOutput)")
+        #expect(
+            lines.first?.contains(
+                #/the true peak as played at 48 kHz is -[0-9]+\.[0-9] dBTP, over the ceiling of -3\.0 dBTP/#
+            )
+                == true,
+            "\(lines)"
+        )
+        #expect(
+            lines.last?.contains(
+                #/the program loudness is -2[0-9]\.[0-9] LUFS, [0-9]+\.[0-9] LU under the target of -20\.0 LUFS \(±1 LU\)/#
+            )
+                == true,
+            "\(lines)"
         )
     }
 }

@@ -37,8 +37,10 @@ struct TimelineSidecarTests {
                 #expect(measured[key] != nil && !(measured[key] is NSNull), "a render measures \(key)")
                 #expect(planned[key] is NSNull, "timeline measures nothing: \(key)")
             }
+            #expect(measured["codecHeadroomDb"] as? Double == 0.5, "MP3 at -V 6")
             var rest = measured
             for key in measurements { rest[key] = NSNull() }
+            rest["codecHeadroomDb"] = nil
             written["loudness"] = rest
             let phases = try #require(written["phases"] as? [[String: Any]])
             #expect(phases.allSatisfy { $0["speechLoudness"] is Double })

@@ -22,7 +22,13 @@ struct VerifyCommandTests {
         let clean = try renderSession(["verify", folder.path("x.wav"), "--timeline", folder.path("x.timeline.json")])
         #expect(clean.status == 0)
         #expect(clean.standardOutput == "")
-        #expect(clean.standardError == "verified \(folder.path("x.wav")): 0 problems, 702,567 frames at 22050 Hz\n")
+        #expect(
+            clean.standardError.wholeMatch(
+                of:
+                    #/verified .*x\.wav: 0 problems, 702,567 frames at 22050 Hz, speech -1[67]\.[0-9] LUFS, program -1[67]\.[0-9] LUFS, -1\.[0-9] dBTP at 48 kHz\n/#
+            ) != nil,
+            "\(clean.standardError)"
+        )
 
         // Frames 300,000 to 300,009 at full scale, inside item 4: 16-bit mono samples after the `data` chunk's header.
         var bytes = [UInt8](try Data(contentsOf: folder.url.appendingPathComponent("x.wav")))
@@ -40,12 +46,22 @@ struct VerifyCommandTests {
             "verify", folder.path("clipped.wav"), "--timeline", folder.path("x.timeline.json"),
         ])
         #expect(clipped.status == 1)
+        // Full-scale samples clip, and put the true peak over the timeline's ceiling.
+        let lines = clipped.standardOutput.split(separator: "\n").map(String.init)
         #expect(
-            clipped.standardOutput
-                == "\(folder.path("clipped.wav")): clips: 10 samples at full scale, the first at frame 300,000 (13.605 s), in item 4 (interjection \"Tied.\", clip 80016ee9…); the peak is 0.0 dBFS\n"
+            lines.first
+                == "\(folder.path("clipped.wav")): clips: 10 samples at full scale, the first at frame 300,000 (13.605 s), in item 4 (interjection \"Tied.\", clip 80016ee9…); the peak is 0.0 dBFS"
         )
         #expect(
-            clipped.standardError == "verified \(folder.path("clipped.wav")): 1 problem, 702,567 frames at 22050 Hz\n"
+            lines.count == 2
+                && lines[1].hasPrefix("\(folder.path("clipped.wav")): the true peak as played at 48 kHz is ")
+                && lines[1].hasSuffix(" dBTP, over the ceiling of -1.0 dBTP"),
+            "\(lines)"
+        )
+        #expect(
+            clipped.standardError.hasPrefix(
+                "verified \(folder.path("clipped.wav")): 2 problems, 702,567 frames at 22050 Hz, speech "
+            )
         )
 
         let json = try renderSession([
@@ -58,13 +74,13 @@ struct VerifyCommandTests {
         #expect(
             Set(object.keys) == [
                 "file", "format", "formatName", "lossy", "sampleRate", "channels", "decodedFrames", "expectedFrames",
-                "peakDbfs", "timelineChecked", "problems", "ok",
+                "peakDbfs", "timelineChecked", "problems", "ok", "loudness",
             ]
         )
         #expect(object["ok"] as? Bool == false && object["format"] as? String == "wav")
         #expect(object["decodedFrames"] as? Int == 702_567 && object["expectedFrames"] as? Int == 702_567)
         let problems = try #require(object["problems"] as? [[String: Any]])
-        #expect(problems.count == 1)
+        #expect(problems.map { $0["code"] as? String } == ["clipping", "loudness"])
         #expect(problems.first?["code"] as? String == "clipping" && problems.first?["frame"] as? Int == 300_000)
         #expect(problems.first?["item"] as? Int == 4 && (problems.first?["key"] as? String)?.count == 64)
     }

@@ -123,9 +123,12 @@ struct QueueExportTests {
             #expect(item.origin == .rendered && item.sourceSampleRate == 22_050)
             #expect(try FFmpeg.decodedFrameCount(path) == item.sourceFrames.count, "\(item.file) decodes exactly")
         }
-        // The opening clip measures −21.7 LUFS in the cache; re-encoded it is at the −16 target.
+        // The opening clip measures −21.7 LUFS in the cache; re-encoded it is brought to the −16
+        // target, less what the limiter takes off its peaks under the MP3's lower ceiling (0.5 dB
+        // of room for the codec, docs/formats.md): about a decibel.
         let opening = try FFmpeg.ebur128(folder.path("queue/001-opening.mp3"))
-        #expect(abs(opening.integratedLoudness - -16) < 1, "\(opening.integratedLoudness) LUFS")
+        #expect(abs(opening.integratedLoudness - -16) < 1.5, "\(opening.integratedLoudness) LUFS")
+        #expect(opening.truePeakUpperBoundDecibels <= -1, "\(opening.truePeakDecibels) dBTP")
     }
 
     @Test("Loudness without re-encoding is refused before any file is written")

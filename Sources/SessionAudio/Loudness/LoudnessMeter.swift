@@ -15,17 +15,11 @@ package final class LoudnessMeter {
     /// The number of interleaved channels in each frame.
     package let channelCount: ChannelCount
 
-    /// Whether ``loudnessRange`` and ``shortTermLoudness`` can be asked.
-    package let measuresRange: Bool
-
-    /// The corresponding libebur128 call is `ebur128_init` with `EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM`,
-    /// and `EBUR128_MODE_LRA` (which keeps the short-term window too) when `measuresRange`.
+    /// The corresponding libebur128 call is `ebur128_init` with `EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM`.
     /// - Throws: ``AudioError`` (`unsupportedFormat`) for a rate or channel count libebur128 refuses.
-    package init(sampleRate: SampleRate, channelCount: ChannelCount, measuresRange: Bool = false) throws(AudioError) {
-        var mode = EBUR128_MODE_I.rawValue | EBUR128_MODE_HISTOGRAM.rawValue
-        if measuresRange { mode |= EBUR128_MODE_LRA.rawValue }
-        self.measuresRange = measuresRange
-        guard let state = ebur128_init(UInt32(channelCount.count), UInt(sampleRate.hertz), Int32(mode)) else {
+    package init(sampleRate: SampleRate, channelCount: ChannelCount) throws(AudioError) {
+        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_HISTOGRAM.rawValue)
+        guard let state = ebur128_init(UInt32(channelCount.count), UInt(sampleRate.hertz), mode) else {
             throw AudioError(
                 .unsupportedFormat,
                 path: nil,
@@ -58,14 +52,6 @@ package final class LoudnessMeter {
         samples.withUnsafeBufferPointer { add($0, frames: frames) }
     }
 
-    /// Measures `frames` interleaved frames of `samples` from frame `offset` on.
-    package func add(_ samples: [Float], from offset: Int, frames: Int) {
-        let channels = channelCount.count
-        samples.withUnsafeBufferPointer { all in
-            add(UnsafeBufferPointer(rebasing: all[offset * channels..<(offset + frames) * channels]), frames: frames)
-        }
-    }
-
     /// Measures every frame of `samples` (interleaved; its count a multiple of the channel count).
     package func add(_ samples: [Float]) {
         samples.withUnsafeBufferPointer { add($0, frames: $0.count / channelCount.count) }
@@ -79,47 +65,6 @@ package final class LoudnessMeter {
         var loudness = -Double.infinity
         let result = ebur128_loudness_global(state, &loudness)
         precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_global failed with \(result)")
-        return loudness.isFinite ? loudness : nil
-    }
-
-    /// The loudness range (EBU Tech 3342) of everything added so far, in LU; `nil` when too little
-    /// passed the gates to tell.
-    ///
-    /// The corresponding libebur128 call is `ebur128_loudness_range`.
-    package var loudnessRange: Double? {
-        precondition(measuresRange, "a meter made without measuresRange has no loudness range")
-        var range = 0.0
-        let result = ebur128_loudness_range(state, &range)
-        precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_range failed with \(result)")
-        return range.isFinite ? range : nil
-    }
-
-    /// The short-term loudness (the last 3 seconds) in LUFS; `nil` for silence.
-    ///
-    /// The corresponding libebur128 call is `ebur128_loudness_shortterm`.
-    package var shortTermLoudness: Double? {
-        precondition(measuresRange, "a meter made without measuresRange has no short-term loudness")
-        var loudness = -Double.infinity
-        let result = ebur128_loudness_shortterm(state, &loudness)
-        precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_shortterm failed with \(result)")
-        return loudness.isFinite ? loudness : nil
-    }
-
-    /// The integrated loudness of everything added to all of `meters` together, as if it had been
-    /// one meter's (one gating over all their blocks), in LUFS; `nil` when no block passes the gates.
-    ///
-    /// The corresponding libebur128 call is `ebur128_loudness_global_multiple`.
-    package static func integratedLoudness(of meters: [LoudnessMeter]) -> Double? {
-        guard !meters.isEmpty else { return nil }
-        var states: [UnsafeMutablePointer<ebur128_state>?] = meters.map(\.state)
-        var loudness = -Double.infinity
-        let result = withExtendedLifetime(meters) {
-            ebur128_loudness_global_multiple(&states, states.count, &loudness)
-        }
-        precondition(
-            result == Int32(EBUR128_SUCCESS.rawValue),
-            "ebur128_loudness_global_multiple failed with \(result)"
-        )
         return loudness.isFinite ? loudness : nil
     }
 }

@@ -24,7 +24,7 @@ struct OverlayLane {
 
     init(_ lanes: MixLanes) {
         self.lanes = lanes
-        spoken = NarrationLane.spokenRanges(of: lanes)
+        spoken = NarrationLane.spokenRanges(of: lanes.items)
     }
 
     /// Adds every overlay's frames `start ..< start + frames` into `mix` (interleaved, from index 0).

@@ -24,29 +24,22 @@ final class SessionMixer {
     private var mix: [Float] = []
 
     /// The mixer of `lanes`; with `measuresSpeech` off, only the program is measured (a pass that
-    /// finds the program's loudness and writes nothing).
-    init(_ lanes: MixLanes, measuresSpeech: Bool = true) throws(SessionError) {
+    /// finds the program's loudness and writes nothing). The limiter aims `ceilingHeadroom` dB
+    /// under the lanes' ceiling (``EncoderSettings/truePeakHeadroom(sampleRate:)``).
+    init(_ lanes: MixLanes, measuresSpeech: Bool = true, ceilingHeadroom: Double = 0) {
         self.lanes = lanes
         channels = lanes.channelCount.count
         narration = NarrationLane(lanes)
         overlays = OverlayLane(lanes)
         if let ceiling = lanes.limiterCeiling {
-            do {
-                limiter = TruePeakLimiter(
-                    sampleRate: lanes.sampleRate,
-                    channelCount: lanes.channelCount,
-                    ceilingDecibels: ceiling,
-                    release: Self.limiterRelease
-                )
-                loudnessMeters = try SessionMeters(
-                    lanes: lanes,
-                    phaseStarts: lanes.phaseStarts,
-                    measuresSpeech: measuresSpeech
-                )
-                peakMeter = TruePeakMeter(channelCount: lanes.channelCount)
-            } catch {
-                throw SessionError(.cannotWrite, "Loudness meter: \(error)", underlyingError: error)
-            }
+            limiter = TruePeakLimiter(
+                sampleRate: lanes.sampleRate,
+                channelCount: lanes.channelCount,
+                ceilingDecibels: ceiling - ceilingHeadroom,
+                release: Self.limiterRelease
+            )
+            loudnessMeters = SessionMeters(lanes: lanes, measuresSpeech: measuresSpeech)
+            peakMeter = TruePeakMeter(channelCount: lanes.channelCount)
         } else {
             (limiter, loudnessMeters, peakMeter) = (nil, nil, nil)
         }
@@ -231,8 +224,8 @@ struct NarrationLane {
     }
 
     /// The frame ranges where clips play (segments and interjections), which the bed ducks under.
-    static func spokenRanges(of lanes: MixLanes) -> [Range<Int64>] {
-        lanes.items.filter { $0.kind == .segment || $0.kind == .interjection }.map {
+    static func spokenRanges(of items: [TimelineItem]) -> [Range<Int64>] {
+        items.filter { $0.kind == .segment || $0.kind == .interjection }.map {
             $0.startFrame.count..<($0.startFrame + $0.frameCount).count
         }
     }

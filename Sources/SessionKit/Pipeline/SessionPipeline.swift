@@ -340,7 +340,7 @@ public struct SessionPipeline: Sendable {
     /// With the program loudness anchor, the mix is measured here (written nowhere), so that the
     /// timeline's gains are those a render plays.
     public func plan(_ script: Script, clips prepared: PreparedClips) throws(SessionError) -> Timeline {
-        _ = try checkSettings()
+        let encoder = try checkSettings()
         var settings = plan
         settings.sampleRate = sampleRate
         let identity = adopting(prepared).clips(for: script)
@@ -355,7 +355,7 @@ public struct SessionPipeline: Sendable {
         timeline.voice = identity.voice
         timeline.requestedVoice = requested == identity.voice ? nil : requested
         try checkLateness(of: timeline)
-        return try SessionRenderer.anchoringProgram(timeline)
+        return try SessionRenderer.anchoringProgram(timeline, encoder: encoder)
     }
 
     /// Refuses a plan whose speech starts later than ``PlanSettings/maximumLateSeconds``.

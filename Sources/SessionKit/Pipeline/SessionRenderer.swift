@@ -21,19 +21,40 @@ enum SessionRenderer {
         progress: (Frames) -> Void
     ) throws(SessionError) -> Timeline {
         var pending: [AtomicFile] = []
-        var timeline = try anchoringProgram(timeline)
+        var timeline = try anchoringProgram(timeline, encoder: encoder)
         do {
             if let audio {
-                let (written, measurement) = try writeAudio(
-                    of: MixLanes(timeline),
-                    encoder: encoder,
-                    metadata: metadata,
-                    to: audio,
-                    progress: progress
-                )
-                if let file = written.pending { pending.append(file) }
-                timeline.encoding = written.encoding
-                if let measurement { timeline.loudness?.record(measurement) }
+                var headroom = encoder.truePeakHeadroom(sampleRate: timeline.sampleRate)
+                for attempt in 1...Self.encodingAttempts {
+                    let (written, measurement) = try writeAudio(
+                        of: MixLanes(timeline),
+                        encoder: encoder,
+                        metadata: metadata,
+                        to: audio,
+                        ceilingHeadroom: headroom,
+                        progress: progress
+                    )
+                    timeline.encoding = written.encoding
+                    guard let measurement, var loudness = timeline.loudness else {
+                        if let file = written.pending { pending.append(file) }
+                        break
+                    }
+                    loudness.record(measurement)
+                    loudness.codecHeadroom = headroom
+                    // A lossy file's peaks are the decoder's: measured on the file as written.
+                    if encoder.format.isLossy, let file = written.pending {
+                        let decoded = try decodedPeak(of: file)
+                        loudness.truePeak = decoded.isFinite ? decoded : nil
+                        if decoded > loudness.ceiling, attempt < Self.encodingAttempts {
+                            file.discard()
+                            headroom += decoded - loudness.ceiling + Self.retryMargin
+                            continue
+                        }
+                    }
+                    timeline.loudness = loudness
+                    if let file = written.pending { pending.append(file) }
+                    break
+                }
             }
             if let timelineJSON, let file = try write(TimelineJSON.encode(timeline), to: timelineJSON) {
                 pending.append(file)
@@ -75,13 +96,35 @@ enum SessionRenderer {
         }
     }
 
+    /// How many times a lossy file is encoded at most: once, and again with more room under the
+    /// ceiling while its decoded true peak is over it.
+    static let encodingAttempts = 3
+    /// What a retry adds to the overshoot it measured, dB.
+    static let retryMargin = 0.2
+
+    /// The true peak of `file`'s temporary as decoded and played at 48 kHz.
+    private static func decodedPeak(of file: AtomicFile) throws(SessionError) -> Double {
+        do {
+            return try PlaybackPeakMeter.measure(path: file.temporaryPath)
+        } catch {
+            file.discard()
+            throw SessionError(
+                .cannotWrite,
+                "Cannot measure \(file.destination) as decoded: \(error.reason)",
+                underlyingError: error
+            )
+        }
+    }
+
     /// Writes the sound of `lanes` to `target`; returns what was written and, with a limiter,
-    /// what the output measured.
+    /// what the output measured. The limiter aims `ceilingHeadroom` dB under the ceiling (by
+    /// default the encoder's ``EncoderSettings/truePeakHeadroom(sampleRate:)``).
     static func writeAudio(
         of lanes: MixLanes,
         encoder: EncoderSettings,
         metadata: AudioMetadata,
         to target: OutputTarget,
+        ceilingHeadroom: Double? = nil,
         progress: (Frames) -> Void = { _ in }
     ) throws(SessionError) -> (WrittenAudio, measurement: MixMeasurement?) {
         if lanes.isNarrationOnly {
@@ -95,7 +138,10 @@ enum SessionRenderer {
             )
             return (written, nil)
         }
-        var mixer = try SessionMixer(lanes)
+        var mixer = SessionMixer(
+            lanes,
+            ceilingHeadroom: ceilingHeadroom ?? encoder.truePeakHeadroom(sampleRate: lanes.sampleRate)
+        )
         let written = try AudioOutput.write(
             &mixer,
             to: target,
@@ -120,7 +166,7 @@ enum SessionRenderer {
     /// limiter takes off more the more the gain raises, so a dB of gain raises the program by
     /// less than a dB: from the second pass on, the gain follows the slope the last two passes
     /// measured (the secant method), which lands in two or three passes where the limiter works hard.
-    static func anchoringProgram(_ timeline: Timeline) throws(SessionError) -> Timeline {
+    static func anchoringProgram(_ timeline: Timeline, encoder: EncoderSettings) throws(SessionError) -> Timeline {
         guard let loudness = timeline.loudness, loudness.anchor == .program, loudness.programGain == nil else {
             return timeline
         }
@@ -128,7 +174,8 @@ enum SessionRenderer {
         var gain = 0.0
         var last: (gain: Double, program: Double)?
         for _ in 0..<programPasses {
-            guard let program = try programLoudness(of: anchored) else { break }
+            let headroom = encoder.truePeakHeadroom(sampleRate: timeline.sampleRate)
+            guard let program = try programLoudness(of: anchored, ceilingHeadroom: headroom) else { break }
             let miss = loudness.target - program
             if abs(miss) < 0.05 { break }
             // How many dB of program a dB of gain gave, between 0.05 (a limiter flattening all)
@@ -148,8 +195,11 @@ enum SessionRenderer {
     static let programPasses = 5
 
     /// The integrated loudness of `timeline`'s mix, limited; `nil` for silence.
-    private static func programLoudness(of timeline: Timeline) throws(SessionError) -> Double? {
-        var mixer = try SessionMixer(MixLanes(timeline), measuresSpeech: false)
+    private static func programLoudness(
+        of timeline: Timeline,
+        ceilingHeadroom: Double
+    ) throws(SessionError) -> Double? {
+        let mixer = SessionMixer(MixLanes(timeline), measuresSpeech: false, ceilingHeadroom: ceilingHeadroom)
         var buffer: [Float] = []
         while try mixer.read(into: &buffer, maximumFrames: 16_384) > 0 {}
         return mixer.measurement?.loudness.program

@@ -84,6 +84,20 @@ package enum SessionVerifier {
         }
 
         var scan = SignalScan(timeline: placed, rules: rules, sampleRate: decoder.sampleRate)
+        // With a loudness target, the decoded file's loudness and its true peak as played.
+        var meters: (loudness: SessionMeters, peak: PlaybackPeakMeter)?
+        if let placed, placed.loudness != nil {
+            meters = try? (
+                SessionMeters(
+                    sampleRate: decoder.sampleRate,
+                    channelCount: decoder.channelCount,
+                    items: placed.items,
+                    phaseStarts: placed.phases.map(\.startFrame)
+                ),
+                PlaybackPeakMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
+            )
+        }
+        var peakFailure: AudioError?
         var decodingProblem: VerificationProblem?
         var buffer: [Float] = []
         let channels = decoder.channelCount.count
@@ -105,6 +119,14 @@ package enum SessionVerifier {
             }
             if frames == 0 { break }
             scan.add(buffer.span, frames: frames, channelCount: channels)
+            if let meters {
+                meters.loudness.add(buffer, frames: frames)
+                do {
+                    try meters.peak.add(buffer, frames: frames)
+                } catch {
+                    peakFailure = error
+                }
+            }
         }
         scan.finish()
 
@@ -114,6 +136,23 @@ package enum SessionVerifier {
         if let decodingProblem { problems.append(decodingProblem) }
         problems += judge.clippingProblems(timeline: placed)
         if let placed { problems += judge.placementProblems(timeline: placed) }
+        var loudness: VerifiedLoudness?
+        if let meters, let target = placed?.loudness, decodingProblem == nil {
+            let measured = meters.loudness.loudness
+            let peak = peakFailure == nil ? try? meters.peak.finish() : nil
+            let verified = VerifiedLoudness(
+                speech: measured.speech,
+                program: measured.program,
+                truePeak: peak.flatMap { $0.isFinite ? $0 : nil },
+                renderedSpeech: target.speech,
+                renderedProgram: target.program,
+                target: target.target,
+                anchor: target.anchor,
+                ceiling: target.ceiling
+            )
+            loudness = verified
+            problems += verified.problems
+        }
         return VerificationReport(
             path: path,
             format: format,
@@ -125,7 +164,8 @@ package enum SessionVerifier {
             expectedFrames: timeline?.totalFrames,
             peakDecibels: scan.peak > 0 ? 20 * log10(Double(scan.peak)) : nil,
             checkedTimeline: placed != nil,
-            problems: problems
+            problems: problems,
+            loudness: loudness
         )
     }
 

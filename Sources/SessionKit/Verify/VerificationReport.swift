@@ -30,6 +30,9 @@ package struct VerificationReport: Sendable, Equatable, Encodable {
     package var checkedTimeline: Bool
     /// Every problem, in the order of the checks (format, length, decoding, clipping, then by frame).
     package var problems: [VerificationProblem]
+    /// What the decoded file measured against the timeline's loudness target and ceiling, when
+    /// the timeline has them and was checked.
+    package var loudness: VerifiedLoudness?
 
     package init(
         path: String,
@@ -42,7 +45,8 @@ package struct VerificationReport: Sendable, Equatable, Encodable {
         expectedFrames: Frames?,
         peakDecibels: Double?,
         checkedTimeline: Bool,
-        problems: [VerificationProblem]
+        problems: [VerificationProblem],
+        loudness: VerifiedLoudness? = nil
     ) {
         self.path = path
         self.format = format
@@ -55,6 +59,7 @@ package struct VerificationReport: Sendable, Equatable, Encodable {
         self.peakDecibels = peakDecibels
         self.checkedTimeline = checkedTimeline
         self.problems = problems
+        self.loudness = loudness
     }
 
     /// Whether no problem was found.
@@ -64,12 +69,13 @@ package struct VerificationReport: Sendable, Equatable, Encodable {
     package var summary: String {
         let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
         let rate = sampleRate.map { " at \($0)" } ?? ""
-        return "verified \(path): \(count), \(VerificationText.grouped(decodedFrames.count)) frames\(rate)"
+        let measured = loudness.map { ", \($0.summary)" } ?? ""
+        return "verified \(path): \(count), \(VerificationText.grouped(decodedFrames.count)) frames\(rate)\(measured)"
     }
 
     private enum CodingKeys: String, CodingKey {
         case file, format, formatName, lossy, sampleRate, channels, decodedFrames, expectedFrames, peakDbfs
-        case timelineChecked, problems, ok
+        case timelineChecked, problems, ok, loudness
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -86,6 +92,89 @@ package struct VerificationReport: Sendable, Equatable, Encodable {
         try container.encode(checkedTimeline, forKey: .timelineChecked)
         try container.encode(problems, forKey: .problems)
         try container.encode(isClean, forKey: .ok)
+        try container.encodeIfPresent(loudness, forKey: .loudness)
+    }
+}
+
+/// The loudness and true peak of a decoded file, and the target and ceiling it was rendered to.
+package struct VerifiedLoudness: Sendable, Equatable, Encodable {
+    /// The speech items' spans' integrated loudness, LUFS.
+    package var speech: Double?
+    /// The whole file's integrated loudness, LUFS.
+    package var program: Double?
+    /// The true peak as a player at 48 kHz meets it (``PlaybackPeakMeter``), dBTP.
+    package var truePeak: Double?
+    /// What the render measured of its speech and program, which the file must still measure.
+    package var renderedSpeech: Double?
+    package var renderedProgram: Double?
+    /// The timeline's target, anchor and ceiling.
+    package var target: Double
+    package var anchor: LoudnessAnchor
+    package var ceiling: Double
+
+    /// How far the anchored figure may be from the target, LU.
+    package static let tolerance = 1.0
+
+    /// `speech -16.1 LUFS, program -25.3 LUFS, -1.1 dBTP at 48 kHz`.
+    var summary: String {
+        var parts: [String] = []
+        if let speech { parts.append("speech \(VerificationText.tenths(speech)) LUFS") }
+        if let program { parts.append("program \(VerificationText.tenths(program)) LUFS") }
+        if let truePeak { parts.append("\(VerificationText.tenths(truePeak)) dBTP at 48 kHz") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The problems: a true peak over the ceiling; with the program anchor, the program more than
+    /// ``tolerance`` from the target; the speech or program more than ``tolerance`` from what the
+    /// render measured of them (the file is not what was rendered).
+    ///
+    /// With the speech anchor, every clip is brought to the target before the limiter, which takes
+    /// some loudness off peaky speech: the render reports the speech loudness it measured, and the
+    /// file is held to that.
+    var problems: [VerificationProblem] {
+        var problems: [VerificationProblem] = []
+        if let truePeak, truePeak > ceiling + 0.005 {
+            problems.append(
+                VerificationProblem(
+                    kind: .loudness,
+                    message:
+                        "the true peak as played at 48 kHz is \(VerificationText.tenths(truePeak)) dBTP, over the ceiling of \(VerificationText.tenths(ceiling)) dBTP"
+                )
+            )
+        }
+        func check(_ name: String, _ measured: Double?, against expected: Double?, _ what: String) {
+            guard let measured, let expected, abs(measured - expected) > Self.tolerance else { return }
+            let off = measured - expected
+            problems.append(
+                VerificationProblem(
+                    kind: .loudness,
+                    message:
+                        "the \(name) loudness is \(VerificationText.tenths(measured)) LUFS, \(VerificationText.tenths(abs(off))) LU \(off < 0 ? "under" : "over") \(what) of \(VerificationText.tenths(expected)) LUFS (±\(Int(Self.tolerance)) LU)"
+                )
+            )
+        }
+        if anchor == .program {
+            check("program", program, against: target, "the target")
+        }
+        check("speech", speech, against: renderedSpeech, "the render's")
+        check("program", program, against: renderedProgram, "the render's")
+        return problems
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case speech, program, truePeak, target, anchor, ceiling, renderedSpeech, renderedProgram
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(speech.map(Timeline.rounded), forKey: .speech)
+        try container.encode(program.map(Timeline.rounded), forKey: .program)
+        try container.encode(truePeak.map(Timeline.rounded), forKey: .truePeak)
+        try container.encode(target, forKey: .target)
+        try container.encode(anchor, forKey: .anchor)
+        try container.encode(ceiling, forKey: .ceiling)
+        try container.encode(renderedSpeech, forKey: .renderedSpeech)
+        try container.encode(renderedProgram, forKey: .renderedProgram)
     }
 }
 
@@ -108,6 +197,8 @@ package struct VerificationProblem: Sendable, Equatable, Encodable {
         /// An item's sound starts later than it should, before its start (in the silence before
         /// it), or runs on past its end into the silence after it.
         case misplacedSound
+        /// The true peak over the timeline's ceiling, or the loudness off its target.
+        case loudness
     }
 
     /// What kind of problem it is.

@@ -34,6 +34,12 @@ enum VerificationText {
         return String(format: "%.1f dBFS", decibels == 0 ? 0 : decibels)
     }
 
+    /// A figure in dB or LU to one decimal, `-16.1`; never `-0.0`.
+    static func tenths(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return String(format: "%.1f", rounded == 0 ? 0 : rounded)
+    }
+
     /// `item 3 (segment "tie", clip 086967d1…)`, `item 8 (bell "builtin")`.
     static func item(_ item: TimelineItem) -> String {
         var parts = ["\(item.kind.rawValue)"]

@@ -205,6 +205,36 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
         init(_ description: String) { self.description = description }
     }
 
+    /// How far under the true-peak ceiling the limiter aims for this encoding at `sampleRate`, in
+    /// dB: room for the peaks the codec adds and for the resampling a 48 kHz player does, so that
+    /// the ceiling holds on what a decoder outputs, as ffmpeg's `ebur128` meter reads it.
+    ///
+    /// Measured (`scripts/loudness-table`, docs/formats.md) on the 10-minute fixture in Piper's
+    /// voice over the rain bed with gongs, the limiter aiming at the ceiling: the decoded true peak
+    /// came out 0.4 dB over it for MP3 at `-V 6` and none at constant rates, 1.4 dB for Opus at
+    /// 24 kb/s (1.1 at a constant 24, 0.6 at 64), 0.7 dB for Vorbis at `-q 3`, and up to 0.3 dB
+    /// for PCM at 22,050 Hz under heavy limiting (the resampling to 48 kHz; 0.1 dB of room keeps
+    /// the program-anchored fixture, limited by 21 dB, at −1.0). The room is about that: more
+    /// would cost the voice loudness in the limiter on every render, while the render measures a
+    /// lossy file as decoded and encodes it again, with more room, on the rare transient that
+    /// still goes over.
+    package func truePeakHeadroom(sampleRate: SampleRate) -> Double {
+        switch format {
+        case .wav, .flac:
+            sampleRate.hertz == 48_000 ? 0 : 0.1
+        case .mp3:
+            bitrate == nil ? 0.5 : 0.3
+        case .opus:
+            switch bitrate ?? Int((quality ?? 24).rounded()) {
+            case ..<40: 1.5
+            case ..<80: 0.8
+            default: 0.6
+            }
+        case .vorbis:
+            0.8
+        }
+    }
+
     /// The bit rates `--bitrate` takes for the format, in kb/s.
     package var bitrateRange: ClosedRange<Int>? { Self.bitrateRange(of: format) }
 

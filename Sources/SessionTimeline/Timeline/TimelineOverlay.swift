@@ -177,6 +177,10 @@ public struct TimelineLoudness: Sendable, Equatable {
     public var truePeak: Double?
     /// How much the limiter took off; `nil` before rendering.
     public var limiter: LimiterActivity?
+    /// How far under ``ceiling`` the limiter aimed, dB: room for the peaks the file's codec adds
+    /// (and a 48 kHz player's resampling), so that the ceiling holds on the decoded file; `nil`
+    /// before rendering.
+    public var codecHeadroom: Double?
     /// The speech loudness of each of ``Timeline/phases``, in their order (`nil` for a phase with
     /// no speech); empty before rendering.
     public var phaseSpeech: [Double?]
@@ -192,6 +196,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         maxShortTerm: Double? = nil,
         truePeak: Double? = nil,
         limiter: LimiterActivity? = nil,
+        codecHeadroom: Double? = nil,
         phaseSpeech: [Double?] = []
     ) {
         self.target = target
@@ -204,6 +209,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         self.maxShortTerm = maxShortTerm
         self.truePeak = truePeak
         self.limiter = limiter
+        self.codecHeadroom = codecHeadroom
         self.phaseSpeech = phaseSpeech
     }
 }
@@ -213,6 +219,7 @@ extension TimelineLoudness: Codable {
         case target, anchor, ceiling
         case programGain = "programGainDb"
         case speech, program, range, maxShortTerm, truePeak, limiter
+        case codecHeadroom = "codecHeadroomDb"
         /// Schema version 2's names of ``TimelineLoudness/ceiling`` and ``TimelineLoudness/program``, still read.
         case truePeakCeiling, integrated
     }
@@ -237,6 +244,7 @@ extension TimelineLoudness: Codable {
             )
         }
         try container.encode(limiter, forKey: .limiter)
+        try container.encodeIfPresent(codecHeadroom, forKey: .codecHeadroom)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -257,7 +265,8 @@ extension TimelineLoudness: Codable {
             range: try container.decodeIfPresent(Double.self, forKey: .range),
             maxShortTerm: try container.decodeIfPresent(Double.self, forKey: .maxShortTerm),
             truePeak: try container.decodeIfPresent(Double.self, forKey: .truePeak),
-            limiter: try container.decodeIfPresent(LimiterActivity.self, forKey: .limiter)
+            limiter: try container.decodeIfPresent(LimiterActivity.self, forKey: .limiter),
+            codecHeadroom: try container.decodeIfPresent(Double.self, forKey: .codecHeadroom)
         )
     }
 }

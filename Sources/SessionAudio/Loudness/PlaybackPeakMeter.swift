@@ -1,0 +1,70 @@
+package import SessionTimeline
+
+/// The true peak of decoded audio as a player at 48 kHz meets it: resampled to 48 kHz with
+/// libsoxr (when at another rate), then measured by ``TruePeakMeter``.
+///
+/// Phones and most players run at 48 kHz, so a 22,050 Hz file reaches the converter resampled,
+/// and the resampler's filter makes peaks between the file's samples that a 4× meter at 22,050 Hz
+/// underestimates. ffmpeg's `ebur128` filter measures the same way (it resamples to 48 kHz first),
+/// so the figure agrees with the meter users check with.
+package final class PlaybackPeakMeter {
+    /// The rate the meter measures at.
+    package static let playbackRate: SampleRate = 48_000
+
+    private let resampler: Resampler?
+    private let meter: TruePeakMeter
+    private var resampled: [Float] = []
+    private var finished = false
+
+    /// - Throws: ``AudioError`` (`cannotResample`) when libsoxr refuses the rates.
+    package init(sampleRate: SampleRate, channelCount: ChannelCount) throws(AudioError) {
+        meter = TruePeakMeter(channelCount: channelCount)
+        resampler =
+            sampleRate == Self.playbackRate
+            ? nil
+            : try Resampler(
+                inputRate: sampleRate.hertz,
+                outputRate: Self.playbackRate.hertz,
+                channelCount: channelCount.count
+            )
+    }
+
+    /// Measures the first `frames` interleaved frames of `samples`.
+    package func add(_ samples: [Float], frames: Int) throws(AudioError) {
+        guard let resampler else {
+            meter.add(samples, frames: frames)
+            return
+        }
+        resampled.removeAll(keepingCapacity: true)
+        try resampler.process(samples, frames: frames, appendingTo: &resampled)
+        meter.add(resampled)
+    }
+
+    /// The true peak of everything added, in dBTP; `-infinity` for silence.
+    package func finish() throws(AudioError) -> Double {
+        if let resampler, !finished {
+            resampled.removeAll(keepingCapacity: true)
+            try resampler.flush(appendingTo: &resampled)
+            meter.add(resampled)
+        }
+        finished = true
+        return meter.truePeakDecibels
+    }
+}
+
+extension PlaybackPeakMeter {
+    /// The true peak of the file at `path` as decoded (gapless) and played at 48 kHz, dBTP;
+    /// `-infinity` for silence.
+    /// - Throws: ``AudioError`` when the file cannot be decoded or resampled.
+    package static func measure(path: String) throws(AudioError) -> Double {
+        let decoder = try AudioFileDecoder(path: path)
+        let meter = try PlaybackPeakMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
+        var buffer: [Float] = []
+        while true {
+            let frames = try decoder.read(into: &buffer, maximumFrames: 16_384)
+            if frames == 0 { break }
+            try meter.add(buffer, frames: frames)
+        }
+        return try meter.finish()
+    }
+}
