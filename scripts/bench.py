@@ -13,6 +13,8 @@ the benchmark checks that FFmpeg's output has the same frame count as ours.
 Measured, each with hyperfine (median of repeated runs) and /usr/bin/time -v (peak memory):
   render      render-session render --loudness off, warm cache (the narration alone: the same work
               as the FFmpeg and SoX commands)
+  loudness    the same with loudness on, the default (-16 LUFS, the limiter, the output's meters)
+  loudnorm    ffmpeg's two-pass loudnorm (-16 LUFS, -1 dBTP, linear) on the render's WAV
   layered     the same with a rain bed, interval gongs every 5 minutes and loudness on (-16 LUFS,
               true-peak limiter at -1 dBTP): the mix, the limiter and the meters
   timeline    render-session timeline (plans without decoding)
@@ -44,6 +46,7 @@ rows out (three minutes of neural synthesis), for comparing two builds side by s
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -317,6 +320,16 @@ def main():
     layers = ["--ambience", "rain", "--interval-gong", "gong", "--interval-minutes", "5"]
     layered = quote([BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline"] + layers
                     + ["-o", os.path.join(WORK, "layered.wav")])
+    loudness = quote([BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline",
+                      "-o", os.path.join(WORK, "loudness.wav")])
+    # ffmpeg's two-pass loudnorm on our plain render: measure, then normalize linearly to -16 LUFS,
+    # -1 dBTP, back at the session's rate.
+    parse = ("import sys, json; t = sys.stdin.read(); j = json.loads(t[t.rindex('{'):]); "
+             "print(':'.join(f'measured_{k}={j[v]}' for k, v in [('I', 'input_i'), ('TP', 'input_tp'), "
+             "('LRA', 'input_lra'), ('thresh', 'input_thresh')]))")
+    loudnorm = (f"m=$(ffmpeg -hide_banner -nostats -i {ours} -af loudnorm=I=-16:TP=-1:print_format=json -f null - "
+                f"2>&1 | python3 -c {shlex.quote(parse)}) && ffmpeg -y -v error -i {ours} "
+                f"-af loudnorm=I=-16:TP=-1:$m:linear=true -ar 24000 {os.path.join(WORK, 'loudnorm.wav')}")
     commands = [
         ("render", render),
         ("timeline", quote([BIN, "timeline", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline",
@@ -330,7 +343,8 @@ def main():
     subprocess.run(["sh", "-c", commands[2][1]], check=True, capture_output=True)
     subprocess.run(["sh", "-c", commands[3][1]], check=True, capture_output=True)
     ours_frames, ffmpeg_frames, sox_frames = frames_of(ours), frames_of(theirs), frames_of(sox_out)
-    results = hyperfine(commands + [("layered", layered)])
+    results = hyperfine(commands + [("layered", layered), ("loudness", loudness)])
+    results.update(hyperfine([("loudnorm", loudnorm)], runs=3))
 
     long_out = os.path.join(WORK, "three-hours.wav")
     long_render = quote([BIN, "render", long_script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline",
@@ -369,7 +383,7 @@ def main():
     lines.append("")
     lines.append("| command | median | min … max | × floor | × ffmpeg | peak memory |")
     lines.append("|---|---|---|---|---|---|")
-    for name in ["render", "layered", "timeline", "ffmpeg", "sox", "floor", "render-3h", "layered-3h", "batch-j1", "batch-j2",
+    for name in ["render", "loudness", "layered", "loudnorm", "timeline", "ffmpeg", "sox", "floor", "render-3h", "layered-3h", "batch-j1", "batch-j2",
                  "batch-3-shards", "queue", "queue-3h"]:
         low, high = spread[name]
         mem = f"{memory[name] / 1024:.1f} MiB" if name in memory else ""
@@ -384,7 +398,10 @@ def main():
         ("3-hour render's peak memory within 10% of the 10-minute render's",
          memory["render-3h"] <= 1.10 * memory["render"]),
         ("batch --jobs 2 ≥ 1.7 × faster than --jobs 1", median["batch-j1"] / median["batch-j2"] >= 1.7),
+        ("loudness (the default: -16 LUFS, the limiter, the meters) ≤ 2 × render",
+         median["loudness"] <= 2 * median["render"]),
         ("layered (bed, gongs, loudness) ≤ 2.5 × render", median["layered"] <= 2.5 * median["render"]),
+        ("loudness ≥ 20 × faster than ffmpeg's two-pass loudnorm", median["loudnorm"] >= 20 * median["loudness"]),
         ("layered 3-hour render's peak memory ≤ 40 MiB", memory["layered-3h"] <= 40 * 1024),
         ("layered 3-hour render's peak memory within 10% of the layered 10-minute render's",
          memory["layered-3h"] <= 1.10 * memory["layered"]),

@@ -20,6 +20,8 @@ package struct AudioMeasurement: Sendable, Equatable {
     /// The EBU R128 integrated loudness of the decoded audio in LUFS; `nil` if it was not measured
     /// (``AudioFileDecoder/measure(path:)``) or if nothing passed the gates (silence, under 400 ms).
     package var loudness: Double?
+    /// The decoded audio's true peak in dBTP (``TruePeakMeter``), when it was measured.
+    package var truePeak: Double?
 
     package init(
         sampleRate: SampleRate,
@@ -132,14 +134,22 @@ package final class AudioFileDecoder {
     }
 
     /// Decodes `path` in full, as a render would (gapless for MPEG audio), and measures its format,
-    /// its length as decoded and its integrated loudness (``LoudnessMeter``).
-    package static func measureLoudness(path: String) throws(AudioError) -> AudioMeasurement {
+    /// its length as decoded and its integrated loudness (``LoudnessMeter``); with
+    /// `measuresTruePeak`, its true peak too (a sound's, whose gain keeps its peak under the limiter).
+    package static func measureLoudness(
+        path: String,
+        measuresTruePeak: Bool = false
+    ) throws(AudioError)
+        -> AudioMeasurement
+    {
         let decoder = try AudioFileDecoder(path: path)
         let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
-        let frameCount = try decoder.decodeToEnd(metering: meter)
+        let peakMeter = measuresTruePeak ? TruePeakMeter(channelCount: decoder.channelCount) : nil
+        let frameCount = try decoder.decodeToEnd(metering: meter, peakMeter: peakMeter)
         try decoder.checkComplete(frameCount: frameCount)
         var measurement = try decoder.measurement(frameCount: frameCount)
         measurement.loudness = meter.integratedLoudness
+        measurement.truePeak = peakMeter.flatMap { $0.truePeak > 0 ? $0.truePeakDecibels : nil }
         return measurement
     }
 
@@ -184,12 +194,18 @@ package final class AudioFileDecoder {
     }
 
     /// Reads the rest of the file, feeding it to `meter` if there is one; returns how many frames it held.
-    private func decodeToEnd(metering meter: LoudnessMeter?) throws(AudioError) -> Frames {
+    private func decodeToEnd(
+        metering meter: LoudnessMeter?,
+        peakMeter: TruePeakMeter? = nil
+    ) throws(AudioError)
+        -> Frames
+    {
         var frameCount = Frames.zero
         var buffer: [Float] = []
         while case let frames = try read(into: &buffer, maximumFrames: 16_384), frames > 0 {
             frameCount += Frames(Int64(frames))
             if let meter { buffer.withUnsafeBufferPointer { meter.add($0, frames: frames) } }
+            peakMeter?.add(buffer, frames: frames)
         }
         return frameCount
     }

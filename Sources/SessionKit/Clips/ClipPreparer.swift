@@ -324,7 +324,8 @@ extension AudioSourceInfo {
             sampleRate: measurement.sampleRate,
             frameCount: measurement.frameCount,
             gapless: measurement.gapless,
-            loudness: measurement.loudness
+            loudness: measurement.loudness,
+            truePeak: measurement.truePeak
         )
     }
 }

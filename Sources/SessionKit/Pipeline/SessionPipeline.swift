@@ -349,6 +349,7 @@ public struct SessionPipeline: Sendable {
             clips: prepared,
             identity: identity,
             settings: settings,
+            encoder: encoder,
             warn: observer.warning
         )
         let requested = requestedClips(for: script).voice

@@ -19,10 +19,18 @@ enum SessionPlanner {
         clips: PreparedClips,
         identity: ClipIdentity,
         settings: PlanSettings,
+        encoder: EncoderSettings = .wav,
         warn: (String) -> Void
     ) throws(SessionError) -> Timeline {
         guard case .guided(let session) = script.kind else {
-            return try planScore(script, clips: clips, identity: identity, settings: settings, warn: warn)
+            return try planScore(
+                script,
+                clips: clips,
+                identity: identity,
+                settings: settings,
+                encoder: encoder,
+                warn: warn
+            )
         }
         try check(script.allTexts, clips: clips, identity: identity, settings: settings, warn: warn)
 
@@ -60,7 +68,11 @@ enum SessionPlanner {
                 segmentClips: Array(sourced[..<session.segments.count]),
                 interjections: interjections,
                 interjectionClips: Array(sourced[session.segments.count...]),
-                layers: try sounds.layers(for: sound, sampleRate: sampleRate)
+                layers: try sounds.layers(
+                    for: sound,
+                    sampleRate: sampleRate,
+                    codecHeadroom: encoder.truePeakHeadroom(sampleRate: sampleRate)
+                )
             )
         }
     }
@@ -72,6 +84,7 @@ enum SessionPlanner {
         clips: PreparedClips,
         identity: ClipIdentity,
         settings: PlanSettings,
+        encoder: EncoderSettings,
         warn: (String) -> Void
     ) throws(SessionError) -> Timeline {
         let script = try settings.selectingStretches(of: script)
@@ -100,7 +113,12 @@ enum SessionPlanner {
             layered.intervalGong = nil
             layered.intervalMinutes = nil
             layered.bell = score.endSound
-            let layers = try sounds.layers(for: layered, sampleRate: sampleRate, builtinBell: false)
+            let layers = try sounds.layers(
+                for: layered,
+                sampleRate: sampleRate,
+                builtinBell: false,
+                codecHeadroom: encoder.truePeakHeadroom(sampleRate: sampleRate)
+            )
             var choices: [String: SoundChoice] = [:]
             for cue in score.sounds where choices[cue.name] == nil {
                 choices[cue.name] = try sounds.choose(

@@ -25,13 +25,19 @@ struct SessionSounds {
         self.warn = warn
     }
 
+    /// How far under the limiter's aim a sound's true peak stays, dB: the limiter's own margin
+    /// (0.2 dB) and the change resampling to the session's rate can make to a peak.
+    static let soundPeakMargin = 0.5
+
     /// What is played besides the clips, in frames at `sampleRate`, with every sound measured.
     /// `builtinBell` says whether an unset bell is the built-in one (guided scripts) or none
-    /// (other kinds, whose end sound is chosen by their score).
+    /// (other kinds, whose end sound is chosen by their score). `codecHeadroom` is the room the
+    /// limiter leaves under the ceiling for the output's codec: sounds' peaks stay under both.
     mutating func layers(
         for sound: SoundSettings,
         sampleRate: SampleRate,
-        builtinBell: Bool = true
+        builtinBell: Bool = true,
+        codecHeadroom: Double = 0
     ) throws(SessionError) -> SessionLayers {
         let measuresLoudness = sound.loudnessTarget != nil
         func frames(_ seconds: Double) -> Frames {
@@ -51,6 +57,7 @@ struct SessionSounds {
             duckDecibels: sound.duckDecibels ?? 0,
             duckRamp: frames(SoundDefaults.duckRampSeconds)
         )
+        if measuresLoudness { layers.soundPeakLimit = layers.truePeakCeiling - codecHeadroom - Self.soundPeakMargin }
         if let bell = sound.bell {
             layers.bell = try choose(bell, as: .bell, measuresLoudness: measuresLoudness)
         } else if builtinBell {
@@ -128,7 +135,8 @@ struct SessionSounds {
             do {
                 measurement =
                     measuresLoudness
-                    ? try AudioFileDecoder.measureLoudness(path: path) : try AudioFileDecoder.measure(path: path)
+                    ? try AudioFileDecoder.measureLoudness(path: path, measuresTruePeak: true)
+                    : try AudioFileDecoder.measure(path: path)
             } catch {
                 throw SessionError(.unusableSound, "\(role.title) \(quoted(name)): \(error)", underlyingError: error)
             }
@@ -189,22 +197,27 @@ struct SessionSounds {
         return opened
     }
 
-    /// The built-in bell's loudness at each rate measured so far. The bell is the same at a rate
-    /// every time, so it is synthesized and metered once per process, not once per plan (a batch
-    /// plans every session).
-    private static let builtinBellLoudness = Locked<[Int: Double?]>([:])
+    /// The built-in bell's loudness and true peak at each rate measured so far. The bell is the
+    /// same at a rate every time, so it is synthesized and metered once per process, not once per
+    /// plan (a batch plans every session).
+    private static let builtinBellLoudness = Locked<[Int: (loudness: Double?, truePeak: Double?)]>([:])
 
     /// The built-in bell at the output rate, measured when loudness is on.
     static func builtinBell(sampleRate: SampleRate, measuresLoudness: Bool) throws(SessionError) -> ChosenSound {
         var loudness: Double?
+        var truePeak: Double?
         if measuresLoudness {
             if let known = builtinBellLoudness.withLock({ $0[sampleRate.hertz] }) {
-                loudness = known
+                (loudness, truePeak) = known
             } else {
                 do {
+                    let samples = BuiltinBell.samples(sampleRate: sampleRate)
                     let meter = try LoudnessMeter(sampleRate: sampleRate, channelCount: .mono)
-                    meter.add(BuiltinBell.samples(sampleRate: sampleRate))
+                    meter.add(samples)
                     loudness = meter.integratedLoudness
+                    let peakMeter = TruePeakMeter(channelCount: .mono)
+                    peakMeter.add(samples)
+                    truePeak = peakMeter.truePeak > 0 ? peakMeter.truePeakDecibels : nil
                 } catch {
                     throw SessionError(
                         .unusableSound,
@@ -212,7 +225,7 @@ struct SessionSounds {
                         underlyingError: error
                     )
                 }
-                builtinBellLoudness.withLock { $0[sampleRate.hertz] = .some(loudness) }
+                builtinBellLoudness.withLock { [loudness, truePeak] in $0[sampleRate.hertz] = (loudness, truePeak) }
             }
         }
         return ChosenSound(
@@ -222,7 +235,8 @@ struct SessionSounds {
                 sampleRate: sampleRate,
                 frameCount: BuiltinBell.frameCount(sampleRate: sampleRate),
                 gapless: false,
-                loudness: loudness
+                loudness: loudness,
+                truePeak: truePeak
             )
         )
     }

@@ -26,7 +26,7 @@ enum OverlayPlanner {
         let sampleRate = timeline.sampleRate
         var overlays: [TimelineOverlay] = []
         func gain(of sound: ChosenSound) -> Double {
-            sound.gain * Loudness.normalizingGain(measured: sound.source.loudness, target: layers.loudnessTarget)
+            Loudness.soundGain(sound, in: layers)
         }
         /// `sound` from `start`, cut at the end; nothing if it would start there or later.
         func play(_ sound: ChosenSound, kind: TimelineOverlay.Kind, at start: Frames, cue: TimelineCue? = nil) {

@@ -94,11 +94,10 @@ extension Timeline {
             items: TimelinePlanner.items(
                 clips,
                 sessionEnd: frames(atSeconds: score.endSeconds),
-                bell: layers.bell,
+                layers: layers,
                 bellCue: TimelineCue(role: "end"),
                 skipped: &skipped,
-                sampleRate: sampleRate,
-                target: target
+                sampleRate: sampleRate
             ),
             leadInFrames: layers.leadIn,
             loudness: target.map {

@@ -37,6 +37,10 @@ package struct SessionLayers: Sendable, Equatable {
     package var loudnessAnchor: LoudnessAnchor
     /// The limiter's ceiling, dBTP.
     package var truePeakCeiling: Double
+    /// The highest true peak a sound (bed, gong, bell, cue) may reach at its gain, dBTP, with
+    /// loudness on: under where the limiter starts working, so that a gong keeps its strike and
+    /// its peak is set by its gain (``Loudness/soundGain(_:in:)``); `nil` sets no limit.
+    package var soundPeakLimit: Double?
     /// The bell that ends the narration lane; `nil` for none.
     package var bell: SoundChoice?
     /// The gong at frame 0.
@@ -127,5 +131,14 @@ package enum Loudness {
     /// `10^(dB/20)`.
     package static func linear(decibels: Double) -> Double {
         pow(10, decibels / 20)
+    }
+
+    /// The linear gain `sound` plays at in a mix with `layers`: its own gain times the gain that
+    /// brings it to the loudness target, lowered where that would put its true peak over
+    /// ``SessionLayers/soundPeakLimit``: a gong's strike is set by its gain, not by the limiter.
+    package static func soundGain(_ sound: ChosenSound, in layers: SessionLayers) -> Double {
+        let gain = sound.gain * normalizingGain(measured: sound.source.loudness, target: layers.loudnessTarget)
+        guard let limit = layers.soundPeakLimit, let peak = sound.source.truePeak else { return gain }
+        return min(gain, linear(decibels: limit - peak))
     }
 }

@@ -132,10 +132,9 @@ extension Timeline {
         let items = TimelinePlanner.items(
             clips,
             sessionEnd: frames(atSeconds: script.durationSeconds),
-            bell: layers.bell,
+            layers: layers,
             skipped: &skipped,
-            sampleRate: sampleRate,
-            target: target
+            sampleRate: sampleRate
         )
         var timeline = Timeline(
             scriptId: script.id,
@@ -171,20 +170,20 @@ struct LaneClip {
 }
 
 extension TimelinePlanner {
-    /// The narration lane of `clips`: placed by ``place(_:sessionEnd:)``, silence between, the
-    /// bell (if chosen) last. A clip's `lateByFrames` is how far after its planned start it
-    /// starts; a skipped bell is added to `skipped`.
+    /// The narration lane of `clips`: placed by ``place(_:sessionEnd:)``, silence between,
+    /// `layers`' bell (if chosen) last. A clip's `lateByFrames` is how far after its planned start
+    /// it starts; a skipped bell is added to `skipped`.
     static func items(
         _ clips: [LaneClip],
         sessionEnd: Frames,
-        bell: SoundChoice?,
+        layers: SessionLayers,
         bellCue: TimelineCue? = nil,
         skipped: inout [SkippedSound],
-        sampleRate: SampleRate,
-        target: Double?
+        sampleRate: SampleRate
     ) -> [TimelineItem] {
+        let target = layers.loudnessTarget
         var chosenBell: ChosenSound?
-        switch bell {
+        switch layers.bell {
         case .chosen(let sound)?: chosenBell = sound
         case .skipped(let sound)?: skipped.append(sound)
         case nil: break
@@ -213,7 +212,7 @@ extension TimelinePlanner {
                 items.append(TimelineItem(index: index, startFrame: start, frameCount: frameCount, content: .silence))
             case .bell(let start):
                 guard let bell = chosenBell else { continue }
-                let gain = bell.gain * Loudness.normalizingGain(measured: bell.source.loudness, target: target)
+                let gain = Loudness.soundGain(bell, in: layers)
                 items.append(
                     TimelineItem(
                         index: index,

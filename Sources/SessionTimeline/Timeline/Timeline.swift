@@ -512,13 +512,24 @@ public struct AudioSourceInfo: Sendable, Equatable {
     /// The source's EBU R128 integrated loudness in LUFS; `nil` if not measured, or if no part of
     /// it passes the measurement's gates (silence, or shorter than one 400 ms block).
     public var loudness: Double?
+    /// A sound's true peak in dBTP, measured with its loudness so that its gain can keep the peak
+    /// under the limiter's ceiling; `nil` for clips, and when not measured.
+    public var truePeak: Double?
 
-    public init(path: String?, sampleRate: SampleRate, frameCount: Frames, gapless: Bool, loudness: Double? = nil) {
+    public init(
+        path: String?,
+        sampleRate: SampleRate,
+        frameCount: Frames,
+        gapless: Bool,
+        loudness: Double? = nil,
+        truePeak: Double? = nil
+    ) {
         self.path = path
         self.sampleRate = sampleRate
         self.frameCount = frameCount
         self.gapless = gapless
         self.loudness = loudness
+        self.truePeak = truePeak
     }
 }
 
@@ -532,7 +543,7 @@ extension AudioSourceInfo {
 extension AudioSourceInfo {
     /// The keys a source is written under, beside its item's or overlay's own.
     private enum CodingKeys: String, CodingKey {
-        case source, sourceSampleRate, sourceFrames, gapless, loudness
+        case source, sourceSampleRate, sourceFrames, gapless, loudness, truePeak
     }
 
     /// Writes the source's fields into the keyed container of the item or overlay `encoder` is writing.
@@ -543,6 +554,7 @@ extension AudioSourceInfo {
         try container.encode(frameCount, forKey: .sourceFrames)
         try container.encode(gapless, forKey: .gapless)
         try container.encodeIfPresent(loudness.map(Timeline.rounded), forKey: .loudness)
+        try container.encodeIfPresent(truePeak.map(Timeline.rounded), forKey: .truePeak)
     }
 
     /// The source written beside an item's or overlay's fields, or `nil` if there is none.
@@ -554,7 +566,8 @@ extension AudioSourceInfo {
             sampleRate: try container.decode(SampleRate.self, forKey: .sourceSampleRate),
             frameCount: try container.decode(Frames.self, forKey: .sourceFrames),
             gapless: try container.decode(Bool.self, forKey: .gapless),
-            loudness: try container.decodeIfPresent(Double.self, forKey: .loudness)
+            loudness: try container.decodeIfPresent(Double.self, forKey: .loudness),
+            truePeak: try container.decodeIfPresent(Double.self, forKey: .truePeak)
         )
     }
 }

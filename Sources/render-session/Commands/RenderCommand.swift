@@ -123,7 +123,9 @@ struct TimelineCommand: AsyncParsableCommand {
         discussion: """
             Prints exactly the timeline that `render` with the same options and seed follows \
             (schema: docs/timeline.md). Without --seed, a random seed is drawn and recorded. \
-            `-` reads the script from standard input.
+            `-` reads the script from standard input. The encoding options say which file it is \
+            the timeline of (default: 16-bit WAV): an Opus file's is at 48 kHz, and with loudness \
+            on the room the limiter leaves the codec sets the sounds' gains.
 
             Example:
               render-session timeline Fixtures/scripts/ten-minute-session.json \\
@@ -135,8 +137,10 @@ struct TimelineCommand: AsyncParsableCommand {
 
     @OptionGroup var session: SessionOptions
 
+    @OptionGroup var encoding: EncodingOptions
+
     var options: PipelineOptions {
-        session.options(output: OutputSettings(timeline: .standardOutput))
+        session.options(output: encoding.settings(audio: nil, timeline: .standardOutput))
     }
 
     func validate() throws {
