@@ -65,6 +65,18 @@ struct LoudnessTargetTests {
         }
         let limiter = try #require(loudness.limiter)
         #expect(limiter.maxReductionDecibels > 0 && limiter.secondsOverOneDecibel >= 0)
+        // The bed, the gong and the bell reach at most 0.5 dB under where the limiter starts
+        // (the ceiling less the codec's room): their peaks are set by their gains.
+        let limit = loudness.ceiling - (loudness.codecHeadroom ?? 0) - 0.5
+        let sounds =
+            timeline.overlays.map { ($0.name, $0.gain, $0.source.truePeak) }
+            + timeline.items.filter { $0.kind == .bell }.map { ($0.name, $0.gain, $0.source?.truePeak) }
+        #expect(sounds.count == 3)
+        for (name, gain, peak) in sounds {
+            let peak = try #require(peak, "\(name ?? "") has its true peak measured")
+            // The JSON gives the peak to 0.01 dB.
+            #expect(peak + 20 * log10(gain) <= limit + 0.005, "\(name ?? ""): \(peak) dBTP at gain \(gain)")
+        }
 
         func one(_ value: Double) -> String { String(format: "%.1f", value) }
         #expect(

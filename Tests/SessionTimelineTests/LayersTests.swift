@@ -332,4 +332,40 @@ struct LayersTests {
         let notObject = #expect(throws: ScriptError.self) { try Script(json: script("[]")) }
         #expect(notObject?.problems.map(\.description) == ["sound: expected an object, found an array"])
     }
+
+    @Test(
+        "A sound's gain keeps its true peak under the limit: a gong is brought to the target only as far as its strike allows"
+    )
+    func soundPeakLimit() {
+        func gong(loudness: Double?, truePeak: Double?, gain: Double = 1) -> ChosenSound {
+            ChosenSound(
+                name: "gong",
+                source: AudioSourceInfo(
+                    path: "/sounds/gong.flac",
+                    sampleRate: 44_100,
+                    frameCount: 44_100,
+                    gapless: true,
+                    loudness: loudness,
+                    truePeak: truePeak
+                ),
+                gain: gain
+            )
+        }
+        var layers = SessionLayers(loudnessTarget: -16)
+        layers.soundPeakLimit = -1.6
+        // −21.6 LUFS wants +5.6 dB; its −3.0 dBTP strike allows +1.4.
+        let capped = Loudness.soundGain(gong(loudness: -21.6, truePeak: -3), in: layers)
+        #expect(abs(20 * log10(capped) - 1.4) < 1e-9)
+        // A quiet peak leaves the loudness gain alone; the sound's own gain counts toward the peak.
+        let free = Loudness.soundGain(gong(loudness: -21.6, truePeak: -12), in: layers)
+        #expect(abs(20 * log10(free) - 5.6) < 1e-9)
+        let doubled = Loudness.soundGain(gong(loudness: -21.6, truePeak: -3, gain: 2), in: layers)
+        #expect(abs(20 * log10(doubled) - 1.4) < 1e-9, "min(2 × +5.6 dB, +1.4 dB)")
+        let halved = Loudness.soundGain(gong(loudness: -21.6, truePeak: -3, gain: 0.5), in: layers)
+        #expect(abs(halved - 0.5 * pow(10, 5.6 / 20)) < 1e-12, "0.5 × +5.6 dB is under the limit")
+        // No peak measured, or no limit (loudness off): the gain as before.
+        #expect(abs(20 * log10(Loudness.soundGain(gong(loudness: -21.6, truePeak: nil), in: layers)) - 5.6) < 1e-9)
+        layers.soundPeakLimit = nil
+        #expect(abs(20 * log10(Loudness.soundGain(gong(loudness: -21.6, truePeak: -3), in: layers)) - 5.6) < 1e-9)
+    }
 }
