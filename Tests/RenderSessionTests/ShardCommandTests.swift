@@ -221,9 +221,20 @@ struct ShardCommandTests {
         let shared = try Self.files(in: folder.path("shared"))
         #expect(shared.keys.filter { $0.hasSuffix(".mp3") }.count == texts.count)
         #expect(!shared.keys.contains { $0.hasSuffix(".partial") }, "no temporary left: \(shared.keys.sorted())")
+        #expect(shared.keys.sorted() == (try Self.files(in: folder.path("one"))).keys.sorted(), "the same entries")
+        // Whole: every clip decodes, and its loudness sidecar describes its size and frames.
+        // (Not byte for byte the one process's: eSpeak NG's output for a text depends on what the
+        // process spoke before it, so three processes that split the texts differently can make a
+        // clip a few samples longer or shorter. Each is whole either way.)
         for name in shared.keys where name.hasSuffix(".mp3") {
-            #expect(try AudioFileDecoder.measure(path: folder.path("shared/\(name)")).frameCount > .zero)
+            let bytes = try #require(shared[name])
+            let measured = try AudioFileDecoder.measure(path: folder.path("shared/\(name)"))
+            #expect(measured.frameCount > .zero)
+            let sidecarName = String(name.dropLast(".mp3".count)) + ".loudness.json"
+            let sidecarData = try #require(shared[sidecarName], "\(name) has its sidecar")
+            let sidecar = try #require(try JSONSerialization.jsonObject(with: sidecarData) as? [String: Any])
+            #expect((sidecar["bytes"] as? NSNumber)?.intValue == bytes.count, "\(sidecarName)")
+            #expect((sidecar["frames"] as? NSNumber)?.int64Value == measured.frameCount.count, "\(sidecarName)")
         }
-        try Self.expectSame(folder.path("shared"), as: folder.path("one"))
     }
 }
