@@ -90,7 +90,7 @@ struct CommandTests {
         )
         #expect(
             result.standardError.contains(
-                #/cached\), speech -[0-9]+\.[0-9] LUFS, program -[0-9]+\.[0-9] LUFS, LRA [0-9]+\.[0-9] LU, -[0-9]+\.[0-9] dBTP, limiter up to [0-9]+\.[0-9] dB \([0-9]+\.[0-9] s over 1 dB\), in /#
+                #/cached\), speech -[0-9]+\.[0-9] LUFS, program -[0-9]+\.[0-9] LUFS, LRA [0-9]+\.[0-9] LU, -[0-9]+\.[0-9] dBTP, leveler up to [0-9]+\.[0-9] dB \([0-9]+\.[0-9] s over 1 dB\), limiter up to [0-9]+\.[0-9] dB \([0-9]+\.[0-9] s over 1 dB\), in /#
             ),
             "the summary gives the speech and program loudness, the range, the true peak and the limiter's work"
         )
@@ -119,7 +119,7 @@ struct CommandTests {
         let common: Set = ["index", "kind", "startFrame", "frameCount", "startSeconds", "durationSeconds"]
         let clipKeys: Set = [
             "text", "phase", "plannedStartFrame", "lateByFrames", "key", "source", "sourceSampleRate", "sourceFrames",
-            "gapless", "loudness", "gain",
+            "gapless", "loudness", "leveledLoudness", "gain",
         ]
         for (index, item) in items.enumerated() {
             #expect(item["index"] as? Int == index)
@@ -167,7 +167,13 @@ struct CommandTests {
         )
         #expect(written.loudness?.program != nil && written.loudness?.truePeak != nil)
         written.loudness = written.loudness.map {
-            TimelineLoudness(target: $0.target, ceiling: $0.ceiling, anchor: $0.anchor, programGain: $0.programGain)
+            TimelineLoudness(
+                target: $0.target,
+                ceiling: $0.ceiling,
+                anchor: $0.anchor,
+                programGain: $0.programGain,
+                speechLeveling: $0.speechLeveling
+            )
         }
         #expect(written.encoding == AudioEncoding(container: "wav", codec: "pcm_s16le"))
         written.encoding = nil

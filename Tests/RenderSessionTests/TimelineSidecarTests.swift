@@ -34,7 +34,7 @@ struct TimelineSidecarTests {
         if extra.isEmpty {
             let measured = try #require(written["loudness"] as? [String: Any])
             let planned = try #require(timeline["loudness"] as? [String: Any])
-            let measurements = ["speech", "program", "range", "maxShortTerm", "truePeak", "limiter"]
+            let measurements = ["speech", "program", "range", "maxShortTerm", "truePeak", "limiter", "leveler"]
             for key in measurements {
                 #expect(measured[key] != nil && !(measured[key] is NSNull), "a render measures \(key)")
                 #expect(planned[key] is NSNull, "timeline measures nothing: \(key)")

@@ -58,8 +58,9 @@ struct LoudnessTests {
     @Test("Decoding to verify meters in the same pass; the frame scan measures no loudness")
     func verifyAndMeasure() throws {
         let verified = try AudioFileDecoder.verifyMPEG(path: Self.speechClip)
-        let measured = try AudioFileDecoder.measureLoudness(path: Self.speechClip)
+        let measured = try AudioFileDecoder.measureLoudness(path: Self.speechClip, levelsSpeech: true)
         #expect(verified == measured, "the same decode, the same numbers")
+        #expect(try #require(verified.leveledLoudness) < verified.loudness!)
         #expect(verified.loudness != nil)
         let scanned = try AudioFileDecoder.measure(path: Self.speechClip)
         #expect(scanned.loudness == nil)

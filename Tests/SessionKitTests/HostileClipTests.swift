@@ -117,8 +117,9 @@ struct HostileClipTests {
         let path = folder.path("\(Self.opening.key).mp3")
         // What the old code wrote: the cut file's bytes and hash, the frames its decode delivered.
         let sidecar: [String: Any] = [
-            "version": 1, "bytes": cut.count, "sha256": try LoudnessSidecarTests.sha256(path),
+            "version": 2, "bytes": cut.count, "sha256": try LoudnessSidecarTests.sha256(path),
             "sampleRate": 22_050, "channels": 1, "frames": 123_840, "gapless": true, "integratedLoudness": -18.5,
+            "leveledLoudness": -19.5,
         ]
         try JSONSerialization.data(withJSONObject: sidecar).write(
             to: URL(fileURLWithPath: folder.path("\(Self.opening.key).loudness.json"))

@@ -173,27 +173,42 @@ struct LayeredRenderTests {
 
     @Test(
         "Loudness on: every clip at its gain within ±0.5 LU of the target, the mix within ±1 LU and under the ceiling, by ffmpeg's meter",
-        .requiresFFmpeg
+        .requiresFFmpeg,
+        arguments: [false, true]
     )
-    func loudnessAndPeaks() async throws {
+    func loudnessAndPeaks(leveling: Bool) async throws {
         let folder = try TemporaryFolder()
-        let pipeline = Self.pipeline(SoundSettings(loudness: .target(-16), truePeak: -1), audio: folder.path("s.wav"))
+        let pipeline = Self.pipeline(
+            SoundSettings(loudness: .target(-16), truePeak: -1, speechLeveling: leveling),
+            audio: folder.path("s.wav")
+        )
         let timeline = try await pipeline.run(ScriptFile.load(Repository.script("ten-minute-session").path))
         let rate = Double(timeline.sampleRate.hertz)
+        #expect(timeline.loudness?.speechLeveling == leveling)
+        #expect((timeline.loudness?.leveler != nil) == leveling)
         for item in timeline.items where item.clip != nil {
-            // The clip alone at its gain: what normalization promises.
-            let alone = folder.path("item-\(item.index).wav")
-            let samples = try expectedPCM16(of: item, in: timeline).map { Float($0) / 32_768 * Float(item.gain) }
-            let writer = try SoundFileWriter(
-                path: alone,
-                sampleRate: timeline.sampleRate,
-                channelCount: .mono,
-                format: .float32
-            )
-            try writer.write(samples, frames: samples.count)
-            try writer.close()
-            let normalized = try FFmpeg.ebur128(alone).integratedLoudness
-            #expect(abs(normalized - -16) <= 0.5, "item \(item.index) at gain \(item.gain): \(normalized) LUFS")
+            let source = try #require(item.audio?.source)
+            if leveling {
+                // The gain brings the clip as leveled to the target; the leveled clip is measured
+                // by the same meter as the clip, so only the arithmetic is checked here.
+                let leveled = try #require(source.leveledLoudness)
+                #expect(abs(20 * log10(item.gain) + leveled - -16) < 0.001)
+                #expect(try leveled < #require(source.loudness))
+            } else {
+                // The clip alone at its gain: what normalization promises.
+                let alone = folder.path("item-\(item.index).wav")
+                let samples = try expectedPCM16(of: item, in: timeline).map { Float($0) / 32_768 * Float(item.gain) }
+                let writer = try SoundFileWriter(
+                    path: alone,
+                    sampleRate: timeline.sampleRate,
+                    channelCount: .mono,
+                    format: .float32
+                )
+                try writer.write(samples, frames: samples.count)
+                try writer.close()
+                let normalized = try FFmpeg.ebur128(alone).integratedLoudness
+                #expect(abs(normalized - -16) <= 0.5, "item \(item.index) at gain \(item.gain): \(normalized) LUFS")
+            }
             // The same stretch of the finished mix, after the limiter.
             let mixed = try FFmpeg.ebur128(
                 folder.path("s.wav"),

@@ -99,7 +99,7 @@ struct LoudnessSidecarTests {
         #expect(result.alreadyCached == 2)
         for clip in clips {
             let path = folder.path("\(clip.key).mp3")
-            let measured = try AudioFileDecoder.measureLoudness(path: path)
+            let measured = try AudioFileDecoder.measureLoudness(path: path, levelsSpeech: true)
             let source = try Self.source(result, clip.key)
             #expect(
                 source
@@ -108,7 +108,8 @@ struct LoudnessSidecarTests {
                         sampleRate: measured.sampleRate,
                         frameCount: Frames(clip.sourceFrames),
                         gapless: true,
-                        loudness: try #require(measured.loudness)
+                        loudness: try #require(measured.loudness),
+                        leveledLoudness: try #require(measured.leveledLoudness)
                     )
             )
             let sidecarPath = folder.path("\(clip.key).loudness.json")
@@ -118,10 +119,10 @@ struct LoudnessSidecarTests {
                 Set(sidecar.keys)
                     == [
                         "version", "bytes", "sha256", "sampleRate", "channels", "frames", "gapless",
-                        "integratedLoudness",
+                        "integratedLoudness", "leveledLoudness",
                     ]
             )
-            #expect(sidecar["version"] as? Int == 1)
+            #expect(sidecar["version"] as? Int == 2)
             let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
             #expect(sidecar["bytes"] as? Int == size)
             #expect(sidecar["sha256"] as? String == (try Self.sha256(path)))
@@ -129,6 +130,7 @@ struct LoudnessSidecarTests {
             #expect((sidecar["frames"] as? NSNumber)?.int64Value == clip.sourceFrames)
             #expect(sidecar["gapless"] as? Bool == true)
             #expect(sidecar["integratedLoudness"] as? Double == measured.loudness, "the full value, not rounded")
+            #expect(sidecar["leveledLoudness"] as? Double == measured.leveledLoudness)
         }
         let names = try folder.contents()
         #expect(names.count == 4 && names.allSatisfy { $0.hasSuffix(".mp3") || $0.hasSuffix(".loudness.json") })
@@ -190,7 +192,7 @@ struct LoudnessSidecarTests {
         "A corrupt, cut, incomplete or foreign sidecar is measured again and rewritten",
         arguments: [
             "{not json", "{\"version\":1,\"bytes\":", "", "[]",
-            "{\"version\":2,\"bytes\":0,\"sha256\":\"\",\"sampleRate\":22050,\"channels\":1,\"frames\":1,\"gapless\":true,\"integratedLoudness\":null}",
+            "{\"version\":3,\"bytes\":0,\"sha256\":\"\",\"sampleRate\":22050,\"channels\":1,\"frames\":1,\"gapless\":true,\"integratedLoudness\":null,\"leveledLoudness\":null}",
         ]
     )
     func corruptIsRemeasured(content: String) async throws {

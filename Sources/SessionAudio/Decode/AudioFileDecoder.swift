@@ -22,6 +22,8 @@ package struct AudioMeasurement: Sendable, Equatable {
     package var loudness: Double?
     /// The decoded audio's true peak in dBTP (``TruePeakMeter``), when it was measured.
     package var truePeak: Double?
+    /// A speech clip's integrated loudness after the ``SpeechLeveler``, LUFS, when it was measured.
+    package var leveledLoudness: Double?
 
     package init(
         sampleRate: SampleRate,
@@ -136,9 +138,12 @@ package final class AudioFileDecoder {
     /// Decodes `path` in full, as a render would (gapless for MPEG audio), and measures its format,
     /// its length as decoded and its integrated loudness (``LoudnessMeter``); with
     /// `measuresTruePeak`, its true peak too (a sound's, whose gain keeps its peak under the limiter).
+    /// With `levelsSpeech`, a speech clip's: it is decoded a second time through the
+    /// ``SpeechLeveler`` and measured again (``AudioMeasurement/leveledLoudness``).
     package static func measureLoudness(
         path: String,
-        measuresTruePeak: Bool = false
+        measuresTruePeak: Bool = false,
+        levelsSpeech: Bool = false
     ) throws(AudioError)
         -> AudioMeasurement
     {
@@ -150,7 +155,32 @@ package final class AudioFileDecoder {
         var measurement = try decoder.measurement(frameCount: frameCount)
         measurement.loudness = meter.integratedLoudness
         measurement.truePeak = peakMeter.flatMap { $0.truePeak > 0 ? $0.truePeakDecibels : nil }
+        if levelsSpeech { measurement.leveledLoudness = try leveledLoudness(path: path, reference: measurement) }
         return measurement
+    }
+
+    /// The integrated loudness of `path` through the ``SpeechLeveler`` set from its measured
+    /// loudness; `nil` when it has none. The leveled stream must be as long as the measured one.
+    private static func leveledLoudness(path: String, reference: AudioMeasurement) throws(AudioError) -> Double? {
+        guard let loudness = reference.loudness else { return nil }
+        let decoder = try AudioFileDecoder(path: path)
+        let leveler = SpeechLeveler(decoder, reference: loudness)
+        let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
+        var frameCount: Int64 = 0
+        var buffer: [Float] = []
+        while case let frames = try leveler.read(into: &buffer, maximumFrames: 16_384), frames > 0 {
+            frameCount += Int64(frames)
+            buffer.withUnsafeBufferPointer { meter.add($0, frames: frames) }
+        }
+        guard frameCount == reference.frameCount.count else {
+            throw AudioError(
+                .cannotDecode,
+                path: path,
+                reason:
+                    "the file decodes to \(frameCount) frames the second time, not \(reference.frameCount); was it replaced?"
+            )
+        }
+        return meter.integratedLoudness
     }
 
     /// Throws if a libsndfile file held less audio than its header declares; nothing for MPEG audio.
@@ -175,8 +205,9 @@ package final class AudioFileDecoder {
         }
     }
 
-    /// Decodes `path` to its end and measures what came out, its loudness too (in the same pass):
-    /// the check a clip passes before it is stored in the cache. Fails unless the file is MPEG audio
+    /// Decodes `path` to its end and measures what came out, its loudness too (in the same pass),
+    /// and its loudness through the ``SpeechLeveler`` (a second pass): the check a clip passes
+    /// before it is stored in the cache. Fails unless the file is MPEG audio
     /// with at least one frame.
     package static func verifyMPEG(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
@@ -190,6 +221,7 @@ package final class AudioFileDecoder {
         let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
         var measurement = try decoder.measurement(frameCount: decoder.decodeToEnd(metering: meter))
         measurement.loudness = meter.integratedLoudness
+        measurement.leveledLoudness = try leveledLoudness(path: path, reference: measurement)
         return measurement
     }
 

@@ -80,20 +80,32 @@ package final class ClipStream {
     /// Whether the end was faded out; known once the stream is finished.
     package private(set) var fadedOut = false
 
+    /// What the ``SpeechLeveler`` took off so far; `nil` for a stream that is not leveled.
+    package var leveling: LimiterActivity? {
+        guard let leveler = source as? SpeechLeveler else { return nil }
+        return LimiterActivity(
+            maxReductionDecibels: leveler.largestReductionDecibels,
+            secondsOverOneDecibel: Double(leveler.framesReducedOverOneDecibel) / Double(leveler.sampleRate.hertz)
+        )
+    }
+
     /// A stream of the file `decoder` reads, which measured `sourceFrames` frames.
     ///
     /// With `edgeFades` false, the edges pass untouched whatever their level: for a caller that
     /// joins the stream to other audio itself, as ``LoopStream`` joins a file's end to its start.
+    /// With a `levelingReference` (the file's integrated loudness, LUFS), a speech clip goes
+    /// through the ``SpeechLeveler`` at its own rate, before anything else.
     package convenience init(
         decoder: AudioFileDecoder,
         sourceFrames: Frames,
         outputRate: SampleRate,
         outputChannels: ChannelCount,
         outputFrames: Frames,
-        edgeFades: Bool = true
+        edgeFades: Bool = true,
+        levelingReference: Double? = nil
     ) throws(AudioError) {
         try self.init(
-            source: decoder,
+            source: levelingReference.map { SpeechLeveler(decoder, reference: $0) } ?? decoder,
             path: decoder.path,
             sourceFrames: sourceFrames,
             outputRate: outputRate,
@@ -103,18 +115,19 @@ package final class ClipStream {
         )
     }
 
-    /// A stream of interleaved frames in memory.
+    /// A stream of interleaved frames in memory; leveled as speech with a `levelingReference`.
     package convenience init(
         samples: [Float],
         sampleRate: SampleRate,
         channelCount: ChannelCount,
         outputRate: SampleRate,
         outputChannels: ChannelCount,
-        outputFrames: Frames
+        outputFrames: Frames,
+        levelingReference: Double? = nil
     ) throws(AudioError) {
         let source = MemoryFrameSource(samples: samples, sampleRate: sampleRate, channelCount: channelCount)
         try self.init(
-            source: source,
+            source: levelingReference.map { SpeechLeveler(source, reference: $0) } ?? source,
             path: nil,
             sourceFrames: Frames(Int64(samples.count / channelCount.count)),
             outputRate: outputRate,
@@ -164,20 +177,7 @@ package final class ClipStream {
         if emitted == 0 && fadeFrames > 0 {
             fadedIn = Self.edgeIsLoud(pending, frame: pendingStart / outputChannels, channels: outputChannels)
         }
-        let start = pendingStart
-        samples.withUnsafeMutableBufferPointer { target in
-            pending.withUnsafeBufferPointer { source in
-                _ = target.update(fromContentsOf: source[start..<(start + count)])
-            }
-        }
-        pendingStart += count
-        if pendingStart == pending.count {
-            pending.removeAll(keepingCapacity: true)
-            pendingStart = 0
-        } else if pendingStart > 1 << 18 {
-            pending.removeFirst(pendingStart)
-            pendingStart = 0
-        }
+        Self.take(count, from: &pending, at: &pendingStart, into: &samples)
         applyFades(to: &samples, frames: frames, startingAt: emitted)
         emitted += Int64(frames)
         return frames
@@ -248,6 +248,26 @@ package final class ClipStream {
     }
 
     private var pendingCount: Int { pending.count - pendingStart }
+
+    /// Copies the `count` samples of `queue` from `start` to the front of `samples` (which holds
+    /// them) and moves `start` past them, emptying the queue's front now and then: how a stage
+    /// that makes more than it is asked for hands its samples out.
+    static func take(_ count: Int, from queue: inout [Float], at start: inout Int, into samples: inout [Float]) {
+        let first = start
+        samples.withUnsafeMutableBufferPointer { target in
+            queue.withUnsafeBufferPointer { source in
+                _ = target.update(fromContentsOf: source[first..<(first + count)])
+            }
+        }
+        start += count
+        if start == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start > 1 << 18 {
+            queue.removeFirst(start)
+            start = 0
+        }
+    }
 
     private func trimToOutputLength() {
         let excess = emitted + Int64(pendingCount / outputChannels) - outputFrames

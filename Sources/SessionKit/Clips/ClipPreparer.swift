@@ -325,7 +325,8 @@ extension AudioSourceInfo {
             frameCount: measurement.frameCount,
             gapless: measurement.gapless,
             loudness: measurement.loudness,
-            truePeak: measurement.truePeak
+            truePeak: measurement.truePeak,
+            leveledLoudness: measurement.leveledLoudness
         )
     }
 }

@@ -14,16 +14,19 @@ package import SessionTimeline
 ///   "frames" : 57856,
 ///   "gapless" : true,
 ///   "integratedLoudness" : -17.25,
+///   "leveledLoudness" : -18.61,
 ///   "sampleRate" : 22050,
 ///   "sha256" : "9c1e…",
-///   "version" : 1
+///   "version" : 2
 /// }
 /// ```
-/// `integratedLoudness` is `null` when nothing in the clip passes the measurement's gates.
+/// `integratedLoudness` is `null` when nothing in the clip passes the measurement's gates, and
+/// `leveledLoudness` (the clip through the speech leveler) then too. Version 1 had no
+/// `leveledLoudness`; such a sidecar is measured again.
 /// docs/cache.md describes when sidecars are written and trusted.
 struct LoudnessSidecar: Codable, Equatable {
     /// The format's version; a sidecar with another is measured again.
-    static let version = 1
+    static let version = 2
 
     var version: Int
     /// The clip file's size in bytes.
@@ -37,6 +40,8 @@ struct LoudnessSidecar: Codable, Equatable {
     var gapless: Bool
     /// EBU R128 integrated loudness in LUFS; `nil` when nothing passed the gates.
     var integratedLoudness: Double?
+    /// The integrated loudness through the speech leveler, LUFS; `nil` when nothing passed the gates.
+    var leveledLoudness: Double?
 
     init(_ measurement: AudioMeasurement, of clip: ClipFingerprint) {
         version = Self.version
@@ -47,10 +52,11 @@ struct LoudnessSidecar: Codable, Equatable {
         frames = measurement.frameCount
         gapless = measurement.gapless
         integratedLoudness = measurement.loudness
+        leveledLoudness = measurement.leveledLoudness
     }
 
     private enum CodingKeys: String, CodingKey {
-        case version, bytes, sha256, sampleRate, channels, frames, gapless, integratedLoudness
+        case version, bytes, sha256, sampleRate, channels, frames, gapless, integratedLoudness, leveledLoudness
     }
 
     init(from decoder: any Decoder) throws {
@@ -66,6 +72,9 @@ struct LoudnessSidecar: Codable, Equatable {
         integratedLoudness =
             try container.decodeNil(forKey: .integratedLoudness)
             ? nil : try container.decode(Double.self, forKey: .integratedLoudness)
+        leveledLoudness =
+            try container.decodeNil(forKey: .leveledLoudness)
+            ? nil : try container.decode(Double.self, forKey: .leveledLoudness)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -77,10 +86,8 @@ struct LoudnessSidecar: Codable, Equatable {
         try container.encode(channels, forKey: .channels)
         try container.encode(frames, forKey: .frames)
         try container.encode(gapless, forKey: .gapless)
-        if let integratedLoudness {
-            try container.encode(integratedLoudness, forKey: .integratedLoudness)
-        } else {
-            try container.encodeNil(forKey: .integratedLoudness)
+        for (value, key) in [(integratedLoudness, CodingKeys.integratedLoudness), (leveledLoudness, .leveledLoudness)] {
+            if let value { try container.encode(value, forKey: key) } else { try container.encodeNil(forKey: key) }
         }
     }
 
@@ -94,7 +101,8 @@ struct LoudnessSidecar: Codable, Equatable {
         guard let data = FileManager.default.contents(atPath: path),
             let sidecar = try? JSONDecoder().decode(LoudnessSidecar.self, from: data),
             sidecar.version == version, sidecar.bytes >= 0, sidecar.frames > .zero,
-            sidecar.integratedLoudness.map(plausibleLoudness.contains) ?? true
+            sidecar.integratedLoudness.map(plausibleLoudness.contains) ?? true,
+            sidecar.leveledLoudness.map(plausibleLoudness.contains) ?? true
         else { return nil }
         return sidecar
     }
@@ -119,7 +127,8 @@ struct LoudnessSidecar: Codable, Equatable {
             sampleRate: sampleRate,
             frameCount: frames,
             gapless: gapless,
-            loudness: integratedLoudness
+            loudness: integratedLoudness,
+            leveledLoudness: leveledLoudness
         )
     }
 }
@@ -179,7 +188,7 @@ extension ClipCache {
                 return sidecar.source(path: entry.path)
             }
         }
-        let measurement = try AudioFileDecoder.measureLoudness(path: entry.path)
+        let measurement = try AudioFileDecoder.measureLoudness(path: entry.path, levelsSpeech: true)
         // Only if the clip did not change while it was measured (another process replacing it).
         if let before, ClipFingerprint(path: entry.path) == before {
             writeSidecar(LoudnessSidecar(measurement, of: before), to: sidecarPath)

@@ -13,6 +13,8 @@ struct MixLanes {
     let limiterCeiling: Double?
     /// Where each phase starts, in order, for measuring its speech; empty for one item alone.
     let phaseStarts: [Frames]
+    /// Whether speech clips measured through the speech leveler go through it.
+    let levelsSpeech: Bool
 
     /// Where the narration lane ends: the mix's length.
     var totalFrames: Frames { items.last.map { $0.startFrame + $0.frameCount } ?? .zero }
@@ -20,7 +22,7 @@ struct MixLanes {
     /// Whether the narration lane plays alone at unit gains: then items are copied one by one and
     /// silence is written without mixing, the fastest way and the same samples as before layers.
     var isNarrationOnly: Bool {
-        overlays.isEmpty && limiterCeiling == nil && items.allSatisfy { $0.gain == 1 }
+        overlays.isEmpty && limiterCeiling == nil && !levelsSpeech && items.allSatisfy { $0.gain == 1 }
     }
 
     init(_ timeline: Timeline) {
@@ -30,11 +32,18 @@ struct MixLanes {
         overlays = timeline.overlays
         limiterCeiling = timeline.loudness?.ceiling
         phaseStarts = timeline.phases.map(\.startFrame)
+        levelsSpeech = timeline.loudness?.speechLeveling ?? false
     }
 
-    /// `item` alone from frame 0 at `sampleRate`, at its gain; with a `limiterCeiling`, limited
-    /// as in the whole mix, so that gains above 1 cannot clip.
-    init(alone item: TimelineItem, sampleRate: SampleRate, channelCount: ChannelCount, limiterCeiling: Double?) {
+    /// `item` alone from frame 0 at `sampleRate`, at its gain, leveled as in the whole mix; with
+    /// a `limiterCeiling`, limited as in the whole mix, so that gains above 1 cannot clip.
+    init(
+        alone item: TimelineItem,
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        limiterCeiling: Double?,
+        levelsSpeech: Bool
+    ) {
         var alone = item
         alone.index = 0
         alone.startFrame = .zero
@@ -44,5 +53,6 @@ struct MixLanes {
         overlays = []
         self.limiterCeiling = limiterCeiling
         phaseStarts = []
+        self.levelsSpeech = levelsSpeech
     }
 }

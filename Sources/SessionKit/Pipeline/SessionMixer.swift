@@ -54,7 +54,8 @@ final class SessionMixer {
             limiter: LimiterActivity(
                 maxReductionDecibels: limiter.largestReductionDecibels,
                 secondsOverOneDecibel: Double(limiter.framesReducedOverOneDecibel) / Double(lanes.sampleRate.hertz)
-            )
+            ),
+            leveler: lanes.levelsSpeech ? narration.leveling : nil
         )
     }
 
@@ -98,6 +99,8 @@ struct MixMeasurement {
     var loudness: OutputLoudness
     var truePeak: Double
     var limiter: LimiterActivity
+    /// What the speech leveler took off the clips; `nil` without leveling.
+    var leveler: LimiterActivity?
 }
 
 extension SessionMixer: FrameSource {
@@ -118,6 +121,8 @@ struct NarrationLane {
     private var stream: ClipStream?
     private var scratch: [Float] = []
     private var builtinBell: [Float]?
+    /// What the speech leveler took off the clips that ended so far.
+    private(set) var leveling = LimiterActivity(maxReductionDecibels: 0, secondsOverOneDecibel: 0)
 
     init(_ lanes: MixLanes) {
         self.lanes = lanes
@@ -166,6 +171,7 @@ struct NarrationLane {
             }
             done += wanted
             if frame + Int64(wanted) == itemEnd {
+                if let activity = stream?.leveling { leveling = leveling.combined(with: activity) }
                 stream = nil
                 if itemIndex + 1 < lanes.items.count { itemIndex += 1 }
             }
@@ -208,7 +214,8 @@ struct NarrationLane {
                 sourceFrames: source.frameCount,
                 outputRate: lanes.sampleRate,
                 outputChannels: lanes.channelCount,
-                outputFrames: frameCount
+                outputFrames: frameCount,
+                levelingReference: source.levelingReference(on: lanes.levelsSpeech)
             )
         }
         let samples = builtinBell ?? BuiltinBell.samples(sampleRate: source.sampleRate)

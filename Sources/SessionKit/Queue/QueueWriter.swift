@@ -168,7 +168,8 @@ package enum QueueWriter {
             alone: item,
             sampleRate: rate,
             channelCount: timeline.channelCount,
-            limiterCeiling: timeline.loudness?.ceiling
+            limiterCeiling: timeline.loudness?.ceiling,
+            levelsSpeech: timeline.loudness?.speechLeveling ?? false
         )
         let (written, _) = try SessionRenderer.writeAudio(
             of: alone,

@@ -50,6 +50,7 @@ struct SessionSounds {
             leadIn: frames(sound.leadInSeconds ?? 0),
             loudnessTarget: sound.loudnessTarget,
             loudnessAnchor: sound.loudnessAnchor ?? .speech,
+            levelsSpeech: sound.speechLeveling ?? true,
             truePeakCeiling: sound.truePeak ?? sound.loudness?.ceiling ?? SoundDefaults.truePeak,
             ambienceFadeIn: frames(sound.ambienceFadeInSeconds ?? SoundDefaults.ambienceFadeInSeconds),
             ambienceFadeOut: frames(sound.ambienceFadeOutSeconds ?? SoundDefaults.ambienceFadeOutSeconds),

@@ -101,7 +101,12 @@ extension Timeline {
             ),
             leadInFrames: layers.leadIn,
             loudness: target.map {
-                TimelineLoudness(target: $0, ceiling: layers.truePeakCeiling, anchor: layers.loudnessAnchor)
+                TimelineLoudness(
+                    target: $0,
+                    ceiling: layers.truePeakCeiling,
+                    anchor: layers.loudnessAnchor,
+                    speechLeveling: layers.levelsSpeech
+                )
             },
             sessionKind: script.kind.name
         )

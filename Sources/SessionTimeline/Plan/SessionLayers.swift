@@ -35,6 +35,8 @@ package struct SessionLayers: Sendable, Equatable {
     package var loudnessTarget: Double?
     /// What the loudness target applies to.
     package var loudnessAnchor: LoudnessAnchor
+    /// Whether speech clips go through the speech leveler (with loudness on).
+    package var levelsSpeech: Bool
     /// The limiter's ceiling, dBTP.
     package var truePeakCeiling: Double
     /// The highest true peak a sound (bed, gong, bell, cue) may reach at its gain, dBTP, with
@@ -63,6 +65,7 @@ package struct SessionLayers: Sendable, Equatable {
         leadIn: Frames = .zero,
         loudnessTarget: Double? = nil,
         loudnessAnchor: LoudnessAnchor = .speech,
+        levelsSpeech: Bool = false,
         truePeakCeiling: Double = SoundDefaults.truePeak,
         bell: SoundChoice? = nil,
         startGong: SoundChoice? = nil,
@@ -78,6 +81,7 @@ package struct SessionLayers: Sendable, Equatable {
         self.leadIn = leadIn
         self.loudnessTarget = loudnessTarget
         self.loudnessAnchor = loudnessAnchor
+        self.levelsSpeech = levelsSpeech && loudnessTarget != nil
         self.truePeakCeiling = truePeakCeiling
         self.bell = bell
         self.startGong = startGong
@@ -128,6 +132,15 @@ package enum Loudness {
         return linear(decibels: min(target - measured, maximumBoostDecibels))
     }
 
+    /// The linear gain that brings the speech clip `source` to the loudness target: from its
+    /// loudness through the speech leveler when `layers` level speech and it was measured so.
+    package static func speechGain(_ source: AudioSourceInfo, in layers: SessionLayers) -> Double {
+        normalizingGain(
+            measured: source.levelingReference(in: layers) == nil ? source.loudness : source.leveledLoudness,
+            target: layers.loudnessTarget
+        )
+    }
+
     /// `10^(dB/20)`.
     package static func linear(decibels: Double) -> Double {
         pow(10, decibels / 20)
@@ -140,5 +153,18 @@ package enum Loudness {
         let gain = sound.gain * normalizingGain(measured: sound.source.loudness, target: layers.loudnessTarget)
         guard let limit = layers.soundPeakLimit, let peak = sound.source.truePeak else { return gain }
         return min(gain, linear(decibels: limit - peak))
+    }
+}
+
+extension AudioSourceInfo {
+    /// The loudness the speech leveler takes this speech clip's thresholds from (its own, LUFS),
+    /// when the clip is leveled: speech leveling on and the clip measured through the leveler.
+    package func levelingReference(in layers: SessionLayers) -> Double? {
+        levelingReference(on: layers.levelsSpeech)
+    }
+
+    /// The same, with leveling `on` or off as a timeline records it.
+    package func levelingReference(on: Bool) -> Double? {
+        on && leveledLoudness != nil ? loudness : nil
     }
 }

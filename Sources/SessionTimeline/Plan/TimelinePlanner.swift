@@ -145,7 +145,12 @@ extension Timeline {
             items: items,
             leadInFrames: layers.leadIn,
             loudness: target.map {
-                TimelineLoudness(target: $0, ceiling: layers.truePeakCeiling, anchor: layers.loudnessAnchor)
+                TimelineLoudness(
+                    target: $0,
+                    ceiling: layers.truePeakCeiling,
+                    anchor: layers.loudnessAnchor,
+                    speechLeveling: layers.levelsSpeech
+                )
             }
         )
         // Gongs at N, 2N, … seconds from the script's 0 while before its end (k × N, never a running sum).
@@ -181,7 +186,6 @@ extension TimelinePlanner {
         skipped: inout [SkippedSound],
         sampleRate: SampleRate
     ) -> [TimelineItem] {
-        let target = layers.loudnessTarget
         var chosenBell: ChosenSound?
         switch layers.bell {
         case .chosen(let sound)?: chosenBell = sound
@@ -199,7 +203,7 @@ extension TimelinePlanner {
                 let lane = clips[cue]
                 var clip = lane.clip
                 clip.lateByFrames = max(start - clip.plannedStartFrame, .zero)
-                let gain = Loudness.normalizingGain(measured: lane.source.loudness, target: target)
+                let gain = Loudness.speechGain(lane.source, in: layers)
                 items.append(
                     TimelineItem(
                         index: index,

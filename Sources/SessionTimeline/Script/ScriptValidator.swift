@@ -277,6 +277,12 @@ struct ScriptValidator {
                 )
             }
         }
+        var leveling: Bool?
+        switch fields[SoundSettings.Field.speechLeveling.rawValue] {
+        case nil, .null?: break
+        case .bool(let value)?: leveling = value
+        case let other?: report("sound.speechLeveling", "expected true or false, found \(other.kindName)")
+        }
         let settings = SoundSettings(
             ambience: name(.ambience),
             ambienceGain: amount(.ambienceGain),
@@ -290,7 +296,8 @@ struct ScriptValidator {
             duckDecibels: amount(.duckDecibels),
             loudness: loudness,
             loudnessAnchor: anchor,
-            truePeak: amount(.truePeak)
+            truePeak: amount(.truePeak),
+            speechLeveling: leveling
         )
         for problem in settings.problems {
             report("sound.\(problem.field.rawValue)", problem.rule)

@@ -64,6 +64,9 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
     public var loudnessAnchor: LoudnessAnchor?
     /// The ceiling of the mix's true peak, in dBTP.
     public var truePeak: Double?
+    /// Whether speech clips go through the speech leveler before they are brought to the target
+    /// (on by default, with loudness on): off leaves their peaks to the limiter alone.
+    public var speechLeveling: Bool?
 
     public init(
         ambience: String? = nil,
@@ -78,7 +81,8 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         duckDecibels: Double? = nil,
         loudness: Loudness? = nil,
         loudnessAnchor: LoudnessAnchor? = nil,
-        truePeak: Double? = nil
+        truePeak: Double? = nil,
+        speechLeveling: Bool? = nil
     ) {
         self.ambience = ambience
         self.ambienceGain = ambienceGain
@@ -93,13 +97,14 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         self.loudness = loudness
         self.loudnessAnchor = loudnessAnchor
         self.truePeak = truePeak
+        self.speechLeveling = speechLeveling
     }
 
     private enum CodingKeys: String, CodingKey {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, loudnessAnchor, truePeak
+        case loudness, loudnessAnchor, truePeak, speechLeveling
     }
 
     /// These settings with every unset field taken from `base`.
@@ -118,7 +123,8 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
             duckDecibels: duckDecibels ?? base.duckDecibels,
             loudness: loudness ?? base.loudness,
             loudnessAnchor: loudnessAnchor ?? base.loudnessAnchor,
-            truePeak: truePeak ?? base.truePeak
+            truePeak: truePeak ?? base.truePeak,
+            speechLeveling: speechLeveling ?? base.speechLeveling
         )
     }
 
@@ -137,7 +143,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, loudnessAnchor, truePeak
+        case loudness, loudnessAnchor, truePeak, speechLeveling
     }
 
     /// Every value that breaks its rule, as the field and the rule broken; empty when all are fine.

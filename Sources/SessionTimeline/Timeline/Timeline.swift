@@ -515,6 +515,9 @@ public struct AudioSourceInfo: Sendable, Equatable {
     /// A sound's true peak in dBTP, measured with its loudness so that its gain can keep the peak
     /// under the limiter's ceiling; `nil` for clips, and when not measured.
     public var truePeak: Double?
+    /// A speech clip's integrated loudness after the speech leveler, LUFS: what its gain brings
+    /// to the target when speech is leveled; `nil` for sounds, and when not measured.
+    public var leveledLoudness: Double?
 
     public init(
         path: String?,
@@ -522,7 +525,8 @@ public struct AudioSourceInfo: Sendable, Equatable {
         frameCount: Frames,
         gapless: Bool,
         loudness: Double? = nil,
-        truePeak: Double? = nil
+        truePeak: Double? = nil,
+        leveledLoudness: Double? = nil
     ) {
         self.path = path
         self.sampleRate = sampleRate
@@ -530,6 +534,7 @@ public struct AudioSourceInfo: Sendable, Equatable {
         self.gapless = gapless
         self.loudness = loudness
         self.truePeak = truePeak
+        self.leveledLoudness = leveledLoudness
     }
 }
 
@@ -543,7 +548,7 @@ extension AudioSourceInfo {
 extension AudioSourceInfo {
     /// The keys a source is written under, beside its item's or overlay's own.
     private enum CodingKeys: String, CodingKey {
-        case source, sourceSampleRate, sourceFrames, gapless, loudness, truePeak
+        case source, sourceSampleRate, sourceFrames, gapless, loudness, truePeak, leveledLoudness
     }
 
     /// Writes the source's fields into the keyed container of the item or overlay `encoder` is writing.
@@ -555,6 +560,7 @@ extension AudioSourceInfo {
         try container.encode(gapless, forKey: .gapless)
         try container.encodeIfPresent(loudness.map(Timeline.rounded), forKey: .loudness)
         try container.encodeIfPresent(truePeak.map(Timeline.rounded), forKey: .truePeak)
+        try container.encodeIfPresent(leveledLoudness.map(Timeline.rounded), forKey: .leveledLoudness)
     }
 
     /// The source written beside an item's or overlay's fields, or `nil` if there is none.
@@ -567,7 +573,8 @@ extension AudioSourceInfo {
             frameCount: try container.decode(Frames.self, forKey: .sourceFrames),
             gapless: try container.decode(Bool.self, forKey: .gapless),
             loudness: try container.decodeIfPresent(Double.self, forKey: .loudness),
-            truePeak: try container.decodeIfPresent(Double.self, forKey: .truePeak)
+            truePeak: try container.decodeIfPresent(Double.self, forKey: .truePeak),
+            leveledLoudness: try container.decodeIfPresent(Double.self, forKey: .leveledLoudness)
         )
     }
 }

@@ -177,6 +177,11 @@ public struct TimelineLoudness: Sendable, Equatable {
     public var truePeak: Double?
     /// How much the limiter took off; `nil` before rendering.
     public var limiter: LimiterActivity?
+    /// Whether speech clips went through the speech leveler before their gain (docs/sound.md).
+    public var speechLeveling: Bool
+    /// How much the speech leveler took off the clips, at most and for how long; `nil` before
+    /// rendering and without leveling.
+    public var leveler: LimiterActivity?
     /// How far under ``ceiling`` the limiter aimed, dB: room for the peaks the file's codec adds
     /// (and a 48 kHz player's resampling), so that the ceiling holds on the decoded file; `nil`
     /// before rendering.
@@ -196,6 +201,8 @@ public struct TimelineLoudness: Sendable, Equatable {
         maxShortTerm: Double? = nil,
         truePeak: Double? = nil,
         limiter: LimiterActivity? = nil,
+        speechLeveling: Bool = false,
+        leveler: LimiterActivity? = nil,
         codecHeadroom: Double? = nil,
         phaseSpeech: [Double?] = []
     ) {
@@ -209,6 +216,8 @@ public struct TimelineLoudness: Sendable, Equatable {
         self.maxShortTerm = maxShortTerm
         self.truePeak = truePeak
         self.limiter = limiter
+        self.speechLeveling = speechLeveling
+        self.leveler = leveler
         self.codecHeadroom = codecHeadroom
         self.phaseSpeech = phaseSpeech
     }
@@ -218,7 +227,7 @@ extension TimelineLoudness: Codable {
     private enum CodingKeys: String, CodingKey {
         case target, anchor, ceiling
         case programGain = "programGainDb"
-        case speech, program, range, maxShortTerm, truePeak, limiter
+        case speech, program, range, maxShortTerm, truePeak, limiter, speechLeveling, leveler
         case codecHeadroom = "codecHeadroomDb"
         /// Schema version 2's names of ``TimelineLoudness/ceiling`` and ``TimelineLoudness/program``, still read.
         case truePeakCeiling, integrated
@@ -237,13 +246,9 @@ extension TimelineLoudness: Codable {
         try container.encode(range.map(Timeline.rounded), forKey: .range)
         try container.encode(maxShortTerm.map(Timeline.rounded), forKey: .maxShortTerm)
         try container.encode(truePeak.map(Timeline.rounded), forKey: .truePeak)
-        let limiter = limiter.map {
-            LimiterActivity(
-                maxReductionDecibels: Timeline.rounded($0.maxReductionDecibels),
-                secondsOverOneDecibel: ($0.secondsOverOneDecibel * 1_000).rounded() / 1_000
-            )
-        }
-        try container.encode(limiter, forKey: .limiter)
+        try container.encode(limiter.map(\.rounded), forKey: .limiter)
+        try container.encode(speechLeveling, forKey: .speechLeveling)
+        if speechLeveling { try container.encode(leveler.map(\.rounded), forKey: .leveler) }
         try container.encodeIfPresent(codecHeadroom, forKey: .codecHeadroom)
     }
 
@@ -266,12 +271,15 @@ extension TimelineLoudness: Codable {
             maxShortTerm: try container.decodeIfPresent(Double.self, forKey: .maxShortTerm),
             truePeak: try container.decodeIfPresent(Double.self, forKey: .truePeak),
             limiter: try container.decodeIfPresent(LimiterActivity.self, forKey: .limiter),
+            // Timelines before the leveler have no key: their clips were not leveled.
+            speechLeveling: try container.decodeIfPresent(Bool.self, forKey: .speechLeveling) ?? false,
+            leveler: try container.decodeIfPresent(LimiterActivity.self, forKey: .leveler),
             codecHeadroom: try container.decodeIfPresent(Double.self, forKey: .codecHeadroom)
         )
     }
 }
 
-/// How much a limiter took off a render's output.
+/// How much a gain stage (the limiter, the speech leveler) took off a render's audio.
 public struct LimiterActivity: Sendable, Equatable, Codable {
     /// The largest gain reduction, dB (0 when nothing was limited).
     public var maxReductionDecibels: Double
@@ -286,6 +294,22 @@ public struct LimiterActivity: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case maxReductionDecibels = "maxReductionDb"
         case secondsOverOneDecibel = "secondsOver1dB"
+    }
+
+    /// As the timeline writes it: the reduction to 0.01 dB, the time to the millisecond.
+    var rounded: LimiterActivity {
+        LimiterActivity(
+            maxReductionDecibels: Timeline.rounded(maxReductionDecibels),
+            secondsOverOneDecibel: (secondsOverOneDecibel * 1_000).rounded() / 1_000
+        )
+    }
+
+    /// The activity of two stages' parts as one: the larger reduction, the times added.
+    package func combined(with other: LimiterActivity) -> LimiterActivity {
+        LimiterActivity(
+            maxReductionDecibels: max(maxReductionDecibels, other.maxReductionDecibels),
+            secondsOverOneDecibel: secondsOverOneDecibel + other.secondsOverOneDecibel
+        )
     }
 }
 

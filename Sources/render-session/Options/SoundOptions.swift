@@ -124,6 +124,16 @@ struct SoundOptions: ParsableArguments {
     )
     var truePeak: Double?
 
+    @Option(
+        name: .customLong("speech-leveling"),
+        help: ArgumentHelp(
+            "Even out the speech's loud syllables and peaks before the limiter (docs/sound.md). (default: on)",
+            valueName: "on|off"
+        ),
+        transform: { try Parse.onOff($0) }
+    )
+    var speechLeveling: Bool?
+
     /// The settings these options set; the rest come from the script.
     var settings: SoundSettings {
         SoundSettings(
@@ -139,7 +149,8 @@ struct SoundOptions: ParsableArguments {
             duckDecibels: duck,
             loudness: loudness,
             loudnessAnchor: loudnessAnchor,
-            truePeak: truePeak
+            truePeak: truePeak,
+            speechLeveling: speechLeveling
         )
     }
 
@@ -159,11 +170,21 @@ struct SoundOptions: ParsableArguments {
         case .loudness: "--loudness"
         case .loudnessAnchor: "--loudness-anchor"
         case .truePeak: "--true-peak"
+        case .speechLeveling: "--speech-leveling"
         }
     }
 }
 
 extension Parse {
+    /// `on` or `off`.
+    static func onOff(_ text: String) throws -> Bool {
+        switch text {
+        case "on": return true
+        case "off": return false
+        default: throw ValidationError("expected on or off\(didYouMean(text, among: ["on", "off"]))")
+        }
+    }
+
     /// `off`, a preset's name, or a number of LUFS.
     static func loudness(_ text: String) throws -> SoundSettings.Loudness {
         if text == "off" { return .off }

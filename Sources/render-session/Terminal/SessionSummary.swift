@@ -72,9 +72,9 @@ struct SessionSummary: Encodable {
         elapsedSeconds = (elapsed.seconds * 1_000).rounded() / 1_000
     }
 
-    /// `speech -16.0 LUFS, program -25.5 LUFS, LRA 14.8 LU, -1.2 dBTP, limiter up to 4.1 dB
-    /// (0.3 s over 1 dB)`: what a rendered timeline measured. A figure that could not be measured
-    /// (no speech, silence) is left out.
+    /// `speech -16.0 LUFS, program -25.5 LUFS, LRA 14.8 LU, -1.2 dBTP, leveler up to 6.2 dB
+    /// (9.8 s over 1 dB), limiter up to 2.1 dB (0.3 s over 1 dB)`: what a rendered timeline
+    /// measured. A figure that could not be measured (no speech, silence) is left out.
     static func describe(_ loudness: TimelineLoudness) -> String {
         func lufs(_ value: Double) -> String { String(format: "%.1f", value) }
         var parts: [String] = []
@@ -82,9 +82,10 @@ struct SessionSummary: Encodable {
         if let program = loudness.program { parts.append("program \(lufs(program)) LUFS") }
         if let range = loudness.range { parts.append("LRA \(lufs(range)) LU") }
         if let peak = loudness.truePeak { parts.append("\(lufs(peak)) dBTP") }
-        if let limiter = loudness.limiter, limiter.maxReductionDecibels > 0 {
+        for (name, activity) in [("leveler", loudness.leveler), ("limiter", loudness.limiter)] {
+            guard let activity, activity.maxReductionDecibels > 0 else { continue }
             parts.append(
-                "limiter up to \(lufs(limiter.maxReductionDecibels)) dB (\(lufs(limiter.secondsOverOneDecibel)) s over 1 dB)"
+                "\(name) up to \(lufs(activity.maxReductionDecibels)) dB (\(lufs(activity.secondsOverOneDecibel)) s over 1 dB)"
             )
         }
         return parts.joined(separator: ", ")
