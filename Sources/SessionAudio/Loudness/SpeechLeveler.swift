@@ -24,8 +24,6 @@ import SessionTimeline
 /// does the same to a clip whatever its level. The output is exactly as long as the source and
 /// aligned with it: the look-ahead is read ahead from the source, inside.
 final class SpeechLeveler: FrameSource {
-    /// The all-pass sections' corner frequencies, Hz.
-    static let rotatorFrequencies: [Double] = [150, 150, 300, 300]
     /// Where the leveler starts, dB above the clip's loudness (the middle of the knee).
     static let levelThreshold = 7.0
     static let levelRatio = 3.0
@@ -58,10 +56,8 @@ final class SpeechLeveler: FrameSource {
     /// The release's one-pole coefficient per block.
     private let release: Double
 
-    /// The rotator's coefficient per section, and its state per channel and section.
-    private let allPass: [Double]
-    private var previousInput: [Double]
-    private var previousOutput: [Double]
+    /// The phase rotator of each channel.
+    private var rotators: [PhaseRotator]
 
     /// Per block from `firstBlock` on: the sum of its squared samples, and its sample peak.
     private var squares: [Double] = []
@@ -103,12 +99,7 @@ final class SpeechLeveler: FrameSource {
         halfWindow = Int((Self.windowSeconds / 2 / blockDuration).rounded())
         lookAhead = max(1, Int((Self.lookAheadSeconds / blockDuration).rounded()))
         release = exp(-blockDuration / Self.releaseSeconds)
-        allPass = Self.rotatorFrequencies.map {
-            let t = tan(Double.pi * min($0, rate / 4) / rate)
-            return (t - 1) / (t + 1)
-        }
-        previousInput = [Double](repeating: 0, count: channels * allPass.count)
-        previousOutput = previousInput
+        rotators = Array(repeating: PhaseRotator(sampleRate: rate), count: channels)
     }
 
     func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
@@ -148,36 +139,18 @@ final class SpeechLeveler: FrameSource {
 
     private func rotateAndMeasure(frames: Int) {
         let channels = channels
-        let sections = allPass.count
         let start = held.count
         held.append(contentsOf: decoded[0..<(frames * channels)])
         held.withUnsafeMutableBufferPointer { held in
-            previousInput.withUnsafeMutableBufferPointer { previousInput in
-                previousOutput.withUnsafeMutableBufferPointer { previousOutput in
-                    allPass.withUnsafeBufferPointer { allPass in
-                        for channel in 0..<channels {
-                            for section in 0..<sections {
-                                // One section over the chunk at a time: its recursion is the only
-                                // dependency chain, and the sections' chains overlap in the core.
-                                let a = allPass[section]
-                                let slot = channel * sections + section
-                                var x1 = previousInput[slot]
-                                var y1 = previousOutput[slot]
-                                var index = start + channel
-                                for _ in 0..<frames {
-                                    let x = Double(held[index])
-                                    let y = a * (x - y1) + x1
-                                    held[index] = Float(y)
-                                    x1 = x
-                                    y1 = y
-                                    index += channels
-                                }
-                                previousInput[slot] = x1
-                                previousOutput[slot] = y1
-                            }
-                        }
-                    }
+            for channel in 0..<channels {
+                // Taken out of `self` for the loop: its state stays in registers.
+                var rotator = rotators[channel]
+                var index = start + channel
+                for _ in 0..<frames {
+                    held[index] = Float(rotator.process(Double(held[index])))
+                    index += channels
                 }
+                rotators[channel] = rotator
             }
             var index = start
             for _ in 0..<frames {
@@ -295,5 +268,37 @@ final class SpeechLeveler: FrameSource {
         requirements.removeFirst(drop)
         minima.removeFirst(drop)
         firstBlock += drop
+    }
+}
+
+/// Four first-order all-pass sections in series, `H(z) = (a + z⁻¹) / (1 + a·z⁻¹)` each, at 150,
+/// 150, 300 and 300 Hz: every frequency keeps its level, and its phase turns by up to 4 × 180°.
+/// Each section is `y = (a·x + x₁) − a·y₁`: the part in brackets waits on nothing, so each
+/// section's chain of dependent operations is one multiply and one subtraction per sample, and
+/// the four chains run side by side.
+struct PhaseRotator {
+    /// The sections' corner frequencies, Hz.
+    static let frequencies = (150.0, 150.0, 300.0, 300.0)
+    private let a: (Double, Double, Double, Double)
+    /// Each section's last input and output.
+    private var last: (x: Double, y: Double, x2: Double, y2: Double, x3: Double, y3: Double, x4: Double, y4: Double) =
+        (0, 0, 0, 0, 0, 0, 0, 0)
+
+    init(sampleRate: Double) {
+        func coefficient(_ frequency: Double) -> Double {
+            let t = tan(Double.pi * min(frequency, sampleRate / 4) / sampleRate)
+            return (t - 1) / (t + 1)
+        }
+        let f = Self.frequencies
+        a = (coefficient(f.0), coefficient(f.1), coefficient(f.2), coefficient(f.3))
+    }
+
+    mutating func process(_ input: Double) -> Double {
+        let y1 = (a.0 * input + last.x) - a.0 * last.y
+        let y2 = (a.1 * y1 + last.x2) - a.1 * last.y2
+        let y3 = (a.2 * y2 + last.x3) - a.2 * last.y3
+        let y4 = (a.3 * y3 + last.x4) - a.3 * last.y4
+        last = (input, y1, y1, y2, y2, y3, y3, y4)
+        return y4
     }
 }

@@ -17,8 +17,22 @@ package enum BuiltinBell {
         Frames(Int64(durationSeconds * sampleRate.hertz))
     }
 
-    /// The bell as mono float frames at `sampleRate`.
+    /// The bell as mono float frames at `sampleRate`: made once per rate in a process (a render
+    /// measures the bell, then plays it), kept for the few rates a process uses.
     package static func samples(sampleRate: SampleRate) -> [Float] {
+        if let made = made.withLock({ $0[sampleRate.hertz] }) { return made }
+        let samples = synthesized(sampleRate: sampleRate)
+        made.withLock { made in
+            if made.count >= 4 { made.removeAll() }
+            made[sampleRate.hertz] = samples
+        }
+        return samples
+    }
+
+    /// The bells made so far, by rate.
+    private static let made = Locked([Int: [Float]]())
+
+    private static func synthesized(sampleRate: SampleRate) -> [Float] {
         let count = Int(frameCount(sampleRate: sampleRate).count)
         let rate = Double(sampleRate.hertz)
         var mix = [Double](repeating: 0, count: count)
