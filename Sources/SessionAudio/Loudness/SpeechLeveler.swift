@@ -103,6 +103,12 @@ final class SpeechLeveler: FrameSource {
     }
 
     func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
+        // What was handed out goes before more is made: what is left is less than a pull, so the
+        // queue stays at about one read's size (not the 1 MiB `take` lets a longer queue reach).
+        if readyStart > 0 {
+            ready.removeFirst(readyStart)
+            readyStart = 0
+        }
         while (ready.count - readyStart) / channels < maximumFrames && !(sourceEnded && emittedAll) {
             try pull()
         }
@@ -256,7 +262,7 @@ final class SpeechLeveler: FrameSource {
 
     /// Drops the blocks no window reaches any more.
     private func compact() {
-        if heldStart >= 1 << 16 && heldStart * 2 >= held.count {
+        if heldStart >= 8_192 && heldStart * 2 >= held.count {
             held.removeFirst(heldStart)
             heldStart = 0
         }
