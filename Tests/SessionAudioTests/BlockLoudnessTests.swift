@@ -108,4 +108,44 @@ struct BlockLoudnessTests {
         #expect(abs((ours.speechLoudness ?? 0) - (try libebur128(speech.samples + quiet))) <= 0.1)
         #expect(abs((ours.integratedLoudness ?? 0) - (try libebur128(speech.samples + gap + quiet))) <= 0.1)
     }
+
+    @Test("Digital silence is skipped once the filters settle, and no figure changes by it", arguments: [1, 2])
+    func silenceSkipped(channels: Int) throws {
+        let speech = try decodeFully(FixtureClip.anyPath)
+        let mono =
+            speech.channels == .mono
+            ? speech.samples
+            : stride(from: 0, to: speech.samples.count, by: 2).map {
+                speech.samples[$0]
+            }
+        let gap = [Float](repeating: 0, count: speech.rate.hertz * 4)
+        let signal = mono + gap + mono.map { $0 / 3 } + gap + [0.5, -0.5] + gap + mono
+        let samples = signal.flatMap { Array(repeating: $0, count: channels) }
+        // The same with the silence replaced by 10⁻³⁰, which is never skipped.
+        let unskippable = samples.map { $0 == 0 ? Float(1e-30) : $0 }
+        let count = ChannelCount(channels)!
+        var skipped = BlockLoudness(sampleRate: speech.rate, channelCount: count, speechGroups: 2)
+        var filtered = BlockLoudness(sampleRate: speech.rate, channelCount: count, speechGroups: 2)
+        let frames = signal.count
+        var done = 0
+        while done < frames {
+            let length = min(2_500 + done % 977, frames - done)
+            let group = done < frames / 2 ? 0 : 1
+            skipped.add(samples, from: done, frames: length, speechGroup: group)
+            filtered.add(unskippable, from: done, frames: length, speechGroup: group)
+            done += length
+        }
+        let pairs: [(String, Double?, Double?)] = [
+            ("integrated", skipped.integratedLoudness, filtered.integratedLoudness),
+            ("range", skipped.loudnessRange, filtered.loudnessRange),
+            ("max short-term", skipped.maximumShortTermLoudness, filtered.maximumShortTermLoudness),
+            ("speech", skipped.speechLoudness, filtered.speechLoudness),
+            ("speech of group 1", skipped.speechLoudness(ofGroup: 1), filtered.speechLoudness(ofGroup: 1)),
+        ]
+        for (name, ours, reference) in pairs {
+            let ours = try #require(ours, "\(name)")
+            let reference = try #require(reference, "\(name)")
+            #expect(abs(ours - reference) < 1e-9, "\(name): \(ours) skipping silence, \(reference) filtering it")
+        }
+    }
 }

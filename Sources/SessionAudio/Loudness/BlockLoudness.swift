@@ -41,6 +41,20 @@ struct KWeighting {
         highPassState.1 = shelved - highPass.a2 * output
         return output
     }
+
+    /// Whether the filter has all but forgotten its input: every part of its state is under
+    /// 10⁻¹² (−240 dB). Silence that follows then filters to less than 10⁻²¹ of energy in all,
+    /// a hundred trillion times under BS.1770's absolute gate; ``settle()`` makes it exactly 0.
+    var isSettled: Bool {
+        max(shelfState.0.magnitude, shelfState.1.magnitude, highPassState.0.magnitude, highPassState.1.magnitude)
+            < 1e-12
+    }
+
+    /// Forgets the input: the state of a filter fed silence long enough.
+    mutating func settle() {
+        shelfState = (0, 0)
+        highPassState = (0, 0)
+    }
 }
 
 /// BS.1770's gated integration of one stream of K-weighted energy, kept as a histogram so that its
@@ -98,6 +112,27 @@ struct GatedLoudness {
         }
         return count > 0 ? BlockLoudness.lufs(energy / Double(count)) : nil
     }
+
+    /// Forgets every block, keeping its storage.
+    mutating func reset() {
+        recent.removeAll(keepingCapacity: true)
+        for bin in 0..<Self.binCount where counts[bin] > 0 {
+            counts[bin] = 0
+            energies[bin] = 0
+        }
+        total = 0
+        blocks = 0
+    }
+
+    /// Takes `other`'s blocks in with these, as if they had been added here.
+    mutating func merge(_ other: GatedLoudness) {
+        for bin in 0..<Self.binCount where other.counts[bin] > 0 {
+            counts[bin] += other.counts[bin]
+            energies[bin] += other.energies[bin]
+        }
+        total += other.total
+        blocks += other.blocks
+    }
 }
 
 /// A BS.1770-4 / EBU R128 meter of one stream of interleaved frames, by hand rather than
@@ -106,7 +141,9 @@ struct GatedLoudness {
 /// short-term loudness every 100 ms, gated at −70 LUFS and 20 LU under their mean, the 10th to
 /// the 95th percentile) and the largest short-term loudness; and, for frames flagged as speech,
 /// the integrated loudness of the speech alone, the flagged frames joined end to end, per group
-/// (a session's phases) and over all. Memory does not grow with the length measured.
+/// (a session's phases, which come in order) and over all. Memory does not grow with the length
+/// measured: a group's blocks join the others' once the next group starts, and only its figure
+/// is kept.
 ///
 /// Channels are weighted as libebur128's default map weights them: left, right and centre 1, the
 /// fourth (LFE) 0, the fifth and sixth (surrounds) 1.41, any more 0; mono counts once.
@@ -126,7 +163,11 @@ package struct BlockLoudness {
     private var rangeTotal = 0.0
     private var rangeBlocks = 0
     private var loudestShortTerm: Double?
-    private var speech: [Stream]
+    /// The speech of the group being measured, the blocks of those before it, and their figures.
+    private var speech = Stream()
+    private var speechGroup = 0
+    private var earlierSpeech = GatedLoudness()
+    private var earlierGroupLoudness: [Double?] = []
 
     /// One stream of sub-blocks being filled, and the blocks made of them.
     private struct Stream {
@@ -135,7 +176,7 @@ package struct BlockLoudness {
         var gated = GatedLoudness()
     }
 
-    /// A meter whose speech is kept in `speechGroups` groups (1 for one figure).
+    /// A meter whose speech is kept in `speechGroups` groups (1 for one figure), numbered from 0.
     package init(sampleRate: SampleRate, channelCount: ChannelCount, speechGroups: Int = 1) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
@@ -143,7 +184,7 @@ package struct BlockLoudness {
         let map: [Double] = [1, 1, 1, 0, 1.41, 1.41]
         weights = (0..<channelCount.count).map { $0 < map.count ? map[$0] : 0 }
         subBlockFrames = (sampleRate.hertz + 5) / 10
-        speech = Array(repeating: Stream(), count: max(1, speechGroups))
+        earlierGroupLoudness.reserveCapacity(max(1, speechGroups))
     }
 
     /// `−0.691 + 10 log10(energy)`: BS.1770's loudness of a mean weighted energy.
@@ -152,64 +193,90 @@ package struct BlockLoudness {
     }
 
     /// Measures `frames` interleaved frames of `samples` from frame `offset` on; with `speechGroup`,
-    /// they are speech of that group too.
+    /// they are speech of that group too. Groups come in order: once a group's speech is added,
+    /// no earlier group's may be.
     package mutating func add(_ samples: [Float], from offset: Int = 0, frames: Int, speechGroup: Int? = nil) {
         precondition(
             offset >= 0 && (offset + frames) * channelCount.count <= samples.count,
             "fewer samples than frames"
         )
+        if let speechGroup, speechGroup != self.speechGroup {
+            precondition(speechGroup > self.speechGroup, "speech groups in order")
+            startSpeechGroup(speechGroup)
+        }
         var done = 0
         while done < frames {
             // Up to the end of the sub-block being filled (of the program, and of the speech).
             var count = min(frames - done, subBlockFrames - program.frames)
-            if let speechGroup { count = min(count, subBlockFrames - speech[speechGroup].frames) }
+            if speechGroup != nil { count = min(count, subBlockFrames - speech.frames) }
             let energy = weightedEnergy(samples, from: offset + done, frames: count)
             program.sum += energy
             program.frames += count
             if program.frames == subBlockFrames { endProgramSubBlock() }
-            if let speechGroup {
-                speech[speechGroup].sum += energy
-                speech[speechGroup].frames += count
-                if speech[speechGroup].frames == subBlockFrames { endSpeechSubBlock(speechGroup) }
+            if speechGroup != nil {
+                speech.sum += energy
+                speech.frames += count
+                if speech.frames == subBlockFrames { endSpeechSubBlock() }
             }
             done += count
         }
     }
 
+    /// Frames whose silence is looked for at once: digital silence with every filter settled
+    /// filters to nothing, so a session's pauses cost one scan instead of the filters' work.
+    private static let silenceRun = 64
+
     /// The sum over `frames` frames from `offset` of each frame's channel-weighted K-filtered square.
     /// The filters are taken out of `self` for the loop, and mono and stereo kept in locals: the
     /// loop then touches no array it must check for sharing.
     private mutating func weightedEnergy(_ samples: [Float], from offset: Int, frames: Int) -> Double {
+        let channels = channelCount.count
         var sum = 0.0
         samples.withUnsafeBufferPointer { buffer in
-            switch channelCount.count {
-            case 1:
-                var filter = filters[0]
-                for index in offset..<(offset + frames) {
-                    let filtered = filter.process(Double(buffer[index]))
-                    sum += filtered * filtered
+            let base = buffer.baseAddress!
+            var filters: [KWeighting] = []
+            swap(&filters, &self.filters)
+            defer { swap(&filters, &self.filters) }
+            var run = offset
+            let end = offset + frames
+            while run < end {
+                let stop = min(end, run + Self.silenceRun)
+                if filters.allSatisfy(\.isSettled),
+                    SampleBlock.isSilent(base + run * channels, count: (stop - run) * channels)
+                {
+                    for channel in filters.indices { filters[channel].settle() }
+                    run = stop
+                    continue
                 }
-                filters[0] = filter
-            case 2:
-                var (left, right) = (filters[0], filters[1])
-                for frame in offset..<(offset + frames) {
-                    let l = left.process(Double(buffer[2 * frame]))
-                    let r = right.process(Double(buffer[2 * frame + 1]))
-                    sum += l * l + r * r
-                }
-                (filters[0], filters[1]) = (left, right)
-            default:
-                let channels = channelCount.count
-                for channel in 0..<channels where weights[channel] > 0 {
-                    var filter = filters[channel]
-                    var channelSum = 0.0
-                    for frame in offset..<(offset + frames) {
-                        let filtered = filter.process(Double(buffer[frame * channels + channel]))
-                        channelSum += filtered * filtered
+                switch channels {
+                case 1:
+                    var filter = filters[0]
+                    for index in run..<stop {
+                        let filtered = filter.process(Double(base[index]))
+                        sum += filtered * filtered
                     }
-                    filters[channel] = filter
-                    sum += weights[channel] * channelSum
+                    filters[0] = filter
+                case 2:
+                    var (left, right) = (filters[0], filters[1])
+                    for frame in run..<stop {
+                        let l = left.process(Double(base[2 * frame]))
+                        let r = right.process(Double(base[2 * frame + 1]))
+                        sum += l * l + r * r
+                    }
+                    (filters[0], filters[1]) = (left, right)
+                default:
+                    for channel in 0..<channels where weights[channel] > 0 {
+                        var filter = filters[channel]
+                        var channelSum = 0.0
+                        for frame in run..<stop {
+                            let filtered = filter.process(Double(base[frame * channels + channel]))
+                            channelSum += filtered * filtered
+                        }
+                        filters[channel] = filter
+                        sum += weights[channel] * channelSum
+                    }
                 }
+                run = stop
             }
         }
         return sum
@@ -225,10 +292,22 @@ package struct BlockLoudness {
         if shortTerm.count == 30 { addShortTerm(shortTerm.reduce(0, +) / 30) }
     }
 
-    private mutating func endSpeechSubBlock(_ group: Int) {
-        speech[group].gated.add(subBlock: speech[group].sum / Double(subBlockFrames))
-        speech[group].sum = 0
-        speech[group].frames = 0
+    private mutating func endSpeechSubBlock() {
+        speech.gated.add(subBlock: speech.sum / Double(subBlockFrames))
+        speech.sum = 0
+        speech.frames = 0
+    }
+
+    /// Ends the group being measured (a sub-block it left unfinished is not counted, as at the
+    /// end) and starts `group`, which comes after it.
+    private mutating func startSpeechGroup(_ group: Int) {
+        while earlierGroupLoudness.count < speechGroup { earlierGroupLoudness.append(nil) }
+        earlierGroupLoudness.append(GatedLoudness.integrated([speech.gated]))
+        earlierSpeech.merge(speech.gated)
+        speech.gated.reset()
+        speech.sum = 0
+        speech.frames = 0
+        speechGroup = group
     }
 
     private mutating func addShortTerm(_ energy: Double) {
@@ -244,10 +323,13 @@ package struct BlockLoudness {
     package var integratedLoudness: Double? { GatedLoudness.integrated([program.gated]) }
 
     /// The integrated loudness of the speech of every group together; `nil` without any.
-    package var speechLoudness: Double? { GatedLoudness.integrated(speech.map(\.gated)) }
+    package var speechLoudness: Double? { GatedLoudness.integrated([earlierSpeech, speech.gated]) }
 
     /// The integrated loudness of one group's speech; `nil` without any.
-    package func speechLoudness(ofGroup group: Int) -> Double? { GatedLoudness.integrated([speech[group].gated]) }
+    package func speechLoudness(ofGroup group: Int) -> Double? {
+        if group == speechGroup { return GatedLoudness.integrated([speech.gated]) }
+        return group < earlierGroupLoudness.count ? earlierGroupLoudness[group] : nil
+    }
 
     /// The largest short-term loudness, LUFS; `nil` before 3 s.
     package var maximumShortTermLoudness: Double? { loudestShortTerm }

@@ -52,4 +52,12 @@ package enum SampleBlock {
             }
         }
     }
+
+    /// Whether `count` samples from `samples` are all digital silence (±0). The bits are or-ed
+    /// together without a branch per sample, which the optimizer vectorizes.
+    package static func isSilent(_ samples: UnsafePointer<Float>, count: Int) -> Bool {
+        var bits: UInt32 = 0
+        for index in 0..<count { bits |= samples[index].bitPattern }
+        return bits & 0x7fff_ffff == 0
+    }
 }
