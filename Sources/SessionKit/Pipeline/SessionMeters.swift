@@ -18,13 +18,17 @@ struct OutputLoudness: Equatable {
 
 /// The output's loudness, measured on a thread of its own: the program (integrated, range, the
 /// largest short-term loudness) and the speech (the spans of the speech items, phase by phase),
-/// with ``BlockLoudness``, which filters each sample once.
+/// with ``BlockLoudness``, which filters each sample once; and, when asked, its true peak.
 ///
-/// The mixer hands each finished block over and goes on mixing; at most ``blocksInFlight`` blocks
-/// wait, so memory stays bounded.
+/// The mixer hands finished blocks over, gathered to at least ``handOverFrames`` (each hand-over
+/// wakes the meter's thread, which costs more than measuring a short block of silence), and goes
+/// on mixing; at most ``blocksInFlight`` hand-overs wait, so memory stays bounded.
 final class SessionMeters: @unchecked Sendable {
-    // @unchecked: everything but `slots` and `queue` (thread-safe) is touched only on `queue`.
+    // @unchecked: `pending` is touched only by the thread that adds; everything else but `slots`
+    // and `queue` (thread-safe) only on `queue`.
     private var meter: BlockLoudness
+    private let peakMeter: TruePeakMeter?
+    private var pending: [Float] = []
     private let channelCount: ChannelCount
     private let queue = DispatchQueue(label: "render-session.loudness")
     private let slots: DispatchSemaphore
@@ -36,25 +40,35 @@ final class SessionMeters: @unchecked Sendable {
     private let phaseStarts: [Int64]
     private var position: Int64 = 0
 
-    /// How many blocks may wait to be measured before `add` waits for the meter.
-    static let blocksInFlight = 4
+    /// How many hand-overs may wait to be measured before `add` waits for the meter.
+    static let blocksInFlight = 2
+    /// The fewest frames handed over at once (but the last): about 0.7 s at 48 kHz.
+    static let handOverFrames = 32_768
 
-    /// Meters for `lanes`' output: the program, and with `measuresSpeech` the speech items' spans
-    /// phase by phase.
+    /// Meters for `lanes`' output: the program and its true peak, and with `measuresSpeech` the
+    /// speech items' spans phase by phase.
     convenience init(lanes: MixLanes, measuresSpeech: Bool) {
         self.init(
             sampleRate: lanes.sampleRate,
             channelCount: lanes.channelCount,
             items: measuresSpeech ? lanes.items : [],
-            phaseStarts: lanes.phaseStarts
+            phaseStarts: lanes.phaseStarts,
+            measuresTruePeak: true
         )
     }
 
     /// Meters for audio at `sampleRate` whose speech is that of `items` (a timeline's narration
     /// lane; empty measures the program alone), phase by phase (`phaseStarts`, the phases' first
-    /// frames in order).
-    init(sampleRate: SampleRate, channelCount: ChannelCount, items: [TimelineItem], phaseStarts: [Frames]) {
+    /// frames in order); with `measuresTruePeak`, its true peak at its own rate too.
+    init(
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        items: [TimelineItem],
+        phaseStarts: [Frames],
+        measuresTruePeak: Bool = false
+    ) {
         self.channelCount = channelCount
+        peakMeter = measuresTruePeak ? TruePeakMeter(channelCount: channelCount) : nil
         meter = BlockLoudness(sampleRate: sampleRate, channelCount: channelCount, speechGroups: phaseStarts.count + 1)
         speech = NarrationLane.spokenRanges(of: items)
         self.phaseStarts = phaseStarts.map(\.count)
@@ -63,17 +77,33 @@ final class SessionMeters: @unchecked Sendable {
 
     /// Queues the first `frames` frames of `samples`, the output's next, to be measured.
     func add(_ samples: [Float], frames: Int) {
+        pending.append(contentsOf: samples[0..<(frames * channelCount.count)])
+        if pending.count >= Self.handOverFrames * channelCount.count { handOver() }
+    }
+
+    /// Sends what is pending to the meter's thread.
+    private func handOver() {
+        guard !pending.isEmpty else { return }
         slots.wait()
-        let block = Array(samples[0..<(frames * channelCount.count)])
+        let block = pending
+        pending = []
+        pending.reserveCapacity(block.count)
         queue.async { [self] in
-            measure(block, frames: frames)
+            measure(block, frames: block.count / channelCount.count)
             slots.signal()
         }
     }
 
+    /// The true peak of everything added, dBTP (`-infinity` for silence); `nil` unless asked for.
+    var truePeakDecibels: Double? {
+        handOver()
+        return queue.sync { peakMeter?.truePeakDecibels }
+    }
+
     /// Everything added, measured, once it has all been.
     var loudness: OutputLoudness {
-        queue.sync {
+        handOver()
+        return queue.sync {
             OutputLoudness(
                 program: meter.integratedLoudness,
                 range: meter.loudnessRange,
@@ -86,6 +116,7 @@ final class SessionMeters: @unchecked Sendable {
 
     /// Measures the block, each stretch of speech in it as speech of its phase.
     private func measure(_ block: [Float], frames: Int) {
+        peakMeter?.add(block, frames: frames)
         let start = position
         let end = start + Int64(frames)
         var done = start

@@ -12,7 +12,6 @@ final class SessionMixer {
     private var overlays: OverlayLane
     private let limiter: TruePeakLimiter?
     private let loudnessMeters: SessionMeters?
-    private let peakMeter: TruePeakMeter?
 
     /// The limiter's release, seconds: short, because normalized TTS is peaky and a long release
     /// would hold speech under the target (on the fixture: 100 ms costs 0.5–1.0 LU, 50 ms less).
@@ -39,18 +38,17 @@ final class SessionMixer {
                 release: Self.limiterRelease
             )
             loudnessMeters = SessionMeters(lanes: lanes, measuresSpeech: measuresSpeech)
-            peakMeter = TruePeakMeter(channelCount: lanes.channelCount)
         } else {
-            (limiter, loudnessMeters, peakMeter) = (nil, nil, nil)
+            (limiter, loudnessMeters) = (nil, nil)
         }
     }
 
     /// What the output measured, once it is all read; `nil` with loudness off.
     var measurement: MixMeasurement? {
-        guard let loudnessMeters, let peakMeter, let limiter else { return nil }
+        guard let loudnessMeters, let limiter, let truePeak = loudnessMeters.truePeakDecibels else { return nil }
         return MixMeasurement(
             loudness: loudnessMeters.loudness,
-            truePeak: peakMeter.truePeakDecibels,
+            truePeak: truePeak,
             limiter: LimiterActivity(
                 maxReductionDecibels: limiter.largestReductionDecibels,
                 secondsOverOneDecibel: Double(limiter.framesReducedOverOneDecibel) / Double(lanes.sampleRate.hertz)
@@ -89,7 +87,6 @@ final class SessionMixer {
 
     private func measured(_ output: [Float], frames: Int) -> Int {
         loudnessMeters?.add(output, frames: frames)
-        peakMeter?.add(output, frames: frames)
         return frames
     }
 }
