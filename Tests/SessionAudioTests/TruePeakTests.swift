@@ -276,4 +276,34 @@ struct TruePeakLimiterTests {
         #expect(changed == nil, "2 s after the peak: unchanged, bit for bit")
         #expect(abs(limiter.largestReductionDecibels - (20 * log10(2.0) + 1.2)) < 0.1)
     }
+
+    @Test("Once nothing in the window asks for less, the gain returns by the release's one-pole steps")
+    func releaseSteps() throws {
+        let rate = 22_050
+        let release = 0.1
+        var input = sine(frequency: 440, rate: rate, seconds: 0.2, amplitude: 2, fades: false)
+        let burstEnd = input.count
+        // A quiet constant after it, so that each output sample over its input is the frame's gain.
+        input += [Float](repeating: 0.25, count: 2 * rate)
+        let limiter = TruePeakLimiter(
+            sampleRate: 22_050,
+            channelCount: .mono,
+            ceilingDecibels: -1,
+            release: release
+        )
+        let (output, _) = limit(input, with: limiter, blocks: [1_000, 3])
+        let step = 1 - exp(-1 / (release * Double(rate)))
+        // Past the burst's last requirement and the look-ahead window behind it.
+        let first = burstEnd + limiter.latency + 20
+        let gains: [Double] = (first..<input.count).map { index in Double(output[index]) / 0.25 }
+        #expect(gains[0] < 0.99, "still releasing where the check starts")
+        for index in 1..<gains.count where gains[index] != 1 {
+            let previous = gains[index - 1]
+            let expected: Double = previous + (1 - previous) * step
+            #expect(abs(gains[index] - expected) < 1e-6, "frame \(first + index): \(gains[index]), not \(expected)")
+        }
+        let settled = gains.firstIndex(of: 1) ?? gains.count
+        #expect(settled < gains.count, "the gain reaches 1")
+        #expect(gains[settled...].allSatisfy { $0 == 1 }, "and stays there, bit for bit")
+    }
 }

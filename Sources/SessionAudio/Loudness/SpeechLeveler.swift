@@ -158,16 +158,25 @@ final class SpeechLeveler: FrameSource {
                 }
                 rotators[channel] = rotator
             }
-            var index = start
-            for _ in 0..<frames {
-                for _ in 0..<channels {
-                    let sample = held[index]
-                    partialSquares += Double(sample * sample)
-                    partialPeak = max(partialPeak, abs(sample))
-                    index += 1
+            // Block by block, the sums in locals (a class's properties cost an exclusivity check
+            // each), added in the same order as one running sum.
+            let first = held.baseAddress! + start
+            var frame = 0
+            while frame < frames {
+                let count = min(frames - frame, blockFrames - partialFrames)
+                var squares = partialSquares
+                var peak = partialPeak
+                let samples = first + frame * channels
+                for index in 0..<(count * channels) {
+                    let sample = samples[index]
+                    squares += Double(sample * sample)
+                    peak = max(peak, abs(sample))
                 }
-                partialFrames += 1
+                partialSquares = squares
+                partialPeak = peak
+                partialFrames += count
                 if partialFrames == blockFrames { closeBlock() }
+                frame += count
             }
         }
     }

@@ -245,6 +245,18 @@ private struct LimiterCore {
                     frame = stop
                     continue
                 }
+                if gain < 1 && minimaCurrent && minimumHead == minimum.count && lastReducedMinimum < frame - window
+                    && nextRequirement > frame + reach - 1
+                {
+                    // Releasing, with every minimum in the window 1 and none coming: only the gain
+                    // moves (as ``nextGain(frame:reach:)`` moves it), until a requirement enters
+                    // the window or the gain is back at 1.
+                    let stop = nextRequirement == Int.max ? end : min(end, nextRequirement - reach + 1)
+                    let released = release(frames: stop - frame, samples: samples, into: &output)
+                    samples += released * channels
+                    frame += released
+                    continue
+                }
                 let gain = Float(nextGain(frame: frame, reach: reach))
                 for channel in 0..<channels { output.append(samples[channel] * gain) }
                 samples += channels
@@ -294,6 +306,40 @@ private struct LimiterCore {
         }
         if gain < Self.oneDecibelDown { framesReducedOverOneDecibel += 1 }
         return gain
+    }
+
+    /// Outputs up to `frames` frames from `samples` while the gain returns towards 1 with nothing
+    /// in the window under 1: the same steps as ``nextGain(frame:reach:)`` takes then (each new
+    /// minimum is 1 and replaces a 1, so the window's sum stays as it is), without its bookkeeping.
+    /// Stops after the frame whose gain reaches 1; returns how many frames it output.
+    mutating func release(frames: Int, samples: UnsafePointer<Float>, into output: inout [Float]) -> Int {
+        let channels = channelCount
+        let average = min(1, minimaSum / Double(window))
+        var gain = self.gain
+        var reducedOverOneDecibel: Int64 = 0
+        var done = 0
+        while done < frames {
+            if average <= gain {
+                gain = average
+            } else {
+                gain += (average - gain) * releaseCoefficient
+                if average == 1 && gain > 1 - 1e-5 { gain = 1 }
+            }
+            if gain < Self.oneDecibelDown { reducedOverOneDecibel += 1 }
+            let frameGain = Float(gain)
+            let frame = samples + done * channels
+            for channel in 0..<channels { output.append(frame[channel] * frameGain) }
+            done += 1
+            if gain == 1 { break }
+        }
+        if gain < smallestGain {
+            smallestGain = gain
+            largestReductionDecibels = -20 * log10(gain)
+        }
+        self.gain = gain
+        framesReducedOverOneDecibel += reducedOverOneDecibel
+        minimaSlot = (minimaSlot + done) % window
+        return done
     }
 
     /// Drops what is behind the output position from the buffers, now and then.
