@@ -43,21 +43,49 @@ package enum SampleBlock {
         )
         mix.withUnsafeMutableBufferPointer { mix in
             source.withUnsafeBufferPointer { source in
-                for frame in 0..<frames {
-                    let gain = gains[frame]
-                    for channel in 0..<channels {
-                        mix[offset + frame * channels + channel] += source[frame * channels + channel] * gain
+                gains.withUnsafeBufferPointer { gains in
+                    let (mix, source, gains) = (mix.baseAddress! + offset, source.baseAddress!, gains.baseAddress!)
+                    // Mono and stereo spelled out, so that the optimizer vectorizes them.
+                    switch channels {
+                    case 1:
+                        for frame in 0..<frames { mix[frame] += source[frame] * gains[frame] }
+                    case 2:
+                        for frame in 0..<frames {
+                            let gain = gains[frame]
+                            mix[2 * frame] += source[2 * frame] * gain
+                            mix[2 * frame + 1] += source[2 * frame + 1] * gain
+                        }
+                    default:
+                        for frame in 0..<frames {
+                            let gain = gains[frame]
+                            for channel in 0..<channels {
+                                mix[frame * channels + channel] += source[frame * channels + channel] * gain
+                            }
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Whether `count` samples from `samples` are all digital silence (±0). The bits are or-ed
-    /// together without a branch per sample, which the optimizer vectorizes.
+    /// Whether `count` samples from `samples` are all digital silence (±0). The bits of 64 samples
+    /// at a time are or-ed together without a branch per sample, which the optimizer vectorizes,
+    /// and sound ends the scan at its first 64.
     package static func isSilent(_ samples: UnsafePointer<Float>, count: Int) -> Bool {
-        var bits: UInt32 = 0
-        for index in 0..<count { bits |= samples[index].bitPattern }
-        return bits & 0x7fff_ffff == 0
+        var start = 0
+        while start < count {
+            let end = min(count, start + 64)
+            var bits: UInt32 = 0
+            for index in start..<end { bits |= samples[index].bitPattern }
+            if bits & 0x7fff_ffff != 0 { return false }
+            start = end
+        }
+        return true
+    }
+
+    /// Whether the first `count` samples of `samples` are all digital silence (±0).
+    package static func isSilent(_ samples: [Float], count: Int) -> Bool {
+        precondition(count >= 0 && count <= samples.count, "a span inside the buffer")
+        return samples.withUnsafeBufferPointer { isSilent($0.baseAddress!, count: count) }
     }
 }

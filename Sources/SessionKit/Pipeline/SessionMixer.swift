@@ -105,9 +105,13 @@ extension SessionMixer: FrameSource {
     var channelCount: ChannelCount { lanes.channelCount }
     var frameCount: Frames { lanes.totalFrames }
 
+    /// The next block; one of digital silence is handed on as such, which a WAV file writes without
+    /// converting and an MP3 file skips.
     func next(into buffer: inout [Float], maximumFrames: Int) throws(SessionError) -> FrameBlock {
         let frames = try read(into: &buffer, maximumFrames: maximumFrames)
-        return frames > 0 ? .samples(frames: frames) : .end
+        guard frames > 0 else { return .end }
+        let silent = SampleBlock.isSilent(buffer, count: frames * channels)
+        return silent ? .silence(Frames(Int64(frames))) : .samples(frames: frames)
     }
 }
 
