@@ -135,6 +135,12 @@ package final class AudioFileDecoder {
         return try decoder.measurement(frameCount: frameCount)
     }
 
+    /// Measures `path`'s format, with the length a full decode of exactly these bytes found before
+    /// (a sidecar's, whose SHA-256 the caller checked): the file is opened, nothing is decoded.
+    package static func measure(path: String, decodedFrameCount: Frames) throws(AudioError) -> AudioMeasurement {
+        try AudioFileDecoder(path: path).measurement(frameCount: decodedFrameCount)
+    }
+
     /// Decodes `path` in full, as a render would (gapless for MPEG audio), and measures its format,
     /// its length as decoded and its integrated loudness (``LoudnessMeter``); with
     /// `measuresTruePeak`, its true peak too (a sound's, whose gain keeps its peak under the limiter).

@@ -82,7 +82,7 @@ extension ClipCache {
             measurement.loudness = nil
             return AudioSourceInfo(measurement, path: entry.path)
         }
-        writeSidecar(LoudnessSidecar(measurement, of: ClipFingerprint(audio)), to: loudnessPath(forKey: entry.key))
+        LoudnessSidecar(measurement, of: ClipFingerprint(audio)).write(to: loudnessPath(forKey: entry.key))
         return AudioSourceInfo(measurement, path: entry.path)
     }
 

@@ -22,7 +22,8 @@ package import SessionTimeline
 /// ```
 /// `integratedLoudness` is `null` when nothing in the clip passes the measurement's gates, and
 /// `leveledLoudness` (the clip through the speech leveler) then too. Version 1 had no
-/// `leveledLoudness`; such a sidecar is measured again.
+/// `leveledLoudness`; such a sidecar is measured again. A sound's sidecar (``SoundMeasurements``)
+/// has the same keys and `truePeak` (dBTP, `null` for silence), and no speech leveling.
 /// docs/cache.md describes when sidecars are written and trusted.
 struct LoudnessSidecar: Codable, Equatable {
     /// The format's version; a sidecar with another is measured again.
@@ -42,8 +43,10 @@ struct LoudnessSidecar: Codable, Equatable {
     var integratedLoudness: Double?
     /// The integrated loudness through the speech leveler, LUFS; `nil` when nothing passed the gates.
     var leveledLoudness: Double?
+    /// A sound's true peak, dBTP: `.some(nil)` for silence, `nil` when not measured (a clip's).
+    var truePeak: Double??
 
-    init(_ measurement: AudioMeasurement, of clip: ClipFingerprint) {
+    init(_ measurement: AudioMeasurement, of clip: ClipFingerprint, measuredTruePeak: Bool = false) {
         version = Self.version
         bytes = clip.bytes
         sha256 = clip.sha256
@@ -53,10 +56,12 @@ struct LoudnessSidecar: Codable, Equatable {
         gapless = measurement.gapless
         integratedLoudness = measurement.loudness
         leveledLoudness = measurement.leveledLoudness
+        truePeak = measuredTruePeak ? .some(measurement.truePeak) : nil
     }
 
     private enum CodingKeys: String, CodingKey {
         case version, bytes, sha256, sampleRate, channels, frames, gapless, integratedLoudness, leveledLoudness
+        case truePeak
     }
 
     init(from decoder: any Decoder) throws {
@@ -75,6 +80,11 @@ struct LoudnessSidecar: Codable, Equatable {
         leveledLoudness =
             try container.decodeNil(forKey: .leveledLoudness)
             ? nil : try container.decode(Double.self, forKey: .leveledLoudness)
+        if container.contains(.truePeak) {
+            truePeak = .some(
+                try container.decodeNil(forKey: .truePeak) ? nil : try container.decode(Double.self, forKey: .truePeak)
+            )
+        }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -86,7 +96,9 @@ struct LoudnessSidecar: Codable, Equatable {
         try container.encode(channels, forKey: .channels)
         try container.encode(frames, forKey: .frames)
         try container.encode(gapless, forKey: .gapless)
-        for (value, key) in [(integratedLoudness, CodingKeys.integratedLoudness), (leveledLoudness, .leveledLoudness)] {
+        var values = [(integratedLoudness, CodingKeys.integratedLoudness), (leveledLoudness, .leveledLoudness)]
+        if let truePeak { values.append((truePeak, .truePeak)) }
+        for (value, key) in values {
             if let value { try container.encode(value, forKey: key) } else { try container.encodeNil(forKey: key) }
         }
     }
@@ -95,6 +107,10 @@ struct LoudnessSidecar: Codable, Equatable {
     /// a full-scale square wave measures about +3.
     static let plausibleLoudness: ClosedRange<Double> = -70...10
 
+    /// The true peak a sound's sidecar may claim, in dBTP: what a decoded file can hold (a float
+    /// file may go over full scale).
+    static let plausibleTruePeak: ClosedRange<Double> = -200...40
+
     /// The sidecar at `path`, if there is one that parses and is of this version with sane values
     /// (a loudness that is finite and within ``plausibleLoudness``).
     static func read(from path: String) -> LoudnessSidecar? {
@@ -102,7 +118,8 @@ struct LoudnessSidecar: Codable, Equatable {
             let sidecar = try? JSONDecoder().decode(LoudnessSidecar.self, from: data),
             sidecar.version == version, sidecar.bytes >= 0, sidecar.frames > .zero,
             sidecar.integratedLoudness.map(plausibleLoudness.contains) ?? true,
-            sidecar.leveledLoudness.map(plausibleLoudness.contains) ?? true
+            sidecar.leveledLoudness.map(plausibleLoudness.contains) ?? true,
+            sidecar.truePeak.map { $0.map(plausibleTruePeak.contains) ?? true } ?? true
         else { return nil }
         return sidecar
     }
@@ -133,7 +150,7 @@ struct LoudnessSidecar: Codable, Equatable {
     }
 }
 
-/// The size and SHA-256 of a clip file's bytes.
+/// The size and SHA-256 of a clip's or a sound's bytes.
 struct ClipFingerprint: Equatable {
     var bytes: Int
     /// Lowercase hex.
@@ -151,10 +168,12 @@ struct ClipFingerprint: Equatable {
         sha256 = String(decoding: hex, as: UTF8.self)
     }
 
-    /// The fingerprint of the file at `path`, or `nil` if it cannot be read.
+    /// The fingerprint of the regular file at `path`, or `nil` if it cannot be read or is not one
+    /// (a FIFO is not waited on). It is read 1 MiB at a time: a sound can be a long bed.
     init?(path: String) {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        self.init(data)
+        guard case .success(let stamp) = BatchManifest.stamp(path, followingLinks: true) else { return nil }
+        bytes = Int(stamp.bytes)
+        sha256 = stamp.sha256
     }
 }
 
@@ -191,17 +210,20 @@ extension ClipCache {
         let measurement = try AudioFileDecoder.measureLoudness(path: entry.path, levelsSpeech: true)
         // Only if the clip did not change while it was measured (another process replacing it).
         if let before, ClipFingerprint(path: entry.path) == before {
-            writeSidecar(LoudnessSidecar(measurement, of: before), to: sidecarPath)
+            LoudnessSidecar(measurement, of: before).write(to: sidecarPath)
         }
         return AudioSourceInfo(measurement, path: entry.path)
     }
 
-    /// Writes `sidecar` atomically (a temporary renamed into place), or nothing if the folder cannot
-    /// be written: a sidecar only saves work, and a missing one is measured again next time.
-    func writeSidecar(_ sidecar: LoudnessSidecar, to path: String) {
+}
+
+extension LoudnessSidecar {
+    /// Writes the sidecar atomically (a temporary renamed into place), or nothing if the folder
+    /// cannot be written: a sidecar only saves work, and a missing one is measured again next time.
+    func write(to path: String) {
         let file = AtomicFile(destination: path, removingStaleTemporaries: false)
         do {
-            try CanonicalJSON.encode(sidecar).write(to: URL(fileURLWithPath: file.temporaryPath))
+            try CanonicalJSON.encode(self).write(to: URL(fileURLWithPath: file.temporaryPath))
             try file.commit()
         } catch {
             file.discard()

@@ -136,7 +136,7 @@ struct SessionSounds {
             do {
                 measurement =
                     measuresLoudness
-                    ? try AudioFileDecoder.measureLoudness(path: path, measuresTruePeak: true)
+                    ? try SoundMeasurements.measureWithLoudness(path: path)
                     : try AudioFileDecoder.measure(path: path)
             } catch {
                 throw SessionError(.unusableSound, "\(role.title) \(quoted(name)): \(error)", underlyingError: error)
