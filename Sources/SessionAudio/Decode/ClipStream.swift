@@ -252,7 +252,8 @@ package final class ClipStream {
     /// Copies the `count` samples of `queue` from `start` to the front of `samples` (which holds
     /// them) and moves `start` past them, emptying the queue's front now and then: how a stage
     /// that makes more than it is asked for hands its samples out.
-    static func take(_ count: Int, from queue: inout [Float], at start: inout Int, into samples: inout [Float]) {
+    package static func take(_ count: Int, from queue: inout [Float], at start: inout Int, into samples: inout [Float])
+    {
         let first = start
         samples.withUnsafeMutableBufferPointer { target in
             queue.withUnsafeBufferPointer { source in

@@ -115,11 +115,15 @@ extension SessionMixer: FrameSource {
     }
 }
 
-/// The narration lane as samples: each item's clip at its gain, silence between.
+/// The narration lane as samples: each item's clip at its gain, silence between. Clips are read
+/// ahead on another thread (``ClipReadAhead``): the next item's as soon as the one before is read.
 struct NarrationLane {
     private let lanes: MixLanes
     private var itemIndex = 0
-    private var stream: ClipStream?
+    private var stream: ClipReadAhead?
+    /// The next item with audio after the current one, and its clip being read.
+    private var upcoming: (index: Int, stream: ClipReadAhead)?
+    private let readingQueue = DispatchQueue(label: "render-session.clips")
     private var scratch: [Float] = []
     private var builtinBell: [Float]?
     /// What the speech leveler took off the clips that ended so far.
@@ -139,17 +143,14 @@ struct NarrationLane {
             let itemEnd = (item.startFrame + item.frameCount).count
             let wanted = Int(min(Int64(frames - done), itemEnd - frame))
             if let audio = item.audio, wanted > 0 {
-                let stream = try openStream(for: item, playing: audio)
+                let stream = openStream()
                 var got = 0
                 while got < wanted {
                     let read: Int
                     do {
                         read = try stream.read(into: &scratch, maximumFrames: wanted - got)
                     } catch {
-                        throw SessionError(
-                            error.code == .cannotWrite ? .cannotWrite : .unusableClips,
-                            SessionRenderer.describe(item, error)
-                        )
+                        throw Self.failure(of: item, error)
                     }
                     guard read > 0 else {
                         throw SessionError(
@@ -172,30 +173,53 @@ struct NarrationLane {
             }
             done += wanted
             if frame + Int64(wanted) == itemEnd {
-                if let activity = stream?.leveling { leveling = leveling.combined(with: activity) }
+                if let stream {
+                    do throws(AudioError) {
+                        if let activity = try stream.finish() { leveling = leveling.combined(with: activity) }
+                    } catch {
+                        throw Self.failure(of: item, error)
+                    }
+                }
                 stream = nil
                 if itemIndex + 1 < lanes.items.count { itemIndex += 1 }
             }
         }
     }
 
-    /// The stream of `item`, which plays `audio`, opened when the lane reaches it.
-    private mutating func openStream(
-        for item: TimelineItem,
-        playing audio: ItemAudio
-    ) throws(SessionError) -> ClipStream {
+    /// A failure opening or reading `item`'s clip, naming it.
+    private static func failure(of item: TimelineItem, _ error: AudioError) -> SessionError {
+        SessionError(
+            error.code == .cannotWrite ? .cannotWrite : .unusableClips,
+            SessionRenderer.describe(item, error)
+        )
+    }
+
+    /// The current item's clip, being read since the item before it started (or from now), and
+    /// the next item's started after it.
+    private mutating func openStream() -> ClipReadAhead {
         if let stream { return stream }
-        do {
-            let opened = try Self.stream(
-                of: audio,
-                frameCount: item.frameCount,
-                in: lanes,
-                builtinBell: &builtinBell
-            )
-            stream = opened
-            return opened
-        } catch {
-            throw SessionError(.unusableClips, SessionRenderer.describe(item, error))
+        let opened: ClipReadAhead
+        if let upcoming, upcoming.index == itemIndex {
+            opened = upcoming.stream
+        } else {
+            opened = readAhead(itemIndex)
+        }
+        stream = opened
+        upcoming = lanes.items[(itemIndex + 1)...].firstIndex { $0.audio != nil }.map { ($0, readAhead($0)) }
+        return opened
+    }
+
+    /// Starts reading the clip of the item at `index` (one with audio) on the reading queue.
+    private mutating func readAhead(_ index: Int) -> ClipReadAhead {
+        let item = lanes.items[index]
+        guard let audio = item.audio else { preconditionFailure("only items with audio are read") }
+        if audio.source.path == nil && builtinBell == nil {
+            builtinBell = BuiltinBell.samples(sampleRate: audio.source.sampleRate)
+        }
+        let (lanes, bell, frameCount) = (lanes, builtinBell, item.frameCount)
+        return ClipReadAhead(channels: lanes.channelCount.count, queue: readingQueue) { () throws(AudioError) in
+            var samples = bell
+            return try NarrationLane.stream(of: audio, frameCount: frameCount, in: lanes, builtinBell: &samples)
         }
     }
 
