@@ -107,6 +107,13 @@ struct LoudnessTargetTests {
             let loudness = try #require(written.loudness)
             #expect(loudness.anchor == .program && loudness.target == -16 && loudness.ceiling == -1)
             #expect(loudness.programGain != nil)
+            // Limiting past 6 dB is said once, on its own line, before the summary.
+            let squashed = (loudness.limiter?.maxReductionDecibels ?? 0) > 6
+            let warnings = render.standardError.split(separator: "\n").filter {
+                $0.hasPrefix("warning: the program anchor's gain of +") && $0.contains(" dB of limiting (")
+                    && $0.hasSuffix("anchored on the speech instead, the voice keeps the target without it")
+            }
+            #expect(warnings.count == (squashed ? 1 : 0), "\(format): \(render.standardError)")
             if format == "wav" {
                 // The same mix: the same rate, and the same room under the ceiling as 16-bit WAV.
                 #expect(loudness.programGain == plan.loudness?.programGain, "timeline plans the same gain")

@@ -396,13 +396,37 @@ public struct SessionPipeline: Sendable {
         {
             throw SessionError(.invalidSetting, "Cannot write \(output.audio?.description ?? "the audio"): \(problem)")
         }
-        return try SessionRenderer.render(
+        let rendered = try SessionRenderer.render(
             timeline,
             encoder: targets.encoder,
             metadata: output.metadata(for: timeline),
             audio: targets.audio,
             timelineJSON: targets.timeline
         ) { written in observer.rendering(written, total, timeline.sampleRate) }
+        if let line = Self.squashWarning(rendered.loudness) { observer.warning(line) }
+        return rendered
+    }
+
+    /// The limiter's largest reduction past which a program-anchored render is said to squash.
+    static let squashingDecibels = 6.0
+
+    /// A warning when the program anchor reached its target only by limiting hard: a session whose
+    /// quiet stretches are long (a meditation over a bed) needs its voice far above the target for
+    /// the whole file to average it, and the limiter then takes that off the voice's peaks.
+    static func squashWarning(_ loudness: TimelineLoudness?) -> String? {
+        guard let loudness, loudness.anchor == .program, let limiter = loudness.limiter,
+            limiter.maxReductionDecibels > squashingDecibels
+        else { return nil }
+        let gain = (loudness.programGain ?? 0).formatted(
+            .number.precision(.fractionLength(1)).sign(strategy: .always())
+        )
+        let reduction = limiter.maxReductionDecibels.formatted(.number.precision(.fractionLength(1)))
+        let seconds = limiter.secondsOverOneDecibel.formatted(.number.precision(.fractionLength(1)))
+        let speech =
+            loudness.speech.map { ", speech at \($0.formatted(.number.precision(.fractionLength(1)))) LUFS" } ?? ""
+        return "the program anchor's gain of \(gain) dB reached \(loudness.target.formatted()) LUFS only with up to "
+            + "\(reduction) dB of limiting (\(seconds) s over 1 dB)\(speech): the speech is squashed; "
+            + "anchored on the speech instead, the voice keeps the target without it"
     }
 
     /// Where a render's audio and timeline go, and how the audio is encoded.
