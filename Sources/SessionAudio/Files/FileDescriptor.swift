@@ -104,6 +104,14 @@ package struct FileDescriptor: ~Copyable {
         isatty(rawValue) == 1
     }
 
+    /// The width of the terminal the descriptor is, in columns; `nil` for anything else (or a
+    /// terminal that does not say). The corresponding system call is `ioctl(2)`, `TIOCGWINSZ`.
+    package var terminalColumns: Int? {
+        var size = winsize()
+        guard ioctl(rawValue, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// Reads into the start of `buffer`, as much as it holds or as is there; returns how many
     /// bytes came, 0 at the end. The corresponding system call is `read(2)`.
     package borrowing func read(into buffer: inout [UInt8]) throws(SystemError) -> Int {

@@ -24,18 +24,7 @@ package struct PlaybackFile: Sendable {
     /// - Throws: ``SessionError/Code-swift.struct/unreadableTimeline`` naming the file and the cause,
     ///   in the words ``SessionVerifier/readTimeline(at:)`` uses for a timeline.
     package static func read(_ path: String) throws(SessionError) -> PlaybackFile {
-        let name = path == "-" ? ScriptFile.standardInputName : path
-        let data: Data
-        if path == "-" {
-            do {
-                data = try FileDescriptor.standardInput.readToEnd()
-            } catch {
-                let words = FileProblem.foundationReadError(error).localizedDescription
-                throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(words)")
-            }
-        } else {
-            data = try SessionVerifier.timelineData(at: path)
-        }
+        let (name, data) = try contents(of: path)
         if QueueFile.isQueue(data) {
             let items = try QueueFile.items(in: data, name: name)
             return PlaybackFile(
@@ -52,6 +41,18 @@ package struct PlaybackFile: Sendable {
         )
     }
 
+    /// The name of the file at `path` in messages, and its bytes (`-`: standard input's).
+    static func contents(of path: String) throws(SessionError) -> (name: String, data: Data) {
+        let name = path == "-" ? ScriptFile.standardInputName : path
+        if path != "-" { return (name, try SessionVerifier.timelineData(at: path)) }
+        do {
+            return (name, try FileDescriptor.standardInput.readToEnd())
+        } catch {
+            let words = FileProblem.foundationReadError(error).localizedDescription
+            throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(words)")
+        }
+    }
+
     /// The map `build` makes, its problems as lines naming the file.
     private static func mapped(
         _ name: String,
@@ -62,5 +63,19 @@ package struct PlaybackFile: Sendable {
         } catch {
             throw SessionError(.unreadableTimeline, lines: error.problems.map { "Cannot map \(name): \($0)" })
         }
+    }
+}
+
+/// A timeline or a queue read whole, for a person to look at (`render-session show`).
+package enum SessionDocument: Sendable {
+    case timeline(Timeline)
+    case queue(QueueOverview)
+
+    /// The timeline or queue at `path` (`-`: standard input), told apart by `"kind": "queue"`.
+    /// - Throws: ``SessionError/Code-swift.struct/unreadableTimeline`` naming the file and the cause.
+    package static func read(_ path: String) throws(SessionError) -> SessionDocument {
+        let (name, data) = try PlaybackFile.contents(of: path)
+        if QueueFile.isQueue(data) { return .queue(try QueueFile.overview(in: data, name: name)) }
+        return .timeline(try SessionVerifier.decodeTimeline(data, name: name))
     }
 }

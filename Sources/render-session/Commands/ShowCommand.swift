@@ -1,0 +1,346 @@
+import ArgumentParser
+import Foundation
+internal import SessionAudio
+import SessionKit
+import SessionTimeline
+
+/// `render-session show`: a session's timeline as a table for a person.
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print a session's timeline as a table: phases, items, gaps, loudness, chapters.",
+        discussion: """
+            FILE is a timeline JSON (render --timeline), a rendered audio file (its timeline \
+            beside it, out/x.wav.timeline.json, is read), a queue's queue.json (its items in \
+            the queue's own time, with their files), or - for standard input. The table \
+            goes to standard output, as wide as the terminal (100 columns when it is not one): \
+            the title, kind, voice, rate and length; then per phase a heading and its items in \
+            time order with start and end (m:ss.mmm), length, lane (narration, interjection, \
+            cue, ambience), kind and name, the first words spoken, gain, and how late a clip \
+            starts; gaps in the narration are rows of their own. The loudness and the chapters \
+            close it.
+
+            Exit statuses: 0 done; 64 a usage error; 65 the file cannot be read or is not a \
+            timeline or queue.
+
+            Example:
+              render-session show Fixtures/positions/five-seconds.timeline.json
+            """
+    )
+
+    @OptionGroup var verbosity: VerbosityOptions
+
+    @Argument(
+        help: ArgumentHelp(
+            "The timeline JSON, or an audio file with its timeline beside it; - for standard input.",
+            valueName: "file"
+        )
+    )
+    var file: String
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The table's width in columns, 60 to 1000. (default: the terminal's, else 100)",
+            valueName: "n"
+        ),
+        transform: { try Parse.number($0, as: Int.self, in: 60...1_000, what: "a width in columns") }
+    )
+    var width: Int?
+
+    func run() async throws {
+        let (path, width) = (file, width ?? FileDescriptor.standardOutput.terminalColumns.map { max(60, $0) } ?? 100)
+        try await runCommand {
+            let text =
+                switch try ShownFile.read(path) {
+                case .timeline(let timeline): TimelineTable(timeline, width: width).text
+                case .queue(let queue): TimelineTable.queue(queue, width: width)
+                }
+            Console.writeStandardOutput(Data(text.utf8))
+        }
+    }
+}
+
+/// Finds and reads the timeline or queue `show` is given.
+enum ShownFile {
+    /// The timeline or queue at `path` (a JSON file, or standard input for `-`), or the timeline
+    /// beside the audio file at `path`.
+    static func read(_ path: String) throws(SessionError) -> SessionDocument {
+        if path == "-" || path.hasSuffix(".json") { return try SessionDocument.read(path) }
+        let sidecar = SessionVerifier.sidecarTimelinePath(for: path)
+        let legacy = SessionVerifier.legacySidecarTimelinePath(for: path)
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: sidecar) && manager.fileExists(atPath: legacy) {
+            return try SessionDocument.read(legacy)
+        }
+        return try SessionDocument.read(sidecar)
+    }
+}
+
+/// The columns of `show`'s tables, for a width: one space apart, the text taking what is left.
+struct TableLayout {
+    let width: Int
+    /// Whether there is a column for how late a clip starts (only when one does).
+    let hasLate: Bool
+
+    /// The columns' widths; columns are one space apart, and the text takes what is left.
+    static let columns = (index: 4, time: 9, length: 9, lane: 12, kind: 14, gain: 8, late: 12)
+
+    /// The text column's width: what the others leave.
+    var textWidth: Int {
+        let c = Self.columns
+        let others = c.index + 2 * c.time + c.length + c.lane + c.kind + c.gain + 7 + (hasLate ? c.late + 1 : 0)
+        return max(10, width - others)
+    }
+
+    func row(
+        _ index: String,
+        _ start: String,
+        _ end: String,
+        _ length: String,
+        _ lane: String,
+        _ kind: String,
+        _ text: String,
+        _ gain: String,
+        _ late: String
+    ) -> String {
+        let c = Self.columns
+        var cells = [
+            index.leftPadded(to: c.index), start.leftPadded(to: c.time), end.leftPadded(to: c.time),
+            length.leftPadded(to: c.length), lane.fitted(to: c.lane), kind.fitted(to: c.kind),
+            text.rightPadded(to: textWidth), gain.leftPadded(to: c.gain),
+        ]
+        if hasLate { cells.append(late) }
+        return cells.joined(separator: " ")
+    }
+
+    /// `parts` joined by commas in lines that fit the width, the first starting with `first`,
+    /// the others indented by two spaces.
+    func wrapped(_ parts: [String], first: String = "  ") -> [String] {
+        var lines = [first]
+        for part in parts {
+            let last = lines[lines.count - 1]
+            let fresh = last == first || last == "  " || last.isEmpty
+            if !fresh && last.count + 2 + part.count > width {
+                lines[lines.count - 1] += ","
+                lines.append("  " + part)
+            } else {
+                lines[lines.count - 1] += (fresh ? "" : ", ") + part
+            }
+        }
+        return lines
+    }
+
+}
+
+/// A timeline laid out as `show` prints it.
+struct TimelineTable {
+    let timeline: Timeline
+    let width: Int
+    private let layout: TableLayout
+
+    init(_ timeline: Timeline, width: Int) {
+        self.timeline = timeline
+        self.width = width
+        let late = timeline.items.contains { ($0.clip?.lateByFrames ?? .zero) > .zero }
+        layout = TableLayout(width: width, hasLate: late)
+    }
+
+    var text: String {
+        var lines = header
+        lines.append("")
+        lines.append(layout.row("#", "start", "end", "length", "lane", "kind / name", "text", "gain", "late"))
+        for phase in SessionOverview(timeline).phases {
+            lines.append(heading(phase))
+            for entry in phase.entries { lines.append(row(entry)) }
+        }
+        lines.append("")
+        lines += footer
+        return lines.map { String($0.prefix(width)).trimmingTrailingSpaces }.joined(separator: "\n") + "\n"
+    }
+
+    private var header: [String] {
+        let rate = timeline.sampleRate
+        let channels =
+            timeline.channelCount.count == 1
+            ? "mono" : timeline.channelCount.count == 2 ? "stereo" : "\(timeline.channelCount.count) channels"
+        var lines = [printable(timeline.title, limit: width)]
+        var facts = [
+            timeline.sessionKind ?? "guided",
+            "voice \(printable(timeline.voice ?? "unknown", limit: 60))",
+            "\(rate.hertz) Hz \(channels)",
+            "\(Self.time(timeline.totalFrames, rate)) (\(timeline.totalFrames.count.formatted()) frames)",
+        ]
+        if timeline.leadInFrames > .zero { facts.append("lead-in \(Self.time(timeline.leadInFrames, rate))") }
+        lines += layout.wrapped(facts, first: "")
+        return lines
+    }
+
+    private func heading(_ phase: SessionOverview.Phase) -> String {
+        let rate = timeline.sampleRate
+        var line =
+            "\(printable(phase.name.isEmpty ? "(no phases)" : phase.name, limit: 40))  "
+            + "\(Self.time(phase.startFrame, rate)) – \(Self.time(phase.endFrame, rate))"
+            + " (\(Self.seconds(phase.endFrame - phase.startFrame, rate)))"
+        if let speech = phase.speechLoudness { line += ", speech \(Self.decimal(speech)) LUFS" }
+        return "" + line
+    }
+
+    private func row(_ entry: SessionOverview.Entry) -> String {
+        let rate = timeline.sampleRate
+        let label = entry.isOverlay ? "o\(entry.index)" : "\(entry.index)"
+        // The kind where the lane does not say it, then the sound's name.
+        let kinds = [entry.lane.rawValue, "segment", entry.name].contains(entry.kind) ? [] : [entry.kind]
+        let kind = (kinds + [entry.name.map { printable($0, limit: 40) }].compactMap { $0 }).joined(separator: " ")
+        let text = entry.text.map { Self.firstWords(printable($0, limit: 400), width: layout.textWidth) } ?? ""
+        let gain = entry.gain.map { "\(Self.signed(20 * log10(max($0, 1e-10)))) dB" } ?? ""
+        let late = entry.lateByFrames.map { "late \(Self.seconds($0, rate))" } ?? ""
+        return layout.row(
+            label,
+            Self.time(entry.startFrame, rate),
+            Self.time(entry.endFrame, rate),
+            Self.seconds(entry.frameCount, rate),
+            entry.lane.rawValue,
+            kind,
+            text,
+            gain,
+            late
+        )
+    }
+
+    private var footer: [String] {
+        var lines: [String] = []
+        if let loudness = timeline.loudness {
+            var target = [
+                "target \(Self.decimal(loudness.target)) LUFS on the \(loudness.anchor.rawValue)",
+                "ceiling \(Self.decimal(loudness.ceiling)) dBTP",
+            ]
+            if let gain = loudness.programGain { target.append("program gain \(Self.signed(gain)) dB") }
+            lines += layout.wrapped(target, first: "Loudness: ")
+            var measured: [String] = []
+            if let speech = loudness.speech { measured.append("speech \(Self.decimal(speech)) LUFS") }
+            if let program = loudness.program { measured.append("program \(Self.decimal(program)) LUFS") }
+            if let range = loudness.range { measured.append("LRA \(Self.decimal(range)) LU") }
+            if let loudest = loudness.maxShortTerm { measured.append("max short-term \(Self.decimal(loudest)) LUFS") }
+            if let peak = loudness.truePeak { measured.append("true peak \(Self.decimal(peak)) dBTP") }
+            if let leveler = loudness.leveler { measured.append("leveler up to \(Self.activity(leveler))") }
+            if let limiter = loudness.limiter { measured.append("limiter up to \(Self.activity(limiter))") }
+            lines += measured.isEmpty ? ["  not rendered yet"] : layout.wrapped(measured)
+        } else {
+            lines.append("Loudness: off")
+        }
+        let chapters = timeline.chapters.enumerated().map { index, chapter in
+            "\(index + 1) \(printable(chapter.title, limit: 40)) \(Self.time(chapter.startFrame, timeline.sampleRate))"
+        }
+        lines += layout.wrapped(chapters.isEmpty ? ["none"] : chapters, first: "Chapters: ")
+        return lines
+    }
+
+    /// A queue's table: its items in the queue's own time, a heading where the phase changes.
+    static func queue(_ queue: QueueOverview, width: Int) -> String {
+        let table = TableLayout(width: width, hasLate: false)
+        let length = queue.items.last.map { $0.startSeconds + $0.durationSeconds } ?? 0
+        var lines = [printable(queue.title, limit: width)]
+        lines += table.wrapped(
+            ["queue", "\(queue.items.count) items", "\(queue.overlayCount) overlays", clock(seconds: length)],
+            first: ""
+        )
+        lines.append("")
+        lines.append(table.row("#", "start", "end", "length", "kind", "file", "text", "gain", ""))
+        var phase: String?
+        for item in queue.items {
+            if item.phase != phase {
+                phase = item.phase
+                lines.append(printable(item.phase, limit: 40))
+            }
+            let end = item.startSeconds + item.durationSeconds
+            lines.append(
+                table.row(
+                    "\(item.index)",
+                    clock(seconds: item.startSeconds),
+                    clock(seconds: end),
+                    "\(clock(seconds: item.durationSeconds, minutes: false)) s",
+                    item.kind,
+                    printable(item.file, limit: 60),
+                    item.text.map { firstWords(printable($0, limit: 400), width: table.textWidth) } ?? "",
+                    "\(signed(20 * log10(max(item.gain, 1e-10)))) dB",
+                    ""
+                )
+            )
+        }
+        return lines.map { String($0.prefix(width)).trimmingTrailingSpaces }.joined(separator: "\n") + "\n"
+    }
+
+    /// `m:ss.mmm` of a time in seconds, to the nearest millisecond; without `minutes`, `s.mmm`.
+    static func clock(seconds: Double, minutes: Bool = true) -> String {
+        let milliseconds = Int64((seconds * 1_000).rounded())
+        if !minutes { return "\(milliseconds / 1_000).\(String(milliseconds % 1_000 + 1_000).dropFirst())" }
+        return clock(milliseconds: milliseconds)
+    }
+
+    /// `m:ss.mmm` (`h:mm:ss.mmm` from an hour), to the nearest millisecond.
+    static func time(_ frames: Frames, _ rate: SampleRate) -> String {
+        let hertz = Int64(rate.hertz)
+        return clock(milliseconds: (frames.count * 1_000 + hertz / 2) / hertz)
+    }
+
+    /// `m:ss.mmm` (`h:mm:ss.mmm` from an hour) of a whole number of milliseconds.
+    static func clock(milliseconds: Int64) -> String {
+        let (hours, minutes) = (milliseconds / 3_600_000, milliseconds / 60_000 % 60)
+        let (seconds, fraction) = (milliseconds / 1_000 % 60, milliseconds % 1_000)
+        let tail = "\(seconds < 10 ? "0" : "")\(seconds).\(String(fraction + 1_000).dropFirst())"
+        if hours > 0 { return "\(hours):\(minutes < 10 ? "0" : "")\(minutes):\(tail)" }
+        return "\(minutes):\(tail)"
+    }
+
+    /// A length in seconds to the millisecond: `16.857 s`.
+    static func seconds(_ frames: Frames, _ rate: SampleRate) -> String {
+        let hertz = Int64(rate.hertz)
+        let milliseconds = (frames.count * 1_000 + hertz / 2) / hertz
+        return "\(milliseconds / 1_000).\(String(milliseconds % 1_000 + 1_000).dropFirst()) s"
+    }
+
+    static func decimal(_ value: Double) -> String {
+        String(format: "%.1f", value)
+    }
+
+    static func signed(_ value: Double) -> String {
+        String(format: "%+.1f", value)
+    }
+
+    static func activity(_ activity: LimiterActivity) -> String {
+        "\(decimal(activity.maxReductionDecibels)) dB (\(decimal(activity.secondsOverOneDecibel)) s over 1 dB)"
+    }
+
+    /// As many of `text`'s first words as fit in `width` columns, with `…` when some are left out.
+    static func firstWords(_ text: String, width: Int) -> String {
+        let words = text.split(whereSeparator: \.isWhitespace)
+        var shown = ""
+        for word in words {
+            let next = shown.isEmpty ? String(word) : shown + " " + word
+            if next.count > width - 1 {
+                if shown.isEmpty { return String(word.prefix(width - 1)) + "…" }
+                return shown + "…"
+            }
+            shown = next
+        }
+        return shown
+    }
+}
+
+extension String {
+    /// Exactly `width` characters: cut with `…`, or padded with spaces.
+    fileprivate func fitted(to width: Int) -> String {
+        count > width ? prefix(width - 1) + "…" : rightPadded(to: width)
+    }
+
+    fileprivate func rightPadded(to width: Int) -> String {
+        self + String(repeating: " ", count: max(0, width - count))
+    }
+
+    fileprivate var trimmingTrailingSpaces: String {
+        var end = endIndex
+        while end > startIndex, self[index(before: end)] == " " { end = index(before: end) }
+        return String(self[..<end])
+    }
+}
