@@ -10,6 +10,21 @@ struct ShowCommandTests {
     static let timeline = "Fixtures/positions/five-seconds.timeline.json"
     static let queue = "Fixtures/positions/queue.json"
 
+    /// Renders the fixture session with a rain bed and interval gongs into `folder`, its timeline
+    /// beside it; returns the audio's path.
+    static func renderLayered(in folder: TemporaryFolder) throws -> String {
+        let audio = folder.path("s.wav")
+        let render = try renderSession(
+            [
+                "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline",
+                "--seed", "7", "--ambience", "rain", "--interval-gong", "gong", "--interval-minutes", "5",
+                "-o", audio, "--timeline", audio + ".timeline.json",
+            ]
+        )
+        #expect(render.status == 0, "\(render.standardError)")
+        return audio
+    }
+
     @Test(
         "A timeline's table, exactly: phases, items and gaps in time order, the gong in its phase, loudness and chapters"
     )
@@ -56,14 +71,7 @@ struct ShowCommandTests {
     @Test("A rendered file is shown from the timeline beside it; every item and overlay has a row, every line fits")
     func renderedFile() throws {
         let folder = try TemporaryFolder()
-        let audio = folder.path("s.wav")
-        let render = try renderSession([
-            "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline", "--seed",
-            "7",
-            "--ambience", "rain", "--interval-gong", "gong", "--interval-minutes", "5",
-            "-o", audio, "--timeline", audio + ".timeline.json",
-        ])
-        #expect(render.status == 0, "\(render.standardError)")
+        let audio = try ShowCommandTests.renderLayered(in: folder)
         let byAudio = try renderSession(["show", audio, "--width", "100"])
         let byTimeline = try renderSession(["show", audio + ".timeline.json", "--width", "100"])
         #expect(byAudio.status == 0 && byAudio.standardOutput == byTimeline.standardOutput)
@@ -116,5 +124,104 @@ struct ShowCommandTests {
         #expect(bare.standardError == "error: Cannot read timeline \(audio).timeline.json: no such file\n")
         let width = try renderSession(["show", Self.timeline, "--width", "20"])
         #expect(width.status == 64 && width.standardError.contains("--width"))
+    }
+}
+
+/// `render-session show -o x.svg`: the picture, deterministic, every sound findable by its data.
+@Suite("The show command's picture", .serialized)
+struct ShowPictureTests {
+    @Test("One element per sound with its frames, kind and lane; the same bytes every time; well-formed XML")
+    func svg() throws {
+        let folder = try TemporaryFolder()
+        let audio = try ShowCommandTests.renderLayered(in: folder)
+        let first = try renderSession(["show", audio, "-o", folder.path("a.svg")])
+        #expect(first.status == 0 && first.standardOutput == folder.path("a.svg") + "\n", "\(first.standardError)")
+        let again = try renderSession(["show", audio + ".timeline.json", "-o", "-"])
+        let svg = try String(contentsOfFile: folder.path("a.svg"), encoding: .utf8)
+        #expect(again.standardOutput == svg, "the same timeline, the same bytes")
+        #expect(svg.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""))
+
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: audio + ".timeline.json"))
+        )
+        let pattern =
+            #/<g class="item" data-(index|overlay)="(\d+)" data-start-frame="(\d+)" data-frame-count="(\d+)" data-kind="([a-z]+)" data-lane="([a-z]+)">/#
+        let found = svg.matches(of: pattern).map {
+            (String($0.output.1), Int($0.output.2)!, Int64($0.output.3)!, Int64($0.output.4)!, String($0.output.5))
+        }
+        let sounds = timeline.items.filter { $0.kind != .silence }
+        #expect(found.filter { $0.0 == "index" }.count == sounds.count)
+        #expect(found.filter { $0.0 == "overlay" }.count == timeline.overlays.count)
+        for item in sounds {
+            let element = found.first { $0.0 == "index" && $0.1 == item.index }
+            #expect(element?.2 == item.startFrame.count && element?.3 == item.frameCount.count, "item \(item.index)")
+            #expect(element?.4 == item.kind.rawValue)
+        }
+        for overlay in timeline.overlays {
+            let element = found.first { $0.0 == "overlay" && $0.1 == overlay.index }
+            #expect(element?.2 == overlay.startFrame.count && element?.3 == overlay.frameCount.count)
+        }
+        // Phases named, gaps labelled with their seconds.
+        for phase in timeline.phases { #expect(svg.contains(">\(phase.name)</text>"), "\(phase.name)") }
+        for gap in timeline.items where gap.kind == .silence {
+            // Wide enough for its label from 20 s on, in a 10-minute session 1,084 px wide.
+            let seconds = timeline.sampleRate.seconds(of: gap.frameCount)
+            if seconds >= 20 { #expect(svg.contains(">\(Int(seconds.rounded())) s</text>"), "gap \(gap.index)") }
+        }
+        // Well-formed: Python's XML parser reads it without a complaint.
+        let lint = Process()
+        lint.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        lint.arguments = [
+            "python3", "-c", "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])", folder.path("a.svg"),
+        ]
+        try lint.run()
+        lint.waitUntilExit()
+        #expect(lint.terminationStatus == 0, "python's XML parser reads the SVG")
+    }
+
+    @Test("Text with markup or control characters is escaped; -n keeps a file; only .svg is drawn")
+    func hostileAndRules() throws {
+        let folder = try TemporaryFolder()
+        var json = try String(
+            contentsOf: Repository.root.appendingPathComponent(ShowCommandTests.timeline),
+            encoding: .utf8
+        )
+        json = json.replacingOccurrences(of: "\"Five seconds\"", with: "\"<b>Five & \\u001b seconds</b>\"")
+        let path = folder.path("t.json")
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        let shown = try renderSession(["show", path, "-o", "-"])
+        #expect(shown.status == 0)
+        #expect(shown.standardOutput.contains(">&lt;b&gt;Five &amp; \\u{1b} seconds&lt;/b&gt;</text>"))
+        #expect(!shown.standardOutputBytes.contains(0x1B))
+
+        let kept = folder.path("kept.svg")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: kept))
+        let refused = try renderSession(["show", path, "-o", kept, "-n"])
+        #expect(refused.status != 0 && refused.standardError.hasPrefix("error: "))
+        #expect(try String(contentsOfFile: kept, encoding: .utf8) == "mine")
+
+        let png = try renderSession(["show", path, "-o", folder.path("x.png")])
+        #expect(png.status == 64 && png.standardError.contains("is not .svg"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("x.png")))
+    }
+
+    @Test("docs/session.svg, which the README shows, is what show draws for the fixture today")
+    func documentedPicture() throws {
+        let timeline = try renderSession([
+            "timeline", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline", "--seed",
+            "7",
+            "--ambience", "rain", "--interval-gong", "gong", "--interval-minutes", "5",
+        ])
+        #expect(timeline.status == 0, "\(timeline.standardError)")
+        let drawn = try renderSession(["show", "-", "-o", "-"], input: Data(timeline.standardOutputBytes))
+        let documented = try String(
+            contentsOf: Repository.root.appendingPathComponent("docs/session.svg"),
+            encoding: .utf8
+        )
+        #expect(
+            drawn.standardOutput == documented,
+            "docs/session.svg is stale: make it again with docs/cli.md's command"
+        )
     }
 }

@@ -20,11 +20,20 @@ struct ShowCommand: AsyncParsableCommand {
             starts; gaps in the narration are rows of their own. The loudness and the chapters \
             close it.
 
+            With -o OUT.svg the session is drawn instead: a time axis in minutes, the lanes, the \
+            phases shaded and named, every sound a box labelled with its name or first words, \
+            gaps labelled with their seconds; each sound's element carries data-index (an \
+            overlay's, data-overlay), data-start-frame, data-frame-count, data-kind and \
+            data-lane. The same timeline always gives the same bytes. - writes to standard \
+            output; an existing file is replaced unless -n is given.
+
             Exit statuses: 0 done; 64 a usage error; 65 the file cannot be read or is not a \
             timeline or queue.
 
-            Example:
+            Examples:
               render-session show Fixtures/positions/five-seconds.timeline.json
+              render-session show \\
+                Fixtures/positions/five-seconds.timeline.json -o out/five.svg
             """
     )
 
@@ -48,9 +57,41 @@ struct ShowCommand: AsyncParsableCommand {
     )
     var width: Int?
 
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "Draw the session into this file (.svg) instead; - for standard output.",
+            valueName: "out.svg"
+        )
+    )
+    var output: String?
+
+    @Flag(name: [.customShort("n"), .customLong("no-overwrite")], help: "Fail rather than replace an existing file.")
+    var noOverwrite = false
+
+    func validate() throws {
+        if let output, output != "-", !output.lowercased().hasSuffix(".svg") {
+            throw ValidationError(
+                "-o/--output: \(printable(output, limit: 100)) is not .svg; show draws SVG (PNG and the HTML page are not done yet)"
+            )
+        }
+    }
+
     func run() async throws {
         let (path, width) = (file, width ?? FileDescriptor.standardOutput.terminalColumns.map { max(60, $0) } ?? 100)
+        let (output, replace) = (output, !noOverwrite)
         try await runCommand {
+            if let output {
+                guard case .timeline(let timeline) = try ShownFile.read(path) else {
+                    throw SessionError(
+                        .invalidSetting,
+                        "Cannot draw \(path): a queue has no picture; draw its timeline"
+                    )
+                }
+                try SessionPicture.write(timeline, to: OutputDestination(argument: output), replaceExisting: replace)
+                if output != "-" { Console.writeStandardOutput(Data((output + "\n").utf8)) }
+                return
+            }
             let text =
                 switch try ShownFile.read(path) {
                 case .timeline(let timeline): TimelineTable(timeline, width: width).text
