@@ -46,12 +46,9 @@ package struct SessionScene: Sendable, Equatable {
     package var boxes: [Box]
     package var lines: [Line]
     package var texts: [Text]
-    /// Where the lanes start and how far a frame is, for what is drawn over them (a waveform).
+    /// Where the lanes start, and how wide they are.
     package var plotLeft: Double
     package var plotWidth: Double
-    /// The area under the lanes left for the audio's overview (empty without one).
-    package var audioTop: Double
-    package var audioHeight: Double
 
     /// Sizes, in pixels.
     package static let laneHeight = 34.0
@@ -66,9 +63,8 @@ package struct SessionScene: Sendable, Equatable {
         .narration: "#4a7fb5", .interjection: "#7a5cb0", .cue: "#c9822b", .ambience: "#5d9a6b",
     ]
 
-    /// The scene of `timeline`, `width` pixels wide; with `audioHeight`, room under the lanes for
-    /// the audio's overview.
-    package init(_ timeline: Timeline, width: Double = 1_200, audioHeight: Double = 0) {
+    /// The scene of `timeline`, `width` pixels wide.
+    package init(_ timeline: Timeline, width: Double = 1_200) {
         let overview = SessionOverview(timeline)
         let total = max(1, Double(timeline.totalFrames.count))
         let lanes = SessionOverview.Lane.allCases
@@ -77,9 +73,7 @@ package struct SessionScene: Sendable, Equatable {
         self.width = width
         plotLeft = Self.left
         plotWidth = width - Self.left - Self.right
-        audioTop = lanesBottom + 12
-        self.audioHeight = audioHeight
-        height = audioTop + (audioHeight > 0 ? audioHeight + 12 : 0) + 8
+        height = lanesBottom + 20
         boxes = []
         lines = []
         texts = [
