@@ -59,6 +59,12 @@ let package = Package(
             pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]
         ),
+        // Drawing a session's picture as PNG (render-session show -o OUT.png).
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"])]
+        ),
         // Headers only, no pkg-config link flags: SessionAudio opens libespeak-ng with dlopen.
         .systemLibrary(
             name: "CEspeakNG",
@@ -68,12 +74,13 @@ let package = Package(
         // Pure model: scripts, frames, planning, the seeded generator. No C, no I/O.
         .target(name: "SessionTimeline"),
 
-        // The only module that touches C: decoding, resampling, writing, encoding, synthesis.
+        // The only module that touches C: decoding, resampling, writing, encoding, synthesis, and
+        // drawing pictures.
         .target(
             name: "SessionAudio",
             dependencies: [
                 "SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "COpusEnc", "CEspeakNG", "CEbur128",
-                "CFLAC", "CVorbis",
+                "CFLAC", "CVorbis", "CCairo",
             ]
         ),
 

@@ -150,13 +150,13 @@ struct ShowPictureTests {
         let found = svg.matches(of: pattern).map {
             (String($0.output.1), Int($0.output.2)!, Int64($0.output.3)!, Int64($0.output.4)!, String($0.output.5))
         }
-        let sounds = timeline.items.filter { $0.kind != .silence }
-        #expect(found.filter { $0.0 == "index" }.count == sounds.count)
+        // Every item one element, the gaps too (kind `gap`).
+        #expect(found.filter { $0.0 == "index" }.map(\.1) == timeline.items.map(\.index))
         #expect(found.filter { $0.0 == "overlay" }.count == timeline.overlays.count)
-        for item in sounds {
+        for item in timeline.items {
             let element = found.first { $0.0 == "index" && $0.1 == item.index }
             #expect(element?.2 == item.startFrame.count && element?.3 == item.frameCount.count, "item \(item.index)")
-            #expect(element?.4 == item.kind.rawValue)
+            #expect(element?.4 == (item.kind == .silence ? "gap" : item.kind.rawValue))
         }
         for overlay in timeline.overlays {
             let element = found.first { $0.0 == "overlay" && $0.1 == overlay.index }
@@ -180,7 +180,7 @@ struct ShowPictureTests {
         #expect(lint.terminationStatus == 0, "python's XML parser reads the SVG")
     }
 
-    @Test("Text with markup or control characters is escaped; -n keeps a file; only .svg is drawn")
+    @Test("Text with markup or control characters is escaped; -n keeps a file; only .svg, .png and .html are written")
     func hostileAndRules() throws {
         let folder = try TemporaryFolder()
         var json = try String(
@@ -201,9 +201,146 @@ struct ShowPictureTests {
         #expect(refused.status != 0 && refused.standardError.hasPrefix("error: "))
         #expect(try String(contentsOfFile: kept, encoding: .utf8) == "mine")
 
-        let png = try renderSession(["show", path, "-o", folder.path("x.png")])
-        #expect(png.status == 64 && png.standardError.contains("is not .svg"))
-        #expect(!FileManager.default.fileExists(atPath: folder.path("x.png")))
+        let gif = try renderSession(["show", path, "-o", folder.path("x.gif")])
+        #expect(gif.status == 64 && gif.standardError.contains("is not .svg, .png or .html"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("x.gif")))
+        let embed = try renderSession(["show", path, "-o", folder.path("x.svg"), "--embed-audio"])
+        #expect(embed.status == 64 && embed.standardError.contains("--embed-audio: only a preview page"))
+        let table = try renderSession(["show", path, "--audio", path])
+        #expect(table.status == 64 && table.standardError.contains("--audio: only a picture or a page"))
+        // A page needs audio: a timeline that is no sidecar has none.
+        let page = try renderSession(["show", path, "-o", folder.path("x.html")])
+        #expect(page.status == 65)
+        #expect(
+            page.standardError
+                == "error: Cannot write the preview page of \(path): it needs the rendered file; name it with --audio\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: folder.path("x.html")))
+    }
+
+    /// The PNG's width and height, from its IHDR chunk; `nil` when it is not a PNG.
+    static func pngSize(_ data: Data) -> (width: Int, height: Int)? {
+        let bytes = [UInt8](data)
+        guard bytes.count > 24, bytes[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
+            bytes[12..<16] == [0x49, 0x48, 0x44, 0x52]
+        else { return nil }
+        let number = { (at: Int) in bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (number(16), number(20))
+    }
+
+    @Test("PNG through cairo: the scene's size, the same bytes every time, the waveform when there is audio")
+    func png() throws {
+        let folder = try TemporaryFolder()
+        let audio = try ShowCommandTests.renderLayered(in: folder)
+        let first = try renderSession(["show", audio, "-o", folder.path("a.png")])
+        #expect(first.status == 0 && first.standardOutput == folder.path("a.png") + "\n", "\(first.standardError)")
+        let second = try renderSession(["show", audio + ".timeline.json", "-o", folder.path("b.png")])
+        #expect(second.status == 0, "\(second.standardError)")
+        let a = try Data(contentsOf: URL(fileURLWithPath: folder.path("a.png")))
+        let b = try Data(contentsOf: URL(fileURLWithPath: folder.path("b.png")))
+        #expect(a == b, "the sidecar finds the same audio, and the same input draws the same bytes")
+        #expect(Self.pngSize(a)! == (1_200, 384))
+        // The timeline alone, away from its audio: the lanes only.
+        try FileManager.default.copyItem(atPath: audio + ".timeline.json", toPath: folder.path("t.json"))
+        let lanes = try renderSession(["show", folder.path("t.json"), "-o", folder.path("c.png")])
+        #expect(lanes.status == 0, "\(lanes.standardError)")
+        #expect(Self.pngSize(try Data(contentsOf: URL(fileURLWithPath: folder.path("c.png"))))! == (1_200, 220))
+        // An independent reader decodes it whole: ffmpeg turns it into 1200 × 384 RGB pixels.
+        let decode = Process()
+        decode.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        decode.arguments = [
+            "ffmpeg", "-v", "error", "-i", folder.path("a.png"), "-f", "rawvideo", "-pix_fmt", "rgb24",
+            folder.path("a.rgb"),
+        ]
+        try decode.run()
+        decode.waitUntilExit()
+        #expect(decode.terminationStatus == 0)
+        let pixels = try Data(contentsOf: URL(fileURLWithPath: folder.path("a.rgb")))
+        #expect(pixels.count == 1_200 * 384 * 3)
+        #expect(Set(pixels).count > 64, "more than a blank page")
+    }
+
+    @Test(
+        "With audio the SVG has the waveform, one point per column each way, each column's extremes as ffmpeg decodes them"
+    )
+    func waveform() throws {
+        let folder = try TemporaryFolder()
+        let audio = try ShowCommandTests.renderLayered(in: folder)
+        let drawn = try renderSession(["show", audio, "-o", "-"])
+        #expect(drawn.status == 0, "\(drawn.standardError)")
+        let polygons = drawn.standardOutput.matches(of: #/<polygon class="waveform" points="([^"]*)"/#)
+        #expect(polygons.count == 1)
+        let points = polygons.first.map { $0.output.1.split(separator: " ") } ?? []
+        #expect(points.count == 2 * 1_084)
+        #expect(drawn.standardOutput.matches(of: #/<polyline class="loudness" /#).count >= 1)
+        // The highest point of the waveform is the file's highest sample, to the pixel's hundredth.
+        let (samples, _) = try FFmpeg.decode(audio)
+        let middle = 64.0 + 4 * 34 + 16 + 36
+        let highest = points.prefix(1_084).compactMap { Double($0.split(separator: ",")[1]) }.min() ?? 0
+        let expected = middle - Double(min(1, samples.max() ?? 0)) * 36
+        #expect(abs(highest - expected) <= 0.005, "\(highest) vs \(expected)")
+        // The curve's loudest point is the loudest 3 s the render measured (in its timeline), within
+        // what sampling at the columns' ends (every 0.56 s) misses: 1 LU is 1.4 pixels.
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: audio + ".timeline.json"))
+        )
+        let loudest = try #require(timeline.loudness?.maxShortTerm)
+        let curves = drawn.standardOutput.matches(of: #/<polyline class="loudness" points="([^"]*)"/#)
+        let top = curves.flatMap { $0.output.1.split(separator: " ") }.compactMap {
+            Double($0.split(separator: ",")[1])
+        }
+        let loudnessTop = middle + 36 + 12
+        let drawnLoudest = -5 - ((top.min() ?? 0) - loudnessTop) / 64 * 45
+        #expect(abs(drawnLoudest - loudest) < 1, "\(drawnLoudest) vs \(loudest) LUFS")
+    }
+
+    @Test("The preview page: the audio relative to the page or embedded; a file not the timeline's is refused")
+    func page() throws {
+        let folder = try TemporaryFolder()
+        let audio = try ShowCommandTests.renderLayered(in: folder)
+        try FileManager.default.createDirectory(atPath: folder.path("pages"), withIntermediateDirectories: true)
+        let written = try renderSession(["show", audio, "-o", folder.path("pages/p.html")])
+        #expect(written.status == 0 && written.standardOutput == folder.path("pages/p.html") + "\n")
+        let page = try String(contentsOfFile: folder.path("pages/p.html"), encoding: .utf8)
+        #expect(page.contains("<audio id=\"player\" controls preload=\"auto\" src=\"../s.wav\"></audio>"))
+        #expect(page.contains("<polygon class=\"waveform\""))
+
+        let embedded = try renderSession(["show", audio, "-o", folder.path("e.html"), "--embed-audio"])
+        #expect(embedded.status == 0, "\(embedded.standardError)")
+        let inside = try String(contentsOfFile: folder.path("e.html"), encoding: .utf8)
+        let base64 = try #require(inside.firstMatch(of: #/src="data:audio/wav;base64,([A-Za-z0-9+\/=]+)"/#)?.output.1)
+        #expect(Data(base64Encoded: String(base64)) == (try Data(contentsOf: URL(fileURLWithPath: audio))))
+
+        // The fixture's 5-second timeline with the 10-minute file: refused, nothing written.
+        let wrong = try renderSession([
+            "show", ShowCommandTests.timeline, "--audio", audio, "-o", folder.path("w.html"),
+        ])
+        #expect(wrong.status == 65)
+        #expect(wrong.standardError.hasPrefix("error: Cannot draw \(audio): it decodes to 13406400 frames at 22050 Hz"))
+        #expect(wrong.standardError.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("w.html")))
+    }
+
+    @Test("batch --preview: a page per session and index.html with a row each, linked, verified")
+    func batchPreview() throws {
+        let folder = try TemporaryFolder()
+        let batch = try renderSession([
+            "batch", "Fixtures/scripts", "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
+            "--preview",
+        ])
+        #expect(batch.status == 0, "\(batch.standardError)")
+        #expect(batch.standardError.contains(", previews in \(folder.path("out/index.html")) (2 verified clean), in "))
+        let index = try String(contentsOfFile: folder.path("out/index.html"), encoding: .utf8)
+        let rows = index.matches(of: #/<tr class="(clean|problem)" data-session="([^"]+)"><td><a href="([^"]+)">/#)
+        #expect(rows.map { String($0.output.2) } == ["edge-cases", "ten-minute-session"])
+        #expect(rows.allSatisfy { $0.output.1 == "clean" })
+        for row in rows {
+            let page = folder.path("out/" + row.output.3)
+            let html = try String(contentsOfFile: page, encoding: .utf8)
+            #expect(html.contains("src=\"\(row.output.2).wav\""), "\(page)")
+        }
+        #expect(index.contains("<td>passed</td>"))
     }
 
     @Test("docs/session.svg, which the README shows, is what show draws for the fixture today")
@@ -222,6 +359,19 @@ struct ShowPictureTests {
         #expect(
             drawn.standardOutput == documented,
             "docs/session.svg is stale: make it again with docs/cli.md's command"
+        )
+    }
+
+    @Test("docs/session.png, the README's picture, is what show draws for the fixture rendered today")
+    func documentedPNG() throws {
+        let folder = try TemporaryFolder()
+        let audio = try ShowCommandTests.renderLayered(in: folder)
+        let drawn = try renderSession(["show", audio, "-o", folder.path("s.png")])
+        #expect(drawn.status == 0, "\(drawn.standardError)")
+        let documented = try Data(contentsOf: Repository.root.appendingPathComponent("docs/session.png"))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder.path("s.png"))) == documented,
+            "docs/session.png is stale: make it again with docs/cli.md's command"
         )
     }
 }

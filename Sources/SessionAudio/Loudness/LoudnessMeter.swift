@@ -15,10 +15,13 @@ package final class LoudnessMeter {
     /// The number of interleaved channels in each frame.
     package let channelCount: ChannelCount
 
-    /// The corresponding libebur128 call is `ebur128_init` with `EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM`.
+    /// The corresponding libebur128 call is `ebur128_init` with `EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM`,
+    /// and `EBUR128_MODE_S` with `shortTerm` (``shortTermLoudness``).
     /// - Throws: ``AudioError`` (`unsupportedFormat`) for a rate or channel count libebur128 refuses.
-    package init(sampleRate: SampleRate, channelCount: ChannelCount) throws(AudioError) {
-        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_HISTOGRAM.rawValue)
+    package init(sampleRate: SampleRate, channelCount: ChannelCount, shortTerm: Bool = false) throws(AudioError) {
+        let mode = Int32(
+            EBUR128_MODE_I.rawValue | EBUR128_MODE_HISTOGRAM.rawValue | (shortTerm ? EBUR128_MODE_S.rawValue : 0)
+        )
         guard let state = ebur128_init(UInt32(channelCount.count), UInt(sampleRate.hertz), mode) else {
             throw AudioError(
                 .unsupportedFormat,
@@ -66,5 +69,16 @@ package final class LoudnessMeter {
         let result = ebur128_loudness_global(state, &loudness)
         precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_global failed with \(result)")
         return loudness.isFinite ? loudness : nil
+    }
+
+    /// The short-term loudness (the last 3 s, silence before the start) in LUFS; `nil` below
+    /// −70 LUFS. Only for a meter made with `shortTerm`.
+    ///
+    /// The corresponding libebur128 call is `ebur128_loudness_shortterm`.
+    package var shortTermLoudness: Double? {
+        var loudness = -Double.infinity
+        let result = ebur128_loudness_shortterm(state, &loudness)
+        precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_shortterm failed with \(result)")
+        return loudness.isFinite && loudness >= -70 ? loudness : nil
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+package import Foundation
+package import SessionAudio
 package import SessionTimeline
 
 /// The picture of a session (``SessionScene``) as SVG: deterministic (the same timeline gives the
@@ -6,20 +7,45 @@ package import SessionTimeline
 /// overlay's), `data-start-frame`, `data-frame-count`, `data-kind` and `data-lane`, so that tests,
 /// a preview page and app developers can find it.
 package enum SessionPicture {
+    /// What a picture is written as: chosen by the output's name.
+    package enum Format: String, Sendable {
+        case svg, png
+    }
+
     /// The SVG of `timeline`'s scene.
     package static func svg(_ timeline: Timeline) -> String {
         svg(SessionScene(timeline))
     }
 
-    /// Writes the SVG of `timeline` to `destination` (a path, or standard output), the file
+    /// Writes `scene` as `format` to `destination` (a path, or standard output), the file
     /// appearing only when whole; an existing file is replaced only with `replaceExisting`.
     package static func write(
-        _ timeline: Timeline,
+        _ scene: SessionScene,
+        as format: Format,
+        to destination: OutputDestination,
+        replaceExisting: Bool
+    ) throws(SessionError) {
+        let bytes: Data
+        switch format {
+        case .svg: bytes = Data(svg(scene).utf8)
+        case .png:
+            do {
+                bytes = try png(scene)
+            } catch {
+                throw SessionError(.cannotWrite, wrapping: error)
+            }
+        }
+        try write(bytes, to: destination, replaceExisting: replaceExisting)
+    }
+
+    /// Writes `bytes` to `destination`, whole or not at all.
+    package static func write(
+        _ bytes: Data,
         to destination: OutputDestination,
         replaceExisting: Bool
     ) throws(SessionError) {
         let target = try OutputTarget.resolve(destination, replaceExisting: replaceExisting)
-        let file = try SessionRenderer.write(Data(svg(timeline).utf8), to: target)
+        let file = try SessionRenderer.write(bytes, to: target)
         do {
             try file?.commit()
         } catch {
@@ -28,19 +54,26 @@ package enum SessionPicture {
         }
     }
 
-    static func svg(_ scene: SessionScene) -> String {
-        var out = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(number(scene.width))" height="\(number(scene.height))" \
-            viewBox="0 0 \(number(scene.width)) \(number(scene.height))" \
+    /// `scene` as SVG; with `playhead`, a line at the start that a preview page moves
+    /// (`id="playhead"`) and the items' pointer cursor.
+    package static func svg(_ scene: SessionScene, playhead: Bool = false) -> String {
+        var out = playhead ? "" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += """
+            <svg xmlns="http://www.w3.org/2000/svg" id="session" width="\(number(scene.width))" \
+            height="\(number(scene.height))" viewBox="0 0 \(number(scene.width)) \(number(scene.height))" \
+            data-sample-rate="\(scene.sampleRate.hertz)" data-total-frames="\(scene.totalFrames.count)" \
+            data-plot-left="\(number(scene.plotLeft))" data-plot-width="\(number(scene.plotWidth))" \
             font-family="DejaVu Sans, Helvetica, Arial, sans-serif">
             <rect width="100%" height="100%" fill="#ffffff"/>
 
             """
         out += "<g class=\"phases\">\n"
-        for box in scene.boxes where box.entry == nil {
+        for box in scene.boxes {
+            guard let phase = box.phase else { continue }
             out +=
-                "<rect x=\"\(number(box.x))\" y=\"\(number(box.y))\" width=\"\(number(box.width))\" "
+                "<rect class=\"phase\" data-phase=\"\(escaped(printable(phase.name, limit: 60)))\" "
+                + "data-start-frame=\"\(phase.startFrame.count)\" data-end-frame=\"\(phase.endFrame.count)\" "
+                + "x=\"\(number(box.x))\" y=\"\(number(box.y))\" width=\"\(number(box.width))\" "
                 + "height=\"\(number(box.height))\" fill=\"\(box.fill)\"/>\n"
         }
         out += "</g>\n<g class=\"grid\">\n"
@@ -49,7 +82,7 @@ package enum SessionPicture {
                 "<line x1=\"\(number(line.x1))\" y1=\"\(number(line.y1))\" x2=\"\(number(line.x2))\" "
                 + "y2=\"\(number(line.y2))\" stroke=\"\(line.color)\" stroke-width=\"1\"/>\n"
         }
-        out += "</g>\n<g class=\"items\">\n"
+        out += "</g>\n<g class=\"items\"\(playhead ? " cursor=\"pointer\"" : "")>\n"
         for box in scene.boxes {
             guard let entry = box.entry else { continue }
             let identity = entry.isOverlay ? "data-overlay=\"\(entry.index)\"" : "data-index=\"\(entry.index)\""
@@ -64,18 +97,86 @@ package enum SessionPicture {
             if !box.label.isEmpty {
                 out +=
                     "<text x=\"\(number(box.x + 3))\" y=\"\(number(box.y + box.height / 2 + 4))\" "
-                    + "font-size=\"\(number(SessionScene.labelSize))\" fill=\"#ffffff\">\(escaped(box.label))</text>"
+                    + "font-size=\"\(number(SessionScene.labelSize))\" fill=\"\(box.labelColor)\">\(escaped(box.label))</text>"
             }
             out += "</g>\n"
         }
-        out += "</g>\n<g class=\"labels\">\n"
+        out += "</g>\n"
+        if !scene.traces.isEmpty {
+            out += "<g class=\"audio\">\n"
+            for trace in scene.traces {
+                let points = trace.points.map { "\(number($0.x)),\(number($0.y))" }.joined(separator: " ")
+                out +=
+                    trace.isFilled
+                    ? "<polygon class=\"waveform\" points=\"\(points)\" fill=\"\(trace.color)\"/>\n"
+                    : "<polyline class=\"loudness\" points=\"\(points)\" fill=\"none\" stroke=\"\(trace.color)\" "
+                        + "stroke-width=\"1.5\"/>\n"
+            }
+            out += "</g>\n"
+        }
+        out += "<g class=\"labels\">\n"
         for text in scene.texts {
             out +=
                 "<text x=\"\(number(text.x))\" y=\"\(number(text.y))\" font-size=\"\(number(text.size))\" "
                 + "text-anchor=\"\(text.anchor.rawValue)\" fill=\"\(text.color)\">\(escaped(text.text))</text>\n"
         }
-        out += "</g>\n</svg>\n"
+        out += "</g>\n"
+        if playhead {
+            out +=
+                "<line id=\"playhead\" x1=\"\(number(scene.plotLeft))\" y1=\"\(number(scene.plotTop))\" "
+                + "x2=\"\(number(scene.plotLeft))\" y2=\"\(number(scene.plotBottom))\" stroke=\"#d0021b\" "
+                + "stroke-width=\"2\" pointer-events=\"none\"/>\n"
+        }
+        out += "</svg>\n"
         return out
+    }
+
+    /// `scene` drawn in pixels (``RasterCanvas``, cairo) as PNG: the same shapes in the same order
+    /// as the SVG, the labels in DejaVu Sans.
+    package static func png(_ scene: SessionScene) throws(AudioError) -> Data {
+        let canvas = try RasterCanvas(width: Int(scene.width.rounded(.up)), height: Int(scene.height.rounded(.up)))
+        for box in scene.boxes where box.phase != nil {
+            canvas.fillRectangle(x: box.x, y: box.y, width: box.width, height: box.height, color: box.fill)
+        }
+        for line in scene.lines {
+            // Half a pixel in, so a one-pixel line covers one row or column of pixels, not two.
+            canvas.strokeLine(
+                [
+                    (line.x1.rounded(.down) + 0.5, line.y1.rounded(.down) + 0.5),
+                    (line.x2.rounded(.down) + 0.5, line.y2.rounded(.down) + 0.5),
+                ],
+                color: line.color
+            )
+        }
+        for box in scene.boxes where box.entry != nil {
+            canvas.fillRectangle(x: box.x, y: box.y, width: box.width, height: box.height, color: box.fill)
+            canvas.drawText(
+                box.label,
+                x: box.x + 3,
+                y: box.y + box.height / 2 + 4,
+                size: SessionScene.labelSize,
+                anchor: 0,
+                color: box.labelColor
+            )
+        }
+        for trace in scene.traces {
+            let points = trace.points.map { (x: $0.x, y: $0.y) }
+            if trace.isFilled {
+                canvas.fillPolygon(points, color: trace.color)
+            } else {
+                canvas.strokeLine(points, color: trace.color, lineWidth: 1.5)
+            }
+        }
+        for text in scene.texts {
+            let anchor =
+                switch text.anchor {
+                case .start: 0.0
+                case .middle: 0.5
+                case .end: 1.0
+                }
+            canvas.drawText(text.text, x: text.x, y: text.y, size: text.size, anchor: anchor, color: text.color)
+        }
+        return try canvas.png()
     }
 
     /// A coordinate to two decimals, without trailing zeros: the same everywhere it is printed.

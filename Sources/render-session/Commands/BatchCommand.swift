@@ -15,6 +15,11 @@ struct BatchCommand: AsyncParsableCommand {
             there is no script at all. Seeds are derived from --seed and each session's name, so a \
             batch is reproducible.
 
+            --preview writes a page for each session beside its audio ({id}.html: the picture, \
+            a player, click to seek; see show) and index.html, a row per session with its kind, \
+            length, speech and program loudness, late items and what verify finds; a session \
+            verify faults counts as failed.
+
             --shard I/N renders only the I-th of N shares of the sessions (by a hash of each \
             output name), so N processes or machines can share one batch and one output folder; \
             --shard auto takes I from a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (0-based) \
@@ -60,6 +65,12 @@ struct BatchCommand: AsyncParsableCommand {
         transform: { try Parse.number($0, as: UInt64.self, what: "a seed") }
     )
     var seed: UInt64 = 0
+
+    @Flag(
+        help:
+            "Write a preview page beside each session's audio ({id}.html) and index.html in the output folder, a row per session with its loudness, late items and what verify finds."
+    )
+    var preview = false
 
     @Flag(help: "Render sessions whose output is up to date too.")
     var force = false
@@ -111,7 +122,7 @@ struct BatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (paths, folder, shard, shards, json) = (paths, output, shard, shards, json)
+        let (paths, folder, shard, shards, json, preview) = (paths, output, shard, shards, json, preview)
         let options = BatchOptions(
             outputFolder: folder,
             pipeline: try options.pipeline(),
@@ -163,6 +174,19 @@ struct BatchCommand: AsyncParsableCommand {
                     failedNames.append(session.name)
                 }
             }
+            var previewText = ""
+            if preview {
+                let rows = try await RenderThreads.shared.run { () throws(SessionError) in
+                    try BatchPreview.write(report, folder: folder)
+                }
+                // A session verify faults, or whose page cannot be made, failed though it rendered.
+                for row in rows where row.isRendered && !row.isClean {
+                    Console.error("\(row.name): \(row.verification)")
+                    failedNames.append(row.name)
+                }
+                let index = (folder as NSString).appendingPathComponent("index.html")
+                previewText = ", previews in \(index) (\(rows.count { $0.isClean }) verified clean)"
+            }
             let failedText =
                 failedNames.isEmpty
                 ? "0 failed" : "\(failedNames.count) failed (\(failedNames.joined(separator: ", ")))"
@@ -174,7 +198,7 @@ struct BatchCommand: AsyncParsableCommand {
                 late.isEmpty
                 ? "" : ", \(late.count) with late speech (worst \(String(format: "%.1f", worst ?? 0)) s)"
             Console.status(
-                "Batch of \(share) into \(folder): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText)\(lateText), in \(Console.seconds(clock.now - started))"
+                "Batch of \(share) into \(folder): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText)\(lateText)\(previewText), in \(Console.seconds(clock.now - started))"
             )
             if json {
                 Console.printJSON(

@@ -20,20 +20,30 @@ struct ShowCommand: AsyncParsableCommand {
             starts; gaps in the narration are rows of their own. The loudness and the chapters \
             close it.
 
-            With -o OUT.svg the session is drawn instead: a time axis in minutes, the lanes, the \
-            phases shaded and named, every sound a box labelled with its name or first words, \
-            gaps labelled with their seconds; each sound's element carries data-index (an \
-            overlay's, data-overlay), data-start-frame, data-frame-count, data-kind and \
-            data-lane. The same timeline always gives the same bytes. - writes to standard \
-            output; an existing file is replaced unless -n is given.
+            With -o OUT.svg or -o OUT.png the session is drawn instead: a time axis in minutes, \
+            the lanes, the phases shaded and named, every sound a box labelled with its name or \
+            first words, gaps labelled with their seconds; with the rendered file (--audio, or \
+            FILE itself when it is one, or the file beside a sidecar timeline) its waveform (the \
+            lowest and highest sample per pixel column) and short-term loudness under the lanes. \
+            In the SVG each sound's element carries data-index (an overlay's, data-overlay), \
+            data-start-frame, data-frame-count, data-kind and data-lane. The same input always \
+            gives the same bytes. - writes SVG to standard output; an existing file is replaced \
+            unless -n is given.
+
+            With -o OUT.html the preview page is written: the picture with a player for the \
+            rendered file, a playhead that follows it, the current phase and item named; a click \
+            on a sound plays from its first frame, the arrow keys step between items. The page \
+            refers to the audio by its path relative to the page (--embed-audio puts it inside, \
+            up to 256 MiB) and makes no network request: it works offline from a file:// URL.
 
             Exit statuses: 0 done; 64 a usage error; 65 the file cannot be read or is not a \
-            timeline or queue.
+            timeline or queue, or the audio is not the timeline's.
 
             Examples:
               render-session show Fixtures/positions/five-seconds.timeline.json
               render-session show \\
                 Fixtures/positions/five-seconds.timeline.json -o out/five.svg
+              render-session show out/session.wav -o out/session.html
             """
     )
 
@@ -60,35 +70,96 @@ struct ShowCommand: AsyncParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "Draw the session into this file (.svg) instead; - for standard output.",
-            valueName: "out.svg"
+            "Draw the session into this file (.svg, .png) or write its preview page (.html) instead; - for SVG on standard output.",
+            valueName: "out.svg|out.png|out.html"
         )
     )
     var output: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The rendered file, for the waveform, the loudness curve and the page's player. (default: FILE when it is audio, or the file its sidecar timeline sits beside)",
+            valueName: "file"
+        )
+    )
+    var audio: String?
+
+    @Flag(help: "Put the audio inside the preview page (.html) rather than referring to it.")
+    var embedAudio = false
+
     @Flag(name: [.customShort("n"), .customLong("no-overwrite")], help: "Fail rather than replace an existing file.")
     var noOverwrite = false
 
+    /// What `-o` names: a picture's format, or the page.
+    enum Drawing: Equatable {
+        case picture(SessionPicture.Format)
+        case page
+    }
+
+    /// What `-o` writes, by its extension; `-` is SVG.
+    static func drawing(_ output: String) -> Drawing? {
+        if output == "-" { return .picture(.svg) }
+        switch (output as NSString).pathExtension.lowercased() {
+        case "svg": return .picture(.svg)
+        case "png": return .picture(.png)
+        case "html", "htm": return .page
+        default: return nil
+        }
+    }
+
     func validate() throws {
-        if let output, output != "-", !output.lowercased().hasSuffix(".svg") {
+        if let output, Self.drawing(output) == nil {
             throw ValidationError(
-                "-o/--output: \(printable(output, limit: 100)) is not .svg; show draws SVG (PNG and the HTML page are not done yet)"
+                "-o/--output: \(printable(output, limit: 100)) is not .svg, .png or .html; show draws those"
             )
+        }
+        if embedAudio, output.flatMap(Self.drawing) != .page {
+            throw ValidationError("--embed-audio: only a preview page (-o OUT.html) holds audio")
+        }
+        if audio != nil, output == nil {
+            throw ValidationError("--audio: only a picture or a page (-o) shows the audio; the table does not")
         }
     }
 
     func run() async throws {
         let (path, width) = (file, width ?? FileDescriptor.standardOutput.terminalColumns.map { max(60, $0) } ?? 100)
-        let (output, replace) = (output, !noOverwrite)
+        let (output, replace, embed, named) = (output, !noOverwrite, embedAudio, audio)
         try await runCommand {
-            if let output {
+            if let output, let drawing = Self.drawing(output) {
                 guard case .timeline(let timeline) = try ShownFile.read(path) else {
                     throw SessionError(
                         .invalidSetting,
                         "Cannot draw \(path): a queue has no picture; draw its timeline"
                     )
                 }
-                try SessionPicture.write(timeline, to: OutputDestination(argument: output), replaceExisting: replace)
+                let destination = OutputDestination(argument: output)
+                let audio = named ?? ShownFile.audio(beside: path)
+                switch drawing {
+                case .picture(let format):
+                    let overview = try audio.map { (audio) throws(SessionError) in
+                        try AudioOverview.measure(
+                            path: audio,
+                            timeline: timeline,
+                            columnCount: SessionScene.columnCount()
+                        )
+                    }
+                    let scene = SessionScene(timeline, audio: overview)
+                    try SessionPicture.write(scene, as: format, to: destination, replaceExisting: replace)
+                case .page:
+                    guard let audio else {
+                        throw SessionError(
+                            .invalidSetting,
+                            "Cannot write the preview page of \(path): it needs the rendered file; name it with --audio"
+                        )
+                    }
+                    try PreviewPage.write(
+                        timeline,
+                        audioPath: audio,
+                        embedsAudio: embed,
+                        to: destination,
+                        replaceExisting: replace
+                    )
+                }
                 if output != "-" { Console.writeStandardOutput(Data((output + "\n").utf8)) }
                 return
             }
@@ -102,8 +173,23 @@ struct ShowCommand: AsyncParsableCommand {
     }
 }
 
-/// Finds and reads the timeline or queue `show` is given.
+/// Finds and reads the timeline or queue `show` is given, and the audio it was rendered to.
 enum ShownFile {
+    /// The rendered file that goes with `path`: `path` itself when it is not JSON (its timeline
+    /// is beside it), or the file a sidecar timeline (`x.wav.timeline.json`) sits beside.
+    static func audio(beside path: String) -> String? {
+        if path == "-" { return nil }
+        if !path.hasSuffix(".json") { return path }
+        let suffix = ".timeline.json"
+        guard path.hasSuffix(suffix) else { return nil }
+        let audio = String(path.dropLast(suffix.count))
+        var isFolder: ObjCBool = false
+        guard AudioFileFormat(fileExtension: (audio as NSString).pathExtension) != nil,
+            FileManager.default.fileExists(atPath: audio, isDirectory: &isFolder), !isFolder.boolValue
+        else { return nil }
+        return audio
+    }
+
     /// The timeline or queue at `path` (a JSON file, or standard input for `-`), or the timeline
     /// beside the audio file at `path`.
     static func read(_ path: String) throws(SessionError) -> SessionDocument {
@@ -316,22 +402,12 @@ struct TimelineTable {
     static func clock(seconds: Double, minutes: Bool = true) -> String {
         let milliseconds = Int64((seconds * 1_000).rounded())
         if !minutes { return "\(milliseconds / 1_000).\(String(milliseconds % 1_000 + 1_000).dropFirst())" }
-        return clock(milliseconds: milliseconds)
+        return FrameClock.clock(milliseconds: milliseconds)
     }
 
     /// `m:ss.mmm` (`h:mm:ss.mmm` from an hour), to the nearest millisecond.
     static func time(_ frames: Frames, _ rate: SampleRate) -> String {
-        let hertz = Int64(rate.hertz)
-        return clock(milliseconds: (frames.count * 1_000 + hertz / 2) / hertz)
-    }
-
-    /// `m:ss.mmm` (`h:mm:ss.mmm` from an hour) of a whole number of milliseconds.
-    static func clock(milliseconds: Int64) -> String {
-        let (hours, minutes) = (milliseconds / 3_600_000, milliseconds / 60_000 % 60)
-        let (seconds, fraction) = (milliseconds / 1_000 % 60, milliseconds % 1_000)
-        let tail = "\(seconds < 10 ? "0" : "")\(seconds).\(String(fraction + 1_000).dropFirst())"
-        if hours > 0 { return "\(hours):\(minutes < 10 ? "0" : "")\(minutes):\(tail)" }
-        return "\(minutes):\(tail)"
+        FrameClock.time(frames, rate)
     }
 
     /// A length in seconds to the millisecond: `16.857 s`.
