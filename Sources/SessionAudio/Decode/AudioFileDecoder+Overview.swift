@@ -9,11 +9,7 @@ extension AudioFileDecoder {
         frameCount: Frames
     ) throws(AudioError) -> (overview: AudioOverview, frameCount: Frames) {
         let channels = channelCount.count
-        let meter = try LoudnessMeter(
-            sampleRate: sampleRate,
-            channelCount: channelCount,
-            shortTerm: true
-        )
+        let meter = try LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount, shortTerm: true)
         var columns: [AudioOverview.Column] = []
         columns.reserveCapacity(columnCount)
         var column = AudioOverview.Column(minimum: 0, maximum: 0, shortTermLoudness: nil)
@@ -31,10 +27,9 @@ extension AudioFileDecoder {
                     ? min(frames - offset, Int(columnEnd.count - position)) : frames - offset
                 samples.withUnsafeBufferPointer { buffer in
                     let span = UnsafeBufferPointer(rebasing: buffer[offset * channels..<(offset + count) * channels])
-                    for sample in span {
-                        column.minimum = min(column.minimum, sample)
-                        column.maximum = max(column.maximum, sample)
-                    }
+                    let (low, high) = Self.extremes(of: span)
+                    column.minimum = min(column.minimum, low)
+                    column.maximum = max(column.maximum, high)
                     meter.add(span, frames: count)
                 }
                 offset += count
@@ -53,5 +48,15 @@ extension AudioFileDecoder {
             }
         }
         return (AudioOverview(columns: columns), Frames(position))
+    }
+
+    /// The lowest and highest of `samples`, and 0 (a column's line through the middle).
+    static func extremes(of samples: UnsafeBufferPointer<Float>) -> (Float, Float) {
+        var (lowest, highest): (Float, Float) = (0, 0)
+        for sample in samples {
+            if sample < lowest { lowest = sample }
+            if sample > highest { highest = sample }
+        }
+        return (lowest, highest)
     }
 }
