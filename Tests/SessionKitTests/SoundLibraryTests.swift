@@ -79,6 +79,35 @@ struct SoundLibraryTests {
         )
     }
 
+    @Test("Names match regardless of case, an exact match first: seed 003's gong-ende finds gong-Ende.caf")
+    func caseInsensitive() throws {
+        let folder = try TemporaryFolder()
+        try write("", to: folder.path("gong-Ende.caf"))
+        try write("", to: folder.path("Lang.wav"))
+        try write("", to: folder.path("lang.mp3"))
+        let bare = try SoundLibrary(folder: folder.url.path)
+        #expect(bare.resolve("gong-ende") == .found(path: folder.path("gong-Ende.caf"), entry: nil))
+        #expect(bare.resolve("GONG-ENDE") == .found(path: folder.path("gong-Ende.caf"), entry: nil))
+        // An exact name wins over a case variant earlier in the extension order.
+        #expect(bare.resolve("lang") == .found(path: folder.path("lang.mp3"), entry: nil))
+        #expect(bare.resolve("LANG") == .found(path: folder.path("Lang.wav"), entry: nil))
+        #expect(
+            bare.resolve("gong-end")
+                == .missing(lookedFor: SoundLibrary.extensions.map { folder.path("gong-end.\($0)") })
+        )
+
+        // Ids too, and an entry's file whose case differs from the file's.
+        try write(
+            #"[{"id": "Ende", "file": "GONG-ENDE"}, {"id": "ende", "file": "lang"}]"#,
+            to: folder.path("sounds.json")
+        )
+        let indexed = try SoundLibrary(folder: folder.url.path)
+        let (upper, lower) = (indexed.entries[0], indexed.entries[1])
+        #expect(indexed.resolve("Ende") == .found(path: folder.path("gong-Ende.caf"), entry: upper))
+        #expect(indexed.resolve("ende") == .found(path: folder.path("lang.mp3"), entry: lower))
+        #expect(indexed.resolve("ENDE") == .found(path: folder.path("gong-Ende.caf"), entry: upper))
+    }
+
     @Test("A file with an extension is tried as it is, then its stem with each extension")
     func fileWithExtension() throws {
         let folder = try TemporaryFolder()
@@ -110,7 +139,7 @@ struct SoundLibraryTests {
         #expect(library.resolve(folder.path("lib")) == .missing(lookedFor: [folder.path("lib")]))
     }
 
-    @Test("A folder without sounds.json lists its sound files by stem")
+    @Test("A folder without sounds.json lists its sound files by stem, whatever the case of their extensions")
     func bareListing() throws {
         let folder = try TemporaryFolder()
         for name in ["b.wav", "b.mp3", "a.ogg", "notes.txt", "c.FLAC"] { try write("", to: folder.path(name)) }
@@ -125,9 +154,10 @@ struct SoundLibraryTests {
                     entry: SoundEntry(id: "b", file: "b"),
                     lookup: .found(path: folder.path("b.wav"), entry: nil)
                 ),
+                // An extension in another case is found, as any name is.
                 SoundListing(
                     entry: SoundEntry(id: "c", file: "c"),
-                    lookup: .missing(lookedFor: SoundLibrary.extensions.map { folder.path("c.\($0)") })
+                    lookup: .found(path: folder.path("c.FLAC"), entry: nil)
                 ),
             ]
         )

@@ -279,22 +279,28 @@ package struct SoundLibrary: Sendable {
     /// An argument containing `/`, or naming an existing file, is a path, used as it is.
     /// Otherwise it is an entry's id (the entry's `file` is looked for, see ``candidates(for:)``),
     /// else a bare file name, looked for the same way (with the first entry whose `file` it is).
+    /// Names match regardless of case, as the apps' own lookups do (seed 003 asks for
+    /// `gong-ende` and ships `gong-Ende.caf`): an exact match wins, then the first that differs
+    /// only in case.
     package func resolve(_ nameOrPath: String) -> SoundLookup {
         if nameOrPath.contains("/") || Self.isFile(nameOrPath) {
             return Self.isFile(nameOrPath) ? .found(path: nameOrPath, entry: nil) : .missing(lookedFor: [nameOrPath])
         }
-        if let entry = entries.first(where: { $0.id == nameOrPath }) {
+        let folded = nameOrPath.lowercased()
+        if let entry = entries.first(where: { $0.id == nameOrPath })
+            ?? entries.first(where: { $0.id.lowercased() == folded })
+        {
             return lookup(entry)
         }
         let tried = candidates(for: nameOrPath)
-        if let path = tried.first(where: Self.isFile) {
-            return .found(path: path, entry: entries.first { $0.file == nameOrPath })
+        if let path = tried.first(where: Self.isFile) ?? caseInsensitiveMatch(among: tried) {
+            return .found(path: path, entry: entries.first { $0.file.lowercased() == folded })
         }
         return .missing(lookedFor: tried)
     }
 
     /// Where `entry`'s file is, or every path tried. A file that is outside the folder (through
-    /// `..` or a link out of it) is never found.
+    /// `..` or a link out of it) is never found; a file whose name differs only in case is.
     package func lookup(_ entry: SoundEntry) -> SoundLookup {
         let tried = candidates(for: entry.file)
         let root = FileSystem.resolvedPath(folder)
@@ -303,7 +309,26 @@ package struct SoundLibrary: Sendable {
             return Self.isInside(resolved, root)
         }
         if let path = tried.first(where: { Self.isFile($0) && inside($0) }) { return .found(path: path, entry: entry) }
+        if let path = caseInsensitiveMatch(among: tried), inside(path) { return .found(path: path, entry: entry) }
         return .missing(lookedFor: tried)
+    }
+
+    /// The first of `paths` (in their order) that exists under another case of its file name,
+    /// as that file's path: `…/gong-Ende.caf` for `…/gong-ende.caf`.
+    func caseInsensitiveMatch(among paths: [String]) -> String? {
+        var listings: [String: [String]] = [:]
+        for path in paths {
+            let parent = (path as NSString).deletingLastPathComponent
+            let folded = (path as NSString).lastPathComponent.lowercased()
+            if listings[parent] == nil {
+                listings[parent] = ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []).sorted()
+            }
+            if let match = listings[parent]?.first(where: { $0.lowercased() == folded }) {
+                let candidate = (parent as NSString).appendingPathComponent(match)
+                if Self.isFile(candidate) { return candidate }
+            }
+        }
+        return nil
     }
 
     /// The paths tried for `file`, in order: `folder/file.caf`, `.wav`, `.flac`, `.mp3`, `.ogg`;
