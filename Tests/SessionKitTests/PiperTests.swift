@@ -58,6 +58,42 @@ struct PiperTests {
         #expect(identity.keyedVoice == "espeak:en-us", "eSpeak does not apply pauses, so they are not in its key")
     }
 
+    /// The longest run of exact zeros in `samples`: the pauses the bridge puts in are digital silence.
+    static func longestZeros(_ samples: [Int16]) -> Int {
+        var (longest, run) = (0, 0)
+        for sample in samples {
+            run = sample == 0 ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        return longest
+    }
+
+    @Test("Sentences are parted by the rule, not by Piper: no sentence pause after Dr., z. B. or an initial")
+    func sentences() async throws {
+        let pause = 13_230
+        for text in ["Sit with Dr. Smith today.", "Read J. R. R. Tolkien slowly."] {
+            let audio = try await Self.provider.speak(text: text, voice: PiperSupport.voice, speed: 1)
+            #expect(Self.longestZeros(audio.samples) < pause, "no 0.6 s pause inside \"\(text)\"")
+        }
+        let two = try await Self.provider.speak(text: "Sit with Dr. Smith. Rest.", voice: PiperSupport.voice, speed: 1)
+        #expect(Self.longestZeros(two.samples) >= pause, "the one real sentence end keeps its pause")
+        // A text the rule parts otherwise is keyed apart from its old clip; the others keep their keys.
+        let identity = ClipIdentity(cacheFolder: "/tmp/c", voice: PiperSupport.voice)
+        #expect(
+            identity.entry(for: "Sit with Dr. Smith today.").key
+                == ClipCache(directory: "/tmp/c").entry(
+                    text: "Sit with Dr. Smith today.",
+                    voice: "piper:en_US-joe-medium;sentences=2",
+                    speed: 1,
+                    scheme: identity.keyScheme
+                ).key
+        )
+        #expect(
+            identity.entry(for: "Notice the breath.").key
+                == "6bf09a2b44e98076854a53c7cdfc42a98ae3243132658cc37512d152616f99d0"
+        )
+    }
+
     @Test("Speed is Piper's length scale: speed 2 speaks in about half the frames (its edges' silence does not scale)")
     func speed() async throws {
         let provider = Self.provider

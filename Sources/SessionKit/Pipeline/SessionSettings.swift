@@ -50,9 +50,12 @@ public struct ClipIdentity: Sendable, Equatable, Encodable {
         PiperModel.isPiperVoice(voice) ? voice + pacing.keySuffix : voice
     }
 
-    /// The cache entry of `text` spoken with this voice, speed and pacing, keyed by ``keyScheme``.
+    /// The cache entry of `text` spoken with this voice, speed and pacing, keyed by ``keyScheme``;
+    /// for a Piper voice, a text whose sentences are parted otherwise than at every full stop is
+    /// keyed apart (``SpeechPacing/sentenceKeySuffix(for:)``).
     public func entry(for text: String) -> ClipCache.Entry {
-        cache.entry(text: text, voice: keyedVoice, speed: speed, scheme: keyScheme)
+        let voice = PiperModel.isPiperVoice(voice) ? keyedVoice + SpeechPacing.sentenceKeySuffix(for: text) : keyedVoice
+        return cache.entry(text: text, voice: voice, speed: speed, scheme: keyScheme)
     }
 }
 

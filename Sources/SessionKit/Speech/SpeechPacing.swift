@@ -37,6 +37,14 @@ public struct SpeechPacing: Sendable, Equatable, Hashable, Codable {
         self == .standard ? "" : ";sentence-pause=\(sentencePauseSeconds);paragraph-pause=\(paragraphPauseSeconds)"
     }
 
+    /// What a Piper clip's key adds for `text`: `;sentences=2` when ``SentenceSplitter`` parts it
+    /// otherwise than at every full stop, `!`, `?` or `…` before a space, as Piper's own split did
+    /// before (`Sit with Dr. Smith today.`): that clip sounds different now and must not be taken
+    /// for the old one. Every other text is the same audio, under the same key as before.
+    static func sentenceKeySuffix(for text: String) -> String {
+        SentenceSplitter.sentences(of: text) == SentenceSplitter.sentencesAtEveryMark(of: text) ? "" : ";sentences=2"
+    }
+
     /// The settings that cannot be used, as (which, rule); empty if both pauses are fine.
     var problems: [(setting: SettingProblem.Setting, rule: String)] {
         [(SettingProblem.Setting.sentencePause, sentencePauseSeconds), (.paragraphPause, paragraphPauseSeconds)]

@@ -13,7 +13,8 @@ import Foundation
 ///
 /// The protocol:
 /// - first, `{"ready": true, "sampleRate": 22050}` once the model is loaded, or `{"error": "…"}` and exit 1;
-/// - per request `{"text": "…", "lengthScale": 1.0, "sentencePauseFrames": n, "paragraphPauseFrames": m}`,
+/// - per request `{"paragraphs": [["…", "…"], ["…"]], "lengthScale": 1.0, "sentencePauseFrames": n,
+///   "paragraphPauseFrames": m}`,
 ///   `{"frames": N}` followed by N little-endian 16-bit mono samples, or `{"error": "…"}`;
 /// - end of input ends the worker.
 ///
@@ -21,14 +22,15 @@ import Foundation
 /// (``maximumLineBytes``, and at most the frames a clip of the request's text may hold,
 /// ``ClipLengthLimit``): anything else ends the process with an error naming it.
 ///
-/// Piper's `synthesize` speaks a text as one chunk per sentence; the bridge joins them with the
-/// sentence pause, and the paragraphs (parted by a blank line) with the paragraph pause. It asks for
+/// The sentences are parted here (``SentenceSplitter``: not after `Dr.`, `z. B.`, an initial), not
+/// by Piper: the bridge speaks each sentence, joins the chunks Piper parts it into with no pause,
+/// the sentences with the sentence pause and the paragraphs with the paragraph pause. It asks for
 /// the raw level (`normalize_audio=False`): Piper's default scales every sentence to full scale on
 /// its own, which makes sentences uneven and loud; the renderer's loudness stage sets the level.
 /// onnxruntime runs `THREADS` threads for one request; the pool decides how many (``PiperWorkerPool``).
 enum PiperBridge {
     static let source = #"""
-        import json, re, signal, sys
+        import json, signal, sys
 
         # Ctrl-C reaches the whole process group: the command decides, and the end of input ends the worker.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -61,18 +63,18 @@ enum PiperBridge {
                 synthesis = SynthesisConfig(length_scale=config.length_scale * request["lengthScale"], normalize_audio=False)
                 sentence_pause = numpy.zeros(request["sentencePauseFrames"], dtype=numpy.int16)
                 paragraph_pause = numpy.zeros(request["paragraphPauseFrames"], dtype=numpy.int16)
-                parts = []
-                for paragraph in re.split(r"\n\s*\n", request["text"]):
-                    sentences = [chunk.audio_int16_array for chunk in voice.synthesize(paragraph, synthesis)]
-                    if not sentences:
-                        continue
+                parts, spoken = [], False
+                for paragraph in request["paragraphs"]:
                     if parts:
                         parts.append(paragraph_pause)
-                    for index, sentence in enumerate(sentences):
+                    for index, sentence in enumerate(paragraph):
                         if index:
                             parts.append(sentence_pause)
-                        parts.append(sentence)
-                if not parts:
+                        # Piper may part a sentence further (at "Dr."): its chunks are joined with no pause.
+                        chunks = [chunk.audio_int16_array for chunk in voice.synthesize(sentence, synthesis)]
+                        spoken = spoken or any(len(chunk) for chunk in chunks)
+                        parts.extend(chunks)
+                if not spoken:
                     reply({"error": "Piper spoke no audio for this text"})
                     continue
                 audio = numpy.concatenate(parts).astype("<i2").tobytes()
@@ -101,9 +103,10 @@ enum PiperBridge {
     /// an error message a few hundred.
     static let maximumLineBytes = 65_536
 
-    /// One request: the text, Piper's length scale (1 / speed) and the pauses in the model's frames.
+    /// One request: the text as paragraphs of sentences (``SentenceSplitter``), Piper's length
+    /// scale (1 / speed) and the pauses in the model's frames.
     struct Request: Encodable, Sendable {
-        let text: String
+        let paragraphs: [[String]]
         let lengthScale: Double
         let sentencePauseFrames: Int64
         let paragraphPauseFrames: Int64

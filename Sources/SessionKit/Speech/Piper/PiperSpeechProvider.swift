@@ -68,7 +68,7 @@ public struct PiperSpeechProvider: PacedSpeechProvider {
         let sampleRate = try await pool.start(count: 1)
         let pauses = pacing.frames(at: sampleRate)
         let request = PiperBridge.Request(
-            text: text,
+            paragraphs: SentenceSplitter.paragraphs(of: text),
             lengthScale: 1 / speed,
             sentencePauseFrames: pauses.sentence.count,
             paragraphPauseFrames: pauses.paragraph.count
