@@ -51,7 +51,7 @@ struct SessionKindsTests {
     }
 
     @Test(
-        "Timer: start gong at the countdown's end, interval gongs before the end only, the bed from the start gong, the end gong last"
+        "Timer: start gong at the countdown's end, interval gongs before the end only, the bed from the start gong until the timer completes, the end gong last"
     )
     func timer() throws {
         let script = try Self.session(
@@ -64,11 +64,30 @@ struct SessionKindsTests {
         #expect(timeline.items.map(\.kind) == [.silence, .bell])
         #expect(timeline.items[1].startFrame == 615_000 && timeline.items[1].name == "completion")
         #expect(timeline.totalFrames == 616_000)
+        // Seed 002: "background audio stops when timer completes": the bed ends where the end gong
+        // starts, its fade-out ending there.
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
-        #expect(bed.startFrame == 15_000 && bed.endFrame == 616_000)
+        #expect(bed.startFrame == 15_000 && bed.endFrame == 615_000)
         #expect(timeline.phases.map(\.name) == ["countdown", "meditation"])
         #expect(timeline.phases.map(\.startFrame.count) == [0, 15_000])
         #expect(timeline.phases.last?.endFrame == 616_000)
+
+        // Ringing out, as an option: the bed plays on under the end gong to the file's end.
+        let ringing = try Self.session(
+            #"{"kind": "timer", "id": "t", "title": "T", "durationSeconds": 600, "ambience": "forest", "ambienceRingsOut": true}"#
+        )
+        let rung = Self.plan(ringing, present: ["gong", "completion", "forest"])
+        let ringingBed = try #require(rung.overlays.first { $0.kind == .ambience })
+        #expect(ringingBed.startFrame == 15_000 && ringingBed.endFrame == rung.totalFrames)
+        #expect(rung.totalFrames == 616_000)
+        do {
+            _ = try Self.session(
+                #"{"kind": "timer", "id": "t", "title": "T", "durationSeconds": 600, "ambienceRingsOut": "yes"}"#
+            )
+            Issue.record("a string for ambienceRingsOut is accepted")
+        } catch {
+            #expect("\(error)".contains("ambienceRingsOut: expected true or false, found a string"), "\(error)")
+        }
     }
 
     @Test(

@@ -13,12 +13,13 @@ enum OverlayPlanner {
 
     /// Adds `layers`' overlays and `cues` to `timeline` (sorted by start; the bed first among
     /// equals) and the sounds that were not found to `skipped`. `intervalStarts` are the interval
-    /// gongs' frames; the bed runs from `bedStart` to the end.
+    /// gongs' frames; the bed runs from `bedStart` to `bedEnd` (the end when `nil`, never past it).
     static func place(
         _ layers: SessionLayers,
         intervalStarts: [Frames],
         cues: [Cue] = [],
         bedStart: Frames = .zero,
+        bedEnd: Frames? = nil,
         in timeline: inout Timeline,
         skipped: inout [SkippedSound]
     ) {
@@ -54,10 +55,11 @@ enum OverlayPlanner {
             }
         }
 
+        let bedEnd = min(end, bedEnd ?? end)
         switch layers.ambience {
-        case .chosen(let sound)? where end > bedStart:
+        case .chosen(let sound)? where bedEnd > bedStart:
             let period = sound.source.frameCount(at: sampleRate)
-            let span = end - bedStart
+            let span = bedEnd - bedStart
             // Fades that would overlap are shortened in proportion, so they meet without a plateau.
             var fadeIn = layers.ambienceFadeIn
             var fadeOut = layers.ambienceFadeOut

@@ -136,6 +136,7 @@ extension Timeline {
             intervalStarts: [],
             cues: overlayCues,
             bedStart: score.bedStartSeconds.map(frames(atSeconds:)) ?? .zero,
+            bedEnd: score.bedEndSeconds.map(frames(atSeconds:)),
             in: &timeline,
             skipped: &skipped
         )

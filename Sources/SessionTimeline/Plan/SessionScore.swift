@@ -16,6 +16,8 @@ package struct SessionScore: Sendable, Equatable {
     package var endSound: String?
     /// Where the ambience bed starts (the timer's start gong); `nil` is the output's first frame.
     package var bedStartSeconds: Double?
+    /// Where the ambience bed stops (the timer's completion); `nil` is the output's end.
+    package var bedEndSeconds: Double?
 
     package init(
         spoken: [SpokenCue] = [],
@@ -23,7 +25,8 @@ package struct SessionScore: Sendable, Equatable {
         phases: [ScorePhase] = [],
         endSeconds: Double,
         endSound: String? = nil,
-        bedStartSeconds: Double? = nil
+        bedStartSeconds: Double? = nil,
+        bedEndSeconds: Double? = nil
     ) {
         self.spoken = spoken
         self.sounds = sounds
@@ -31,6 +34,7 @@ package struct SessionScore: Sendable, Equatable {
         self.endSeconds = endSeconds
         self.endSound = endSound
         self.bedStartSeconds = bedStartSeconds
+        self.bedEndSeconds = bedEndSeconds
     }
 
     /// Every text the score speaks, each once, in order.

@@ -29,12 +29,22 @@ extension ScriptValidator {
         let before = problems.count
         switch name {
         case "timer":
-            known += ["countdownSeconds", "durationSeconds"] + Self.timerSoundKeys.map(\.key)
+            known += ["countdownSeconds", "durationSeconds", "ambienceRingsOut"] + Self.timerSoundKeys.map(\.key)
             let countdown = seconds(root, "countdownSeconds", at: "", default: TimerSession.defaultCountdownSeconds)
             let duration = positiveSeconds(root, "durationSeconds", at: "")
             sound = soundFields(root, Self.timerSoundKeys)
-            if let countdown, let duration {
-                sessionKind = .timer(TimerSession(countdownSeconds: countdown, durationSeconds: duration))
+            var ringsOut: Bool? = false
+            switch root["ambienceRingsOut"] {
+            case nil, .null?: break
+            case .bool(let value)?: ringsOut = value
+            case let other?:
+                report("ambienceRingsOut", "expected true or false, found \(other.kindName)")
+                ringsOut = nil
+            }
+            if let countdown, let duration, let ringsOut {
+                sessionKind = .timer(
+                    TimerSession(countdownSeconds: countdown, durationSeconds: duration, ambienceRingsOut: ringsOut)
+                )
                 total = countdown + duration
             }
         case "breathing":
