@@ -57,6 +57,39 @@ struct SessionKindsCommandTests {
     }
 
     @Test(
+        "A timer over the app's own sound library (seed 002's sounds.json): its forest bed at its volume, stopping when the timer completes"
+    )
+    func timerOverTheAppsLibrary() throws {
+        let folder = try TemporaryFolder()
+        let session = folder.path("timer.json")
+        try Data(
+            #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 2, "durationSeconds": 3, "ambience": "forest"}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: session))
+        let result = try renderSession(
+            [
+                "render", session, "-o", folder.path("t.wav"), "--timeline", folder.path("t.json"),
+                // The app's library has no gongs: they are left out, the bed plays.
+                "--sample-rate", "8000", "--loudness", "off", "--sounds", "Fixtures/sounds/still-moment",
+                "--allow-missing-sounds",
+            ],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("t.json")))
+        )
+        let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
+        #expect(bed.name == "forest" && bed.gain == 0.15, "the entry's volume is the bed's gain")
+        #expect(bed.source.path?.hasSuffix("Fixtures/sounds/still-moment/forest-ambience.mp3") == true)
+        #expect(bed.startFrame == 16_000 && bed.endFrame == 40_000, "from the start gong to the timer's end")
+        let samples = try LayeredCommandTests.decodedSamples(folder.path("t.wav"))
+        #expect(samples[20_000..<24_000].contains { abs($0) > 0.001 }, "the forest plays")
+        #expect(samples[40_000...].allSatisfy { $0 == 0 }, "nothing after the timer completes: no end gong, no bed")
+    }
+
+    @Test(
         "A stretching region file's id is its file name without .json; stretching from standard input or a name that is no id"
     )
     func regionFileIdentifier() throws {

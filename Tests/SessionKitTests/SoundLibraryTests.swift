@@ -108,6 +108,37 @@ struct SoundLibraryTests {
         #expect(indexed.resolve("ENDE") == .found(path: folder.path("gong-Ende.caf"), entry: upper))
     }
 
+    @Test("The app's own sounds.json (seed 002) as it is: filename, volume, localized name and description, iconName")
+    func appShape() throws {
+        let json = #"""
+            [{"id": "silent", "filename": "silence.m4a", "name": {"en": "Silence", "de": "Stille"},
+              "description": {"en": "Keeps the app playing", "de": "Hält die App wach"}, "iconName": "speaker.slash", "volume": 0.15},
+             {"id": "forest", "filename": "forest-ambience.mp3", "name": {"de": "Wald", "fr": "Forêt"}, "iconName": "leaf", "volume": 0.15},
+             {"id": "rain", "filename": "rain", "name": "sound.rain.name", "volume": 0.2}]
+            """#
+        var warnings: [String] = []
+        let entries = try SoundLibrary.entries(json: Data(json.utf8), name: "sounds.json", warnings: &warnings)
+        #expect(warnings.isEmpty, "the app's keys are known: \(warnings)")
+        #expect(
+            entries == [
+                SoundEntry(id: "silent", name: "Silence", file: "silence.m4a", gain: 0.15),
+                // Without English, the first language in order.
+                SoundEntry(id: "forest", name: "Wald", file: "forest-ambience.mp3", gain: 0.15),
+                SoundEntry(id: "rain", name: "sound.rain.name", file: "rain", gain: 0.2),
+            ]
+        )
+        // A typo of the app's keys is a warning with the nearest key, as for ours.
+        var typos: [String] = []
+        _ = try SoundLibrary.entries(
+            json: Data(#"[{"id": "a", "file": "a", "volme": 0.5}]"#.utf8),
+            name: "sounds.json",
+            warnings: &typos
+        )
+        #expect(
+            typos == [#"sounds.json: [0].volme: is not a field of a sound (did you mean "volume"?); it is ignored"#]
+        )
+    }
+
     @Test("A file with an extension is tried as it is, then its stem with each extension")
     func fileWithExtension() throws {
         let folder = try TemporaryFolder()
@@ -191,6 +222,21 @@ struct SoundLibraryTests {
                     "lib/sounds.json: [4].id: \"a/b\" may contain only letters, digits, '.', '_' and '-' (1 to 128 of them), not '.' or '..'",
                     "lib/sounds.json: [4].name: must not be empty",
                     "lib/sounds.json: [4].file: \"/abs\" must be a name in the library's folder, not an absolute path",
+                ]
+            ),
+            // The app's shape, broken: a file or gain given twice, a localized name that is not text.
+            (
+                #"""
+                [{"id": "a", "file": "a", "filename": "b.mp3"}, {"id": "b", "filename": "b", "gain": 1, "volume": 0.5},
+                 {"id": "c", "filename": "/c.mp3", "volume": -1, "name": {"en": 3}}, {"id": "d"}]
+                """#,
+                [
+                    "lib/sounds.json: [0].filename: names the file a second time, after \"file\"; give one of them",
+                    "lib/sounds.json: [1].volume: sets the gain a second time, after \"gain\"; give one of them",
+                    "lib/sounds.json: [2].name.en: expected a non-empty string, found a number",
+                    "lib/sounds.json: [2].filename: \"/c.mp3\" must be a name in the library's folder, not an absolute path",
+                    "lib/sounds.json: [2].volume: -1 must be 0 or more",
+                    "lib/sounds.json: [3].file: is required but missing (or \"filename\", as an app's sounds.json names it)",
                 ]
             ),
         ]

@@ -147,8 +147,9 @@ package struct SoundLibrary: Sendable {
         return try entries(json: data, name: name, warnings: &warnings)
     }
 
-    /// The keys an entry of `sounds.json` has.
-    static let entryKeys = ["id", "name", "file", "gain", "loop"]
+    /// The keys an entry of `sounds.json` has: ours, and the app's own (seed 002: `filename` for
+    /// `file`, `volume` for `gain`, a localized `name` and `description`, `iconName`).
+    static let entryKeys = ["id", "name", "file", "gain", "loop", "filename", "volume", "description", "iconName"]
 
     /// ``entries(json:name:)``, adding to `warnings` a line for each key an entry does not have.
     package static func entries(
@@ -218,28 +219,54 @@ package struct SoundLibrary: Sendable {
                     firstIndex[id] = index
                 }
             }
-            let displayName = string("name", required: false)
-            let file = string("file", required: true)
+            // A name is a string, or the app's localized names (`{"en": "Forest", "de": "Wald"}`):
+            // English, else the first language in order.
+            var displayName: String?
+            if case .object(let names)? = object["name"] {
+                let language = names["en"] != nil ? "en" : names.keys.sorted().first
+                if let language {
+                    if case .string(let text)? = names[language], !text.isEmpty {
+                        displayName = text
+                    } else {
+                        report("name.\(language)", "expected a non-empty string, found \(names[language]!.kindName)")
+                    }
+                }
+            } else {
+                displayName = string("name", required: false)
+            }
+            // The file as we name it (`file`) or as the app does (`filename`), not both.
+            var file: String?
+            switch (object["file"], object["filename"]) {
+            case (nil, nil), (.null?, nil), (nil, .null?), (.null?, .null?):
+                report("file", "is required but missing (or \"filename\", as an app's sounds.json names it)")
+            case (_, nil), (_, .null?): file = string("file", required: true)
+            case (nil, _), (.null?, _): file = string("filename", required: true)
+            default: report("filename", "names the file a second time, after \"file\"; give one of them")
+            }
+            let fileKey = object["file"] == nil || object["file"] == .null ? "filename" : "file"
             if let file, file.hasPrefix("/") {
-                report("file", "\(quoted(file)) must be a name in the library's folder, not an absolute path")
+                report(fileKey, "\(quoted(file)) must be a name in the library's folder, not an absolute path")
             } else if let file, file.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
                 report(
-                    "file",
+                    fileKey,
                     "\(quoted(file)) must name a file inside the library's folder, not climb out of it with '..'"
                 )
             }
+            // The gain as we name it (`gain`) or as the app does (`volume`), not both.
             var gain: Double?
-            if let value = object["gain"], value != .null {
+            let gainKeys = ["gain", "volume"].filter { object[$0] != nil && object[$0] != .null }
+            if gainKeys.count == 2 { report("volume", "sets the gain a second time, after \"gain\"; give one of them") }
+            if gainKeys.count == 1, let key = gainKeys.first, let value = object[key] {
                 if case .number(let number) = value {
                     if !number.isFinite {
-                        report("gain", "the number is too large to represent")
+                        report(key, "the number is too large to represent")
                     } else if number < 0 {
-                        report("gain", "\(formatted(number)) must be 0 or more")
+                        report(key, "\(formatted(number)) must be 0 or more")
                     } else {
                         gain = number
                     }
                 } else {
-                    report("gain", "expected a number, found \(value.kindName)")
+                    report(key, "expected a number, found \(value.kindName)")
                 }
             }
             var loop: Bool?
