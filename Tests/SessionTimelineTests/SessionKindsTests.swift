@@ -90,6 +90,44 @@ struct SessionKindsTests {
         }
     }
 
+    @Test("Timer: seed 002's settings as the app stores them: intervalGongsEnabled, intervalMinutes, backgroundSoundId")
+    func timerAppSettings() throws {
+        let base = #""kind": "timer", "id": "t", "title": "T", "durationSeconds": 600"#
+        let on = try Self.session(
+            "{\(base), \"intervalGongsEnabled\": true, \"intervalMinutes\": 3, \"backgroundSoundId\": \"forest\"}"
+        )
+        let planned = Self.plan(on, present: ["gong", "completion", "forest"])
+        // The start gong at 15 s, then every 3 minutes while before 615 s.
+        #expect(Self.overlays(planned, "gong") == [15_000, 195_000, 375_000, 555_000])
+        #expect(planned.overlays.first { $0.kind == .ambience }?.name == "forest")
+        // Enabled without a period: the app's default, 5 minutes.
+        let plain = Self.plan(
+            try Self.session("{\(base), \"intervalGongsEnabled\": true}"),
+            present: ["gong", "completion"]
+        )
+        #expect(Self.overlays(plain, "gong") == [15_000, 315_000])
+        // Off: the app keeps intervalMinutes, and no interval gong rings.
+        let off = Self.plan(
+            try Self.session("{\(base), \"intervalGongsEnabled\": false, \"intervalMinutes\": 5}"),
+            present: ["gong", "completion"]
+        )
+        #expect(Self.overlays(off, "gong") == [15_000])
+        for (json, expected) in [
+            (
+                "{\(base), \"ambience\": \"rain\", \"backgroundSoundId\": \"forest\"}",
+                #"backgroundSoundId: names the bed a second time, after "ambience"; give one of them"#
+            ),
+            ("{\(base), \"intervalGongsEnabled\": 1}", "intervalGongsEnabled: expected true or false, found a number"),
+        ] {
+            do {
+                _ = try Self.session(json)
+                Issue.record("accepted: \(json)")
+            } catch {
+                #expect("\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
+
     @Test(
         "Breathing: a cue at every non-zero phase of every cycle, the triple gong between blocks, a missing cue spoken instead"
     )

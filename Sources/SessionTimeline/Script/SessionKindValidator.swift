@@ -29,10 +29,11 @@ extension ScriptValidator {
         let before = problems.count
         switch name {
         case "timer":
-            known += ["countdownSeconds", "durationSeconds", "ambienceRingsOut"] + Self.timerSoundKeys.map(\.key)
+            known += ["countdownSeconds", "durationSeconds", "ambienceRingsOut", "intervalGongsEnabled"]
+            known += Self.timerSoundKeys.map(\.key) + ["backgroundSoundId"]
             let countdown = seconds(root, "countdownSeconds", at: "", default: TimerSession.defaultCountdownSeconds)
             let duration = positiveSeconds(root, "durationSeconds", at: "")
-            sound = soundFields(root, Self.timerSoundKeys)
+            sound = timerSound(root)
             var ringsOut: Bool? = false
             switch root["ambienceRingsOut"] {
             case nil, .null?: break
@@ -133,6 +134,30 @@ extension ScriptValidator {
         ("startGong", .startGong), ("intervalGong", .intervalGong), ("intervalMinutes", .intervalMinutes),
         ("ambience", .ambience), ("ambienceGain", .ambienceGain), ("endGong", .bell),
     ]
+
+    /// A timer's sound fields, its own keys and seed 002's settings (`MeditationSettings`) as the
+    /// app stores them: `backgroundSoundId` is `ambience`; `intervalGongsEnabled` true rings the
+    /// interval gong (`gong` every `intervalMinutes`, 5 unless set), false leaves out the
+    /// `intervalGong` and `intervalMinutes` the app keeps while its gongs are off.
+    private mutating func timerSound(_ root: [String: JSONValue]) -> SoundSettings {
+        var sound = soundFields(root, Self.timerSoundKeys + [("backgroundSoundId", .ambience)])
+        let given = { (key: String) in root[key] != nil && root[key] != .null }
+        if given("ambience") && given("backgroundSoundId") {
+            report("backgroundSoundId", "names the bed a second time, after \"ambience\"; give one of them")
+        }
+        switch root["intervalGongsEnabled"] {
+        case nil, .null?: break
+        case .bool(true)?:
+            sound.intervalGong = sound.intervalGong ?? SoundDefaults.intervalGong
+            sound.intervalMinutes = sound.intervalMinutes ?? SoundDefaults.intervalMinutes
+        case .bool(false)?:
+            sound.intervalGong = nil
+            sound.intervalMinutes = nil
+        case let other?:
+            report("intervalGongsEnabled", "expected true or false, found \(other.kindName)")
+        }
+        return sound
+    }
 
     /// The sound fields `keys` of `root` as settings, each checked by ``SoundSettings/problems``
     /// and reported at its own key.
