@@ -109,6 +109,7 @@ struct CommandTests {
         )
         #expect(json["schemaVersion"] as? Int == 3)
         #expect(json["scriptId"] as? String == "ten-minute-session")
+        #expect(json["category"] as? String == "reactivity")
         #expect(json["title"] as? String == "The Space Between")
         #expect(json["seed"] as? Int == 11)
         #expect(json["sampleRate"] as? Int == 22_050)

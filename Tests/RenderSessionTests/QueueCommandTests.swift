@@ -37,6 +37,8 @@ struct QueueCommandTests {
             items[1]["sourceSampleRate"] as? Int == 8_000 && items[1]["file"] as? String == "silence-8000hz-825146.wav"
         )
         #expect(json["kind"] as? String == "queue" && json["totalFrames"] as? Int == 13_406_400)
+        // The category, which the seed app's crash recovery persists (guidedCategory).
+        #expect(json["category"] as? String == "reactivity" && json["scriptId"] as? String == "ten-minute-session")
         #expect(try #require(json["worstDriftSeconds"] as? Double) <= 0.5 / 8_000)
     }
 

@@ -69,6 +69,7 @@ struct SessionKindsTests {
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
         #expect(bed.startFrame == 15_000 && bed.endFrame == 615_000)
         #expect(timeline.phases.map(\.name) == ["countdown", "meditation"])
+        #expect(timeline.category == "timer", "a kind's category is its name unless the file says one")
         #expect(timeline.phases.map(\.startFrame.count) == [0, 15_000])
         #expect(timeline.phases.last?.endFrame == 616_000)
 

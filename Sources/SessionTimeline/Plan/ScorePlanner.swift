@@ -87,6 +87,7 @@ extension Timeline {
         let target = layers.loudnessTarget
         var timeline = Timeline(
             scriptId: script.id,
+            category: script.category,
             title: script.title,
             seed: seed,
             sampleRate: sampleRate,

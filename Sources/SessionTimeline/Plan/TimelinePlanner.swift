@@ -138,6 +138,7 @@ extension Timeline {
         )
         var timeline = Timeline(
             scriptId: script.id,
+            category: script.category,
             title: script.title,
             seed: seed,
             sampleRate: sampleRate,

@@ -94,6 +94,7 @@ package enum QueuePlanner {
         }
         return SessionQueue(
             scriptId: timeline.scriptId,
+            category: timeline.category,
             title: timeline.title,
             seed: timeline.seed,
             sampleRate: timeline.sampleRate,

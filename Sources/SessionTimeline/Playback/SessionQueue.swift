@@ -15,6 +15,8 @@ package struct SessionQueue: Sendable, Equatable {
 
     /// The script's id.
     package var scriptId: String
+    /// The script's category (seed 000's `guidedCategory`, which its crash recovery persists).
+    package var category: String?
     /// The script's title.
     package var title: String
     /// The seed that made the interjections' random choices.
@@ -30,6 +32,7 @@ package struct SessionQueue: Sendable, Equatable {
 
     package init(
         scriptId: String,
+        category: String? = nil,
         title: String,
         seed: UInt64,
         sampleRate: SampleRate,
@@ -38,6 +41,7 @@ package struct SessionQueue: Sendable, Equatable {
         overlays: [QueueOverlay]
     ) {
         self.scriptId = scriptId
+        self.category = category
         self.title = title
         self.seed = seed
         self.sampleRate = sampleRate
@@ -160,7 +164,7 @@ extension SessionQueue {
 
 extension SessionQueue: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case schemaVersion, kind, scriptId, title, seed, sampleRate, totalFrames, durationSeconds
+        case schemaVersion, kind, scriptId, category, title, seed, sampleRate, totalFrames, durationSeconds
         case timelineDurationSeconds, silenceSampleRate, worstDriftSeconds, items, overlays
     }
 
@@ -180,6 +184,7 @@ extension SessionQueue: Encodable {
         try container.encode(Self.schemaVersion, forKey: .schemaVersion)
         try container.encode("queue", forKey: .kind)
         try container.encode(scriptId, forKey: .scriptId)
+        try container.encodeIfPresent(category, forKey: .category)
         try container.encode(title, forKey: .title)
         try container.encode(seed, forKey: .seed)
         try container.encode(sampleRate, forKey: .sampleRate)

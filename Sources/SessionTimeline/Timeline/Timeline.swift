@@ -13,6 +13,9 @@ public struct Timeline: Sendable, Equatable, Codable {
 
     /// The script's id.
     public var scriptId: String
+    /// The category the script belongs to (`reactivity`; a kind's name for the other kinds), what
+    /// the seed app persists as `guidedCategory`; `nil` in a timeline written before it was kept.
+    public var category: String?
     /// The script's title.
     public var title: String
     /// The seed that made the interjections' random choices.
@@ -51,6 +54,7 @@ public struct Timeline: Sendable, Equatable, Codable {
 
     public init(
         scriptId: String,
+        category: String? = nil,
         title: String,
         seed: UInt64,
         sampleRate: SampleRate,
@@ -64,6 +68,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         definedPhases: [TimelinePhase]? = nil
     ) {
         self.scriptId = scriptId
+        self.category = category
         self.title = title
         self.seed = seed
         self.sampleRate = sampleRate
@@ -104,7 +109,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schemaVersion, scriptId, title, seed, sampleRate, totalFrames, durationSeconds, items
+        case schemaVersion, scriptId, category, title, seed, sampleRate, totalFrames, durationSeconds, items
         case leadInFrames, leadInSeconds, overlays, phases, skippedSounds, loudness
         case sessionKind = "kind"
         case encoding, voice, requestedVoice
@@ -121,6 +126,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         try container.encode(Self.schemaVersion, forKey: .schemaVersion)
         try container.encodeIfPresent(sessionKind, forKey: .sessionKind)
         try container.encode(scriptId, forKey: .scriptId)
+        try container.encodeIfPresent(category, forKey: .category)
         try container.encode(title, forKey: .title)
         try container.encode(seed, forKey: .seed)
         try container.encode(sampleRate, forKey: .sampleRate)
@@ -201,6 +207,7 @@ public struct Timeline: Sendable, Equatable, Codable {
             loudness = nil
         }
         sessionKind = try container.decodeIfPresent(String.self, forKey: .sessionKind)
+        category = try container.decodeIfPresent(String.self, forKey: .category)
         encoding = try container.decodeIfPresent(AudioEncoding.self, forKey: .encoding)
         voice = try container.decodeIfPresent(String.self, forKey: .voice)
         requestedVoice = try container.decodeIfPresent(String.self, forKey: .requestedVoice)
