@@ -116,4 +116,36 @@ struct SessionKindsCommandTests {
         #expect(try scriptId(folder.path("two words.json")) == "stretching", "a space is not allowed in an id")
         #expect(try scriptId("-", input: regions) == "stretching")
     }
+
+    @Test("--stretch-seconds sets the length a region file's stretches lack; a region's own and a stretch's own win")
+    func stretchSeconds() throws {
+        let folder = try TemporaryFolder()
+        let file = "Fixtures/stretches/back-and-neck.json"
+        let result = try renderSession(
+            ["timeline", file, "--cache", folder.path("cache"), "--seed", "1", "--stretch-seconds", "30"],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(result.standardOutputBytes))
+        let rate = Int64(timeline.sampleRate.hertz)
+        // One stretch from each region: the back's lasts 30 s (the command's), the neck's 45 or 20 (the file's).
+        let phases = timeline.phases.map { ($0.name, $0.startFrame.count) }
+        #expect(phases.count == 3 && phases[0].1 == 0 && phases[1].1 == 30 * rate, "\(phases)")
+        let neck = phases[1].0
+        #expect(["neck-side-tilt", "neck-chin-tuck"].contains(neck))
+        #expect(phases[2] == ("complete", (30 + (neck == "neck-side-tilt" ? 45 : 20)) * rate))
+
+        // Too long for a session, said with the flag's name; an impossible length is a usage error.
+        let long = try renderSession(
+            ["timeline", file, "--cache", folder.path("cache"), "--seed", "1", "--stretch-seconds", "86400"],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(long.status == 65)
+        #expect(
+            long.standardError
+                == "error: back-and-neck: (session): --stretch-seconds makes it last 86445 s, longer than the limit of 86400 (24 hours)\n"
+        )
+        let zero = try renderSession(["timeline", file, "--stretch-seconds", "0"])
+        #expect(zero.status == 64 && zero.standardError.contains("--stretch-seconds"))
+    }
 }

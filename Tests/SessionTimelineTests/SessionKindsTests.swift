@@ -129,6 +129,27 @@ struct SessionKindsTests {
         }
     }
 
+    @Test("Stretch lengths in a region file: a stretch's own, else its region's, else --stretch-seconds, else 60 s")
+    func stretchLengths() throws {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/stretches/back-and-neck.json")
+        let script = try Script(json: Data(contentsOf: url), strict: false)
+        guard case .stretch(let session) = script.kind, case .regions(let regions, _) = session.source else {
+            Issue.record("not a region file")
+            return
+        }
+        let lengths = regions.map { $0.stretches.map { ($0.id, $0.durationSeconds, $0.hasGivenDuration) } }
+        #expect(lengths[0].map(\.1) == [60, 60] && lengths[0].map(\.2) == [false, false])
+        #expect(lengths[1].map(\.1) == [45, 20] && lengths[1].map(\.2) == [true, true])
+        // The command's length applies only where the file gives none: the back's two.
+        let set = session.lasting(25)
+        guard case .regions(let changed, _) = set.source else { return }
+        #expect(changed.map { $0.stretches.map(\.durationSeconds) } == [[25, 25], [45, 20]])
+        // The longest draw of one per region: 25 + 45.
+        #expect(set.totalSeconds == 70)
+    }
+
     @Test(
         "Breathing: a cue at every non-zero phase of every cycle, the triple gong between blocks, a missing cue spoken instead"
     )

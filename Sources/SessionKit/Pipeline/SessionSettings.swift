@@ -89,6 +89,9 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
     public var stretchRegions: [String]?
     /// How many stretches a region file draws from each region; `nil` is one.
     public var stretchesPerRegion: Int?
+    /// How long a stretch lasts whose length the file does not give (a region file's never do);
+    /// `nil` is ``StretchSession/defaultDurationSeconds``.
+    public var stretchSeconds: Double?
 
     public init(
         seed: UInt64? = nil,
@@ -100,6 +103,7 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
         allowsMissingSounds: Bool = false,
         stretchRegions: [String]? = nil,
         stretchesPerRegion: Int? = nil,
+        stretchSeconds: Double? = nil,
         maximumLateSeconds: Double? = nil
     ) {
         self.seed = seed
@@ -111,21 +115,36 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
         self.allowsMissingSounds = allowsMissingSounds
         self.stretchRegions = stretchRegions
         self.stretchesPerRegion = stretchesPerRegion
+        self.stretchSeconds = stretchSeconds
         self.maximumLateSeconds = maximumLateSeconds
     }
 
     /// `script` with a stretching region file's draw narrowed to ``stretchRegions`` and
-    /// ``stretchesPerRegion``; any other script as it is.
-    /// - Throws: ``SessionError`` naming each region the file does not have.
+    /// ``stretchesPerRegion``, and its stretches without a length lasting ``stretchSeconds``; any
+    /// other script as it is.
+    /// - Throws: ``SessionError`` naming each region the file does not have, or a session the
+    ///   lengths make longer than 24 hours.
     func selectingStretches(of script: Script) throws(SessionError) -> Script {
-        guard case .stretch(let stretch) = script.kind, stretchRegions != nil || stretchesPerRegion != nil else {
+        guard case .stretch(var stretch) = script.kind,
+            stretchRegions != nil || stretchesPerRegion != nil || stretchSeconds != nil
+        else {
             return script
         }
         var selected = script
         do {
-            selected.kind = .stretch(try stretch.selecting(regions: stretchRegions, perRegion: stretchesPerRegion))
+            stretch = try stretch.selecting(regions: stretchRegions, perRegion: stretchesPerRegion)
         } catch {
             throw SessionError(.invalidSetting, lines: error.problems.map { "\(script.id): \($0)" })
+        }
+        if let stretchSeconds { stretch = stretch.lasting(stretchSeconds) }
+        selected.kind = .stretch(stretch)
+        selected.durationSeconds = stretch.totalSeconds
+        let limit = ScriptRules.maximumDurationSeconds
+        guard stretch.totalSeconds <= limit else {
+            throw SessionError(
+                .invalidSetting,
+                "\(script.id): (session): \(SettingReference.stretchSeconds.marker) makes it last \(formatted(stretch.totalSeconds)) s, longer than the limit of \(formatted(limit)) (24 hours)"
+            )
         }
         return selected
     }

@@ -302,7 +302,17 @@ extension ScriptValidator {
             let id = label(fields, "id", at: path, required: true)
             let region = label(fields, "region", at: path, required: false) ?? id
             let displayName = label(fields, "displayName", at: path, required: false) ?? region
-            let stretches = stretchList(fields, "stretches", at: path)
+            // A region's own length for its stretches that give none (the backend's give none).
+            let regionSeconds =
+                fields["durationSeconds"] == nil ? nil : positiveSeconds(fields, "durationSeconds", at: path)
+            let stretches = stretchList(fields, "stretches", at: path)?.map { stretch in
+                var stretch = stretch
+                if !stretch.hasGivenDuration, let regionSeconds {
+                    stretch.durationSeconds = regionSeconds
+                    stretch.hasGivenDuration = true
+                }
+                return stretch
+            }
             if let id, let region, let displayName, let stretches {
                 regions.append(
                     StretchSession.Region(id: id, region: region, displayName: displayName, stretches: stretches)
@@ -356,7 +366,8 @@ extension ScriptValidator {
                         name: name,
                         description: description,
                         bilateral: bilateral,
-                        durationSeconds: duration
+                        durationSeconds: duration,
+                        hasGivenDuration: fields["durationSeconds"] != nil
                     )
                 )
             }

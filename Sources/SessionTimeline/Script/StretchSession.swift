@@ -17,13 +17,24 @@ public struct StretchSession: Sendable, Equatable {
         /// Whether both sides are stretched: the half cue then says to switch sides.
         public var bilateral: Bool
         public var durationSeconds: Double
+        /// Whether the file gave the length (the stretch's own, or its region's); a length it did
+        /// not give is ``StretchSession/defaultDurationSeconds`` until the command sets one.
+        public var hasGivenDuration: Bool
 
-        public init(id: String, name: String, description: String, bilateral: Bool, durationSeconds: Double) {
+        public init(
+            id: String,
+            name: String,
+            description: String,
+            bilateral: Bool,
+            durationSeconds: Double,
+            hasGivenDuration: Bool = true
+        ) {
             self.id = id
             self.name = name
             self.description = description
             self.bilateral = bilateral
             self.durationSeconds = durationSeconds
+            self.hasGivenDuration = hasGivenDuration
         }
     }
 
@@ -93,6 +104,32 @@ public struct StretchSession: Sendable, Equatable {
                 return pool.prefix(count)
             }
         }
+    }
+
+    /// Every stretch whose length the file did not give lasting `seconds` instead of
+    /// ``defaultDurationSeconds`` (`--stretch-seconds`).
+    public func lasting(_ seconds: Double) -> StretchSession {
+        func set(_ stretches: [Stretch]) -> [Stretch] {
+            stretches.map { stretch in
+                var stretch = stretch
+                if !stretch.hasGivenDuration { stretch.durationSeconds = seconds }
+                return stretch
+            }
+        }
+        var session = self
+        switch source {
+        case .stretches(let stretches): session.source = .stretches(set(stretches))
+        case .regions(let regions, let perRegion):
+            session.source = .regions(
+                regions.map { region in
+                    var region = region
+                    region.stretches = set(region.stretches)
+                    return region
+                },
+                perRegion: perRegion
+            )
+        }
+        return session
     }
 
     /// Only the regions named in `names` (by id or region), in the order named, drawing

@@ -3,7 +3,7 @@
 /// knows flag names.
 package enum SettingReference: String, CaseIterable, Sendable {
     case bitrate, quality, format, noOverwrite, reencode, loudnessOff, proxyProvider, regions, shard, shards
-    case allowMissingSounds, fallbackVoice
+    case allowMissingSounds, fallbackVoice, stretchSeconds
 
     /// How the library names the setting in a sentence.
     package var words: String {
@@ -20,6 +20,7 @@ package enum SettingReference: String, CaseIterable, Sendable {
         case .shards: "the number of shards"
         case .allowMissingSounds: "allowing missing sounds"
         case .fallbackVoice: "a fallback voice"
+        case .stretchSeconds: "the stretches' length"
         }
     }
 

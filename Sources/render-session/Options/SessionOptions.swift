@@ -289,6 +289,17 @@ struct PlanOptions: ParsableArguments {
     )
     var perRegion: Int?
 
+    @Option(
+        name: .customLong("stretch-seconds"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long a stretch lasts whose length the file does not give (a region file's never do). (default: 60)",
+            valueName: "s"
+        ),
+        transform: { try Parse.number($0, as: Double.self, in: 0.001...86_400, what: "a stretch's length in seconds") }
+    )
+    var stretchSeconds: Double?
+
     @OptionGroup(title: "Sound options")
     var sound: SoundOptions
 
@@ -303,6 +314,7 @@ struct PlanOptions: ParsableArguments {
             allowsMissingSounds: sound.allowMissingSounds,
             stretchRegions: regions,
             stretchesPerRegion: perRegion,
+            stretchSeconds: stretchSeconds,
             maximumLateSeconds: maxLate
         )
     }
@@ -391,6 +403,7 @@ struct PipelineOptions {
         case .shards: "--shards N"
         case .allowMissingSounds: "--allow-missing-sounds"
         case .fallbackVoice: "--fallback-voice"
+        case .stretchSeconds: "--stretch-seconds"
         }
     }
 }
