@@ -17,7 +17,7 @@ struct LayeredCommandTests {
     }
 
     @Test(
-        "The issue's example: a bed in every gap, a gong at 0:00 and 5:05 (none at 10:05), −16 LUFS, true peak ≤ −1 dBTP",
+        "The issue's example, the lead-in a silent countdown: then a bed in every gap, a gong at 0:05 and 5:05 (none at 10:05), −16 LUFS, true peak ≤ −1 dBTP",
         .requiresFFmpeg
     )
     func issueExample() throws {
@@ -44,14 +44,16 @@ struct LayeredCommandTests {
         #expect(timeline.totalFrames.count == (5 + 600 + 8) * rate)
         #expect(timeline.leadInFrames.count == 5 * rate)
         let gongs = timeline.overlays.filter { $0.kind == .gong }.map(\.startFrame.count)
-        #expect(gongs == [0, 305 * rate], "0:00 and 5:05; 10:05 is not before durationSeconds")
+        // The lead-in is the countdown (seed 002): the start gong and the bed begin at its end.
+        #expect(gongs == [5 * rate, 305 * rate], "0:05 and 5:05; 10:05 is not before durationSeconds")
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
-        #expect(bed.startFrame == .zero && bed.frameCount == timeline.totalFrames && bed.name == "rain")
+        #expect(bed.startFrame.count == 5 * rate && bed.endFrame == timeline.totalFrames && bed.name == "rain")
         #expect(timeline.skippedSounds.isEmpty)
 
         let samples = try Self.decodedSamples(folder.path("layered.wav"))
         #expect(Int64(samples.count) == timeline.totalFrames.count)
-        for item in timeline.items where item.kind == .silence {
+        #expect(samples[0..<Int(5 * rate)].allSatisfy { $0 == 0 }, "the countdown is silent")
+        for item in timeline.items where item.kind == .silence && item.startFrame >= timeline.leadInFrames {
             // The bed is audible in every gap: its middle half is far above digital silence.
             let start = Int(item.startFrame.count + item.frameCount.count / 4)
             let interior = samples[start..<(start + Int(item.frameCount.count / 2))]

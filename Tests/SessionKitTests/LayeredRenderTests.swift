@@ -81,7 +81,9 @@ struct LayeredRenderTests {
         #expect(try Self.sha256(path) == "fd42281f3092cfaeffd61267a110e0b30df1898c6527710306f216df0c71bb02")
     }
 
-    @Test("A start gong sits at frame 0 and the interval gongs at their frames, sample for sample")
+    @Test(
+        "With soundsOverLeadIn, a start gong sits at frame 0 over the lead-in and the interval gongs at their frames, sample for sample"
+    )
     func gongsAtTheirFrames() async throws {
         let library = try Self.gongLibrary()
         let folder = try TemporaryFolder()
@@ -91,7 +93,9 @@ struct LayeredRenderTests {
                 intervalGong: "gong",
                 intervalMinutes: 0.05,
                 leadInSeconds: 1,
-                loudness: .off
+                loudness: .off,
+                // The start gong over the lead-in, at frame 0, rather than at its end.
+                soundsOverLeadIn: true
             ),
             library: library.url.path,
             audio: folder.path("s.wav")

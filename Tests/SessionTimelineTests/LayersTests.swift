@@ -43,7 +43,9 @@ struct LayersTests {
 
     static let bell = SoundChoice.chosen(ChosenSound(name: "bell", source: ScriptPlanningTests.bell))
 
-    @Test("A lead-in moves the narration later, the start gong rings at 0, interval gongs count from the script's 0")
+    @Test(
+        "A lead-in moves the narration later and is the countdown: the start gong rings at its end (seed 002), interval gongs count from the script's 0"
+    )
     func leadInAndGongs() {
         let timeline = Self.plan(
             SessionLayers(
@@ -61,11 +63,34 @@ struct LayersTests {
         #expect(timeline.items[1].clip?.plannedStartFrame == 5_000)
         #expect(timeline.leadInFrames == 5_000)
         #expect(timeline.totalFrames == 73_000)
-        // 15, 30 and 45 s after the script's 0 (+5 s lead-in); 60 s is not before durationSeconds.
-        #expect(timeline.overlays.map(\.startFrame.count) == [0, 20_000, 35_000, 50_000])
+        // The start gong at the lead-in's end; 15, 30 and 45 s after the script's 0 (+5 s lead-in);
+        // 60 s is not before durationSeconds.
+        #expect(timeline.overlays.map(\.startFrame.count) == [5_000, 20_000, 35_000, 50_000])
         #expect(timeline.overlays.map(\.frameCount.count) == [3_000, 3_000, 3_000, 3_000])
         #expect(timeline.overlays.map(\.index) == [0, 1, 2, 3])
         #expect(timeline.overlays.allSatisfy { $0.lane == .cues && $0.kind == .gong && $0.bed == nil })
+
+        // Sounds over the lead-in, as before the seed's rule: the start gong at frame 0, the bed from 0.
+        let over = Self.plan(
+            SessionLayers(
+                leadIn: 5_000,
+                soundsOverLeadIn: true,
+                bell: Self.bell,
+                startGong: Self.sound("gong", frames: 3_000),
+                ambience: Self.sound("rain", frames: 10_000)
+            )
+        )
+        #expect(over.overlays.map { "\($0.kind) \($0.startFrame.count)" } == ["ambience 0", "gong 0"])
+        let seed = Self.plan(
+            SessionLayers(
+                leadIn: 5_000,
+                bell: Self.bell,
+                startGong: Self.sound("gong", frames: 3_000),
+                ambience: Self.sound("rain", frames: 10_000)
+            )
+        )
+        #expect(seed.overlays.map { "\($0.kind) \($0.startFrame.count)" } == ["ambience 5000", "gong 5000"])
+        #expect(seed.overlays[0].endFrame == seed.totalFrames, "the bed still runs to the end")
     }
 
     @Test("Interval gongs: none at or after durationSeconds, none when the interval is the whole session")

@@ -48,6 +48,7 @@ struct SessionSounds {
         }
         var layers = SessionLayers(
             leadIn: frames(sound.leadInSeconds ?? 0),
+            soundsOverLeadIn: sound.soundsOverLeadIn ?? false,
             loudnessTarget: sound.loudnessTarget,
             loudnessAnchor: sound.loudnessAnchor ?? .speech,
             levelsSpeech: sound.speechLeveling ?? true,

@@ -13,18 +13,23 @@ enum OverlayPlanner {
 
     /// Adds `layers`' overlays and `cues` to `timeline` (sorted by start; the bed first among
     /// equals) and the sounds that were not found to `skipped`. `intervalStarts` are the interval
-    /// gongs' frames; the bed runs from `bedStart` to `bedEnd` (the end when `nil`, never past it).
+    /// gongs' frames; the bed runs from `bedStart` (the lead-in's end when `nil`, as the start gong
+    /// rings there; frame 0 with ``SessionLayers/soundsOverLeadIn``) to `bedEnd` (the end when
+    /// `nil`, never past it).
     static func place(
         _ layers: SessionLayers,
         intervalStarts: [Frames],
         cues: [Cue] = [],
-        bedStart: Frames = .zero,
+        bedStart: Frames? = nil,
         bedEnd: Frames? = nil,
         in timeline: inout Timeline,
         skipped: inout [SkippedSound]
     ) {
         let end = timeline.totalFrames
         let sampleRate = timeline.sampleRate
+        // Seed 002: the countdown is silent; the start gong and the bed begin when it ends.
+        let soundsStart = layers.soundsOverLeadIn ? .zero : layers.leadIn
+        let bedStart = bedStart ?? soundsStart
         var overlays: [TimelineOverlay] = []
         func gain(of sound: ChosenSound) -> Double {
             Loudness.soundGain(sound, in: layers)
@@ -93,7 +98,7 @@ enum OverlayPlanner {
         case .skipped(let sound)?: skipped.append(sound)
         default: break
         }
-        cue(layers.startGong, kind: .gong, at: [.zero])
+        cue(layers.startGong, kind: .gong, at: [soundsStart])
         cue(layers.intervalGong, kind: .gong, at: intervalStarts)
         for cue in cues { play(cue.sound, kind: cue.kind, at: cue.start, cue: cue.cue) }
 

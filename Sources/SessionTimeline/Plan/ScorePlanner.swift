@@ -136,7 +136,7 @@ extension Timeline {
             layers,
             intervalStarts: [],
             cues: overlayCues,
-            bedStart: score.bedStartSeconds.map(frames(atSeconds:)) ?? .zero,
+            bedStart: score.bedStartSeconds.map(frames(atSeconds:)),
             bedEnd: score.bedEndSeconds.map(frames(atSeconds:)),
             in: &timeline,
             skipped: &skipped

@@ -31,6 +31,8 @@ package enum SoundChoice: Sendable, Equatable {
 package struct SessionLayers: Sendable, Equatable {
     /// Frames before the script's time 0.
     package var leadIn: Frames
+    /// Whether the start gong and the bed start at frame 0, over the lead-in, rather than at its end.
+    package var soundsOverLeadIn: Bool
     /// The narration's loudness target in LUFS; `nil` is loudness off (every gain 1 but the sounds' own).
     package var loudnessTarget: Double?
     /// What the loudness target applies to.
@@ -63,6 +65,7 @@ package struct SessionLayers: Sendable, Equatable {
 
     package init(
         leadIn: Frames = .zero,
+        soundsOverLeadIn: Bool = false,
         loudnessTarget: Double? = nil,
         loudnessAnchor: LoudnessAnchor = .speech,
         levelsSpeech: Bool = false,
@@ -79,6 +82,7 @@ package struct SessionLayers: Sendable, Equatable {
         duckRamp: Frames = .zero
     ) {
         self.leadIn = leadIn
+        self.soundsOverLeadIn = soundsOverLeadIn
         self.loudnessTarget = loudnessTarget
         self.loudnessAnchor = loudnessAnchor
         self.levelsSpeech = levelsSpeech && loudnessTarget != nil

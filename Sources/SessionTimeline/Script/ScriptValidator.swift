@@ -283,6 +283,12 @@ struct ScriptValidator {
         case .bool(let value)?: leveling = value
         case let other?: report("sound.speechLeveling", "expected true or false, found \(other.kindName)")
         }
+        var overLeadIn: Bool?
+        switch fields[SoundSettings.Field.soundsOverLeadIn.rawValue] {
+        case nil, .null?: break
+        case .bool(let value)?: overLeadIn = value
+        case let other?: report("sound.soundsOverLeadIn", "expected true or false, found \(other.kindName)")
+        }
         let settings = SoundSettings(
             ambience: name(.ambience),
             ambienceGain: amount(.ambienceGain),
@@ -297,7 +303,8 @@ struct ScriptValidator {
             loudness: loudness,
             loudnessAnchor: anchor,
             truePeak: amount(.truePeak),
-            speechLeveling: leveling
+            speechLeveling: leveling,
+            soundsOverLeadIn: overLeadIn
         )
         for problem in settings.problems {
             report("sound.\(problem.field.rawValue)", problem.rule)

@@ -54,8 +54,12 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
     public var intervalMinutes: Double?
     /// The closing bell: a library name or a file; unset is the built-in bell.
     public var bell: String?
-    /// Seconds of bed and start gong before the script's time 0.
+    /// Seconds of silence before the script's time 0: the countdown; the start gong and the bed
+    /// begin at its end (seed 002), unless ``soundsOverLeadIn``.
     public var leadInSeconds: Double?
+    /// Whether the start gong and the bed begin at frame 0 and play over the lead-in, rather than
+    /// at its end.
+    public var soundsOverLeadIn: Bool?
     /// How far the bed is lowered while narration plays, in dB (0: not at all).
     public var duckDecibels: Double?
     /// The loudness target, or off.
@@ -82,7 +86,8 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         loudness: Loudness? = nil,
         loudnessAnchor: LoudnessAnchor? = nil,
         truePeak: Double? = nil,
-        speechLeveling: Bool? = nil
+        speechLeveling: Bool? = nil,
+        soundsOverLeadIn: Bool? = nil
     ) {
         self.ambience = ambience
         self.ambienceGain = ambienceGain
@@ -98,13 +103,14 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         self.loudnessAnchor = loudnessAnchor
         self.truePeak = truePeak
         self.speechLeveling = speechLeveling
+        self.soundsOverLeadIn = soundsOverLeadIn
     }
 
     private enum CodingKeys: String, CodingKey {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, loudnessAnchor, truePeak, speechLeveling
+        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn
     }
 
     /// These settings with every unset field taken from `base`.
@@ -124,7 +130,8 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
             loudness: loudness ?? base.loudness,
             loudnessAnchor: loudnessAnchor ?? base.loudnessAnchor,
             truePeak: truePeak ?? base.truePeak,
-            speechLeveling: speechLeveling ?? base.speechLeveling
+            speechLeveling: speechLeveling ?? base.speechLeveling,
+            soundsOverLeadIn: soundsOverLeadIn ?? base.soundsOverLeadIn
         )
     }
 
@@ -143,7 +150,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, loudnessAnchor, truePeak, speechLeveling
+        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn
     }
 
     /// Every value that breaks its rule, as the field and the rule broken; empty when all are fine.

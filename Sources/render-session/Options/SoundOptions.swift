@@ -85,7 +85,10 @@ struct SoundOptions: ParsableArguments {
     @Option(
         name: .customLong("lead-in"),
         parsing: .unconditional,
-        help: ArgumentHelp("Seconds of bed and start gong before the script starts. (default: 0)", valueName: "s"),
+        help: ArgumentHelp(
+            "Seconds of silence before the script starts: a countdown, after which the start gong and the bed begin. (default: 0)",
+            valueName: "s"
+        ),
         transform: { try Parse.number($0, as: Double.self, what: "a number of seconds") }
     )
     var leadIn: Double?
@@ -134,6 +137,12 @@ struct SoundOptions: ParsableArguments {
     )
     var speechLeveling: Bool?
 
+    @Flag(
+        name: .customLong("sounds-over-lead-in"),
+        help: "Start the bed and the start gong at 0:00, over the lead-in, rather than at its end."
+    )
+    var soundsOverLeadIn = false
+
     /// The settings these options set; the rest come from the script.
     var settings: SoundSettings {
         SoundSettings(
@@ -150,7 +159,8 @@ struct SoundOptions: ParsableArguments {
             loudness: loudness,
             loudnessAnchor: loudnessAnchor,
             truePeak: truePeak,
-            speechLeveling: speechLeveling
+            speechLeveling: speechLeveling,
+            soundsOverLeadIn: soundsOverLeadIn ? true : nil
         )
     }
 
@@ -171,6 +181,7 @@ struct SoundOptions: ParsableArguments {
         case .loudnessAnchor: "--loudness-anchor"
         case .truePeak: "--true-peak"
         case .speechLeveling: "--speech-leveling"
+        case .soundsOverLeadIn: "--sounds-over-lead-in"
         }
     }
 }
