@@ -37,6 +37,15 @@ struct QueueCommandTests {
             items[1]["sourceSampleRate"] as? Int == 8_000 && items[1]["file"] as? String == "silence-8000hz-825146.wav"
         )
         #expect(json["kind"] as? String == "queue" && json["totalFrames"] as? Int == 13_406_400)
+        // The keepalive the app loops alongside (seed 000: looped silence at 0.01): one second of
+        // digital silence at 8 kHz, in the folder.
+        let keepalive = try #require(json["keepalive"] as? [String: Any])
+        #expect(
+            keepalive["file"] as? String == "keepalive-silence-8000hz.wav" && keepalive["volume"] as? Double == 0.01
+        )
+        #expect(keepalive["loop"] as? Bool == true && keepalive["sourceFrames"] as? Int == 8_000)
+        let silence = try LayeredCommandTests.decodedSamples(folder.path("queue/keepalive-silence-8000hz.wav"))
+        #expect(silence.count == 8_000 && silence.allSatisfy { $0 == 0 })
         // The category, which the seed app's crash recovery persists (guidedCategory).
         #expect(json["category"] as? String == "reactivity" && json["scriptId"] as? String == "ten-minute-session")
         #expect(try #require(json["worstDriftSeconds"] as? Double) <= 0.5 / 8_000)

@@ -93,7 +93,8 @@ struct QueueExportTests {
         #expect(
             try folder.contents(of: "queue") == [
                 "001-opening.mp3", "003-teachings.mp3", "005-interjection.mp3", "007-interjection.mp3",
-                "009-closing.mp3", "011-bell.wav", "queue.json", "silence-8000hz-1631891.wav",
+                "009-closing.mp3", "011-bell.wav", "keepalive-silence-8000hz.wav", "queue.json",
+                "silence-8000hz-1631891.wav",
                 "silence-8000hz-542062.wav", "silence-8000hz-599490.wav", "silence-8000hz-630133.wav",
                 "silence-8000hz-825146.wav",
             ]

@@ -256,6 +256,14 @@ struct QueuePlannerTests {
                       "timelineIndex" : 1
                     }
                   ],
+                  "keepalive" : {
+                    "durationSeconds" : 1,
+                    "file" : "keepalive-silence-8000hz.wav",
+                    "loop" : true,
+                    "sourceFrames" : 8000,
+                    "sourceSampleRate" : 8000,
+                    "volume" : 0.01
+                  },
                   "kind" : "queue",
                   "overlays" : [
                     {

@@ -52,7 +52,7 @@ package enum QueueWriter {
         progress: (Int, Int) -> Void
     ) throws(SessionError) {
         var written = Set<String>()
-        let total = queue.items.count + queue.overlays.count
+        let total = queue.items.count + queue.overlays.count + 1
         for (done, (file, origin, write)) in files(of: queue, timeline: timeline).enumerated() {
             if Task.isCancelled { throw SessionError.cancelled }
             let path = staging + "/" + file
@@ -106,7 +106,15 @@ package enum QueueWriter {
             }
             return (queued.file, queued.origin, write)
         }
-        return items + overlays
+        let keepalive = queue.keepalive
+        let writeKeepalive: (String, EncoderSettings) throws(SessionError) -> Void = { path, _ throws(SessionError) in
+            try SilenceFile.write(
+                frameCount: keepalive.frameCount,
+                sampleRate: SessionQueue.silenceSampleRate,
+                to: .path(path)
+            )
+        }
+        return items + overlays + [(keepalive.file, .silence, writeKeepalive)]
     }
 
     /// Copies the bytes of `source` (a cache entry, or a sound) into the new file `path`: a queue
@@ -249,7 +257,9 @@ package enum QueueWriter {
         else {
             throw refuse("it holds \(names[0]) and no \(descriptionFileName) of a queue")
         }
-        let files = Set(listed.items.map(\.file) + (listed.overlays ?? []).map(\.file))
+        let files = Set(
+            listed.items.map(\.file) + (listed.overlays ?? []).map(\.file) + [listed.keepalive?.file].compactMap { $0 }
+        )
         if let foreign = names.first(where: { $0 != descriptionFileName && !files.contains($0) }) {
             throw refuse("it holds \(foreign), which its \(descriptionFileName) does not list")
         }
@@ -262,6 +272,7 @@ package enum QueueWriter {
         let kind: String
         let items: [File]
         let overlays: [File]?
+        let keepalive: File?
     }
 
     /// Moves the finished folder into place: onto nothing or an empty folder in one rename, else

@@ -29,6 +29,9 @@ package struct SessionQueue: Sendable, Equatable {
     package var items: [QueueItem]
     /// Sounds the app plays over the queue at given times, each file listed once in ``files``.
     package var overlays: [QueueOverlay]
+    /// The silence the app loops alongside the queue so that long gaps never end its audio
+    /// session (seed 000's keepalive player; seeds 001 and 003 loop a 1-s file the same way).
+    package var keepalive = QueueKeepalive()
 
     package init(
         scriptId: String,
@@ -49,6 +52,19 @@ package struct SessionQueue: Sendable, Equatable {
         self.items = items
         self.overlays = overlays
     }
+}
+
+/// The keepalive: one second of digital silence at the silences' rate, which the app loops at a
+/// low volume for as long as the queue plays (seed 000: "looped silence at 0.01 volume").
+package struct QueueKeepalive: Sendable, Equatable {
+    /// The file's name in the queue's folder.
+    package var file = "keepalive-silence-8000hz.wav"
+    /// Its length: one second at ``SessionQueue/silenceSampleRate``.
+    package var frameCount = Frames(Int64(SessionQueue.silenceSampleRate.hertz))
+    /// The volume the app plays it at, as seed 000 does.
+    package var volume = 0.01
+
+    package init() {}
 }
 
 /// One file of a queue, played from its first frame to its last.
@@ -165,7 +181,11 @@ extension SessionQueue {
 extension SessionQueue: Encodable {
     private enum CodingKeys: String, CodingKey {
         case schemaVersion, kind, scriptId, category, title, seed, sampleRate, totalFrames, durationSeconds
-        case timelineDurationSeconds, silenceSampleRate, worstDriftSeconds, items, overlays
+        case timelineDurationSeconds, silenceSampleRate, worstDriftSeconds, items, overlays, keepalive
+    }
+
+    private enum KeepaliveKeys: String, CodingKey {
+        case file, volume, loop, sourceFrames, sourceSampleRate, durationSeconds
     }
 
     private enum ItemKeys: String, CodingKey {
@@ -219,5 +239,15 @@ extension SessionQueue: Encodable {
             var fileContainer = overlayEncoder.container(keyedBy: OverlayKeys.self)
             try fileContainer.encode(overlay.file, forKey: .file)
         }
+        var keepaliveContainer = container.nestedContainer(keyedBy: KeepaliveKeys.self, forKey: .keepalive)
+        try keepaliveContainer.encode(keepalive.file, forKey: .file)
+        try keepaliveContainer.encode(keepalive.volume, forKey: .volume)
+        try keepaliveContainer.encode(true, forKey: .loop)
+        try keepaliveContainer.encode(keepalive.frameCount, forKey: .sourceFrames)
+        try keepaliveContainer.encode(Self.silenceSampleRate, forKey: .sourceSampleRate)
+        try keepaliveContainer.encode(
+            Self.silenceSampleRate.seconds(of: keepalive.frameCount),
+            forKey: .durationSeconds
+        )
     }
 }
