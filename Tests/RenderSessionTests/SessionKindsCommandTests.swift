@@ -6,7 +6,7 @@ import Testing
 /// The other kinds end to end: the fixtures batch-render, and a rendered cue sits at its frame.
 @Suite("Session kinds on the command line", .serialized)
 struct SessionKindsCommandTests {
-    @Test("batch renders a folder mixing all four kinds; every output is as long as its timeline")
+    @Test("batch renders a folder mixing all five kinds; every output is as long as its timeline")
     func batchAllKinds() throws {
         let folder = try TemporaryFolder()
         let result = try renderSession(
@@ -14,9 +14,9 @@ struct SessionKindsCommandTests {
             environment: LayeredCommandTests.environment(folder)
         )
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardError.contains("4 rendered, 0 up to date, 0 failed"), "\(result.standardError)")
+        #expect(result.standardError.contains("5 rendered, 0 up to date, 0 failed"), "\(result.standardError)")
         var kinds: [String] = []
-        for id in ["atem-4-7-8-box", "back-and-hips", "intervals-4x40", "still-moment-timer"] {
+        for id in ["atem-4-7-8-box", "back-and-hips", "intervals-4x40", "offen", "still-moment-timer"] {
             let timeline = try JSONDecoder().decode(
                 Timeline.self,
                 from: Data(contentsOf: URL(fileURLWithPath: folder.path("out/\(id).wav.timeline.json")))
@@ -25,7 +25,7 @@ struct SessionKindsCommandTests {
             let samples = try LayeredCommandTests.decodedSamples(folder.path("out/\(id).wav"))
             #expect(Int64(samples.count) == timeline.totalFrames.count * Int64(timeline.channelCount.count))
         }
-        #expect(kinds == ["breathing", "stretch", "workout", "timer"])
+        #expect(kinds == ["breathing", "stretch", "workout", "open", "timer"])
     }
 
     @Test("A timer is silent through its countdown and its start gong sounds at the countdown's end")

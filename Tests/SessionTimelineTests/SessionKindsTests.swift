@@ -151,6 +151,40 @@ struct SessionKindsTests {
     }
 
     @Test(
+        "Open meditation (seed 003, Offen): gong at the start, gong-dreimal at each change of phase, gong-ende at the end"
+    )
+    func open() throws {
+        let script = try Self.session(
+            #"{"kind": "open", "id": "o", "title": "O", "phases": [{"name": "meditation", "durationSeconds": 600}, {"durationSeconds": 120}, {"name": "closing", "durationSeconds": 60}]}"#
+        )
+        #expect(script.kind.name == "open" && script.durationSeconds == 780 && script.allTexts.isEmpty)
+        let timeline = Self.plan(script, present: ["gong", "gong-dreimal", "gong-ende"])
+        #expect(Self.overlays(timeline, "gong") == [0])
+        #expect(Self.overlays(timeline, "gong-dreimal") == [600_000, 720_000])
+        #expect(timeline.overlays.allSatisfy { $0.kind == .gong })
+        #expect(timeline.overlays.filter { $0.name == "gong-dreimal" }.allSatisfy { $0.cue?.role == "transition" })
+        #expect(timeline.items.map(\.kind) == [.silence, .bell])
+        #expect(timeline.items[1].startFrame == 780_000 && timeline.items[1].name == "gong-ende")
+        #expect(timeline.phases.map(\.name) == ["meditation", "phase-2", "closing"])
+        #expect(timeline.phases.map(\.startFrame.count) == [0, 600_000, 720_000])
+        #expect(timeline.category == "open")
+        for (json, expected) in [
+            (#"{"kind": "open", "id": "o", "title": "O", "phases": []}"#, "phases: needs at least one phase"),
+            (
+                #"{"kind": "open", "id": "o", "title": "O", "phases": [{"name": "a", "durationSeconds": 0}]}"#,
+                "phases[0].durationSeconds:"
+            ),
+        ] {
+            do {
+                _ = try Self.session(json)
+                Issue.record("accepted: \(json)")
+            } catch {
+                #expect("\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
+
+    @Test(
         "Breathing: a cue at every non-zero phase of every cycle, the triple gong between blocks, a missing cue spoken instead"
     )
     func breathing() throws {
@@ -401,7 +435,9 @@ struct SessionKindsTests {
             ),
             (
                 #"{"kind": "yoga", "id": "y", "title": "Y"}"#,
-                [#"kind: "yoga" is not a kind of session; the kinds are guided, timer, breathing, workout, stretch"#]
+                [
+                    #"kind: "yoga" is not a kind of session; the kinds are guided, timer, breathing, workout, stretch, open"#
+                ]
             ),
         ]
         for (json, expected) in cases {

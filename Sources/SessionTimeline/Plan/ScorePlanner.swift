@@ -117,7 +117,7 @@ extension Timeline {
         for (index, cue) in score.sounds.enumerated() {
             switch sounds[cue.name] {
             case .chosen(let sound)?:
-                let isGong = ["start", "interval", "block-change"].contains(cue.cue.role)
+                let isGong = ["start", "interval", "block-change", "transition"].contains(cue.cue.role)
                 overlayCues.append(
                     OverlayPlanner.Cue(
                         sound: sound,

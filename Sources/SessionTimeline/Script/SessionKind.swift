@@ -13,9 +13,12 @@ public enum SessionKind: Sendable, Equatable {
     case workout(WorkoutSession)
     /// Stretches, each described and then timed (seed 001).
     case stretch(StretchSession)
+    /// An open meditation: phases with a gong at the start, between phases and at the end (seed
+    /// 003, Offen tab).
+    case open(OpenSession)
 
     /// The kinds' names, as `"kind"` spells them.
-    public static let names = ["guided", "timer", "breathing", "workout", "stretch"]
+    public static let names = ["guided", "timer", "breathing", "workout", "stretch", "open"]
 
     /// The kind's name, as `"kind"` spells it.
     public var name: String {
@@ -25,6 +28,7 @@ public enum SessionKind: Sendable, Equatable {
         case .breathing: "breathing"
         case .workout: "workout"
         case .stretch: "stretch"
+        case .open: "open"
         }
     }
 }
@@ -41,6 +45,7 @@ extension Script {
         case .breathing(let breathing): breathing.score(sound: sound, hasSound: hasSound)
         case .workout(let workout): workout.score(sound: sound, hasSound: hasSound)
         case .stretch(let stretch): stretch.score(sound: sound, seed: seed)
+        case .open(let open): open.score(sound: sound)
         }
     }
 

@@ -93,6 +93,17 @@ extension ScriptValidator {
                 countLimit(workout.cueCount, at: "rounds")
             }
             sound = SoundSettings()
+        case "open":
+            known += ["phases", "transitionGong"] + Self.openSoundKeys.map(\.key)
+            let phases = openPhases(root)
+            let transition = root["transitionGong"] == nil ? nil : label(root, "transitionGong", at: "", required: true)
+            sound = soundFields(root, Self.openSoundKeys)
+            if let phases, root["transitionGong"] == nil || transition != nil {
+                let open = OpenSession(phases: phases, transitionGong: transition)
+                sessionKind = .open(open)
+                total = open.totalSeconds
+                countLimit(phases.count + 2, at: "phases")
+            }
         default:  // stretch
             known += ["stretches", "cueTexts"]
             let stretches = stretchList(root, "stretches", at: "")
@@ -127,6 +138,33 @@ extension ScriptValidator {
             sound: sound == SoundSettings() ? nil : sound,
             voice: voice
         )
+    }
+
+    /// An open meditation's own sound fields, and the ``SoundSettings`` field each sets.
+    static let openSoundKeys: [(key: String, field: SoundSettings.Field)] = [
+        ("startGong", .startGong), ("ambience", .ambience), ("ambienceGain", .ambienceGain), ("endGong", .bell),
+    ]
+
+    /// An open meditation's `phases`: `[{"name": "meditation", "durationSeconds": 900}, …]`, at
+    /// least one; a name defaults to `phase-N`.
+    private mutating func openPhases(_ root: [String: JSONValue]) -> [OpenSession.Phase]? {
+        guard let items = array(root, "phases", at: "", required: true) else { return nil }
+        if items.isEmpty { report("phases", "needs at least one phase") }
+        let before = problems.count
+        var phases: [OpenSession.Phase] = []
+        for (index, item) in items.enumerated() {
+            let path = "phases[\(index)]"
+            guard case .object(let fields) = item else {
+                report(path, "expected an object, found \(item.kindName)")
+                continue
+            }
+            unknownKeys(in: fields, known: ["name", "durationSeconds"], at: path, what: "a phase")
+            let name = label(fields, "name", at: path, required: false) ?? "phase-\(index + 1)"
+            if let seconds = positiveSeconds(fields, "durationSeconds", at: path) {
+                phases.append(OpenSession.Phase(name: name, durationSeconds: seconds))
+            }
+        }
+        return problems.count == before && !items.isEmpty ? phases : nil
     }
 
     /// A timer's own sound fields, and the ``SoundSettings`` field each sets.
