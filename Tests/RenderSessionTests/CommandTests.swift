@@ -110,6 +110,14 @@ struct CommandTests {
         #expect(json["schemaVersion"] as? Int == 3)
         #expect(json["scriptId"] as? String == "ten-minute-session")
         #expect(json["category"] as? String == "reactivity")
+        let phases = try #require(json["phases"] as? [[String: Any]])
+        #expect(phases.map { $0["name"] as? String } == ["opening", "teachings", "silence", "closing"])
+        let unmarked = try renderSession(
+            ["timeline", Self.script, "--seed", "11", "--silence-phase", "off"] + Self.cache
+        )
+        let plain = try JSONSerialization.jsonObject(with: Data(unmarked.standardOutput.utf8)) as? [String: Any]
+        let plainPhases = try #require(plain?["phases"] as? [[String: Any]])
+        #expect(plainPhases.map { $0["name"] as? String } == ["opening", "teachings", "closing"], "as before the rule")
         #expect(json["title"] as? String == "The Space Between")
         #expect(json["seed"] as? Int == 11)
         #expect(json["sampleRate"] as? Int == 22_050)

@@ -76,6 +76,8 @@ struct LibraryCommandTests {
             result.standardOutput == """
                 Breathing (breathing): 1 script
                     0  atem-4-7-8-box  4-7-8, then box breathing — Atem: four 4-7-8 breaths, then three box breaths  2:07.0  breathing
+                Open (open): 1 script
+                    0  offen  Offen — Meditationstimer's open meditation: ten minutes, then two of closing  12:00.0  open
                 Stretch (stretch): 1 script
                     0  back-and-hips  Back and hips — Three stretches, thirty seconds each  1:30.0  stretch
                 Timer (timer): 1 script

@@ -162,8 +162,16 @@ struct ShowPictureTests {
             let element = found.first { $0.0 == "overlay" && $0.1 == overlay.index }
             #expect(element?.2 == overlay.startFrame.count && element?.3 == overlay.frameCount.count)
         }
-        // Phases named, gaps labelled with their seconds.
-        for phase in timeline.phases { #expect(svg.contains(">\(phase.name)</text>"), "\(phase.name)") }
+        // Phases shaded with their names and frames (labelled when wide enough), gaps labelled with their seconds.
+        for phase in timeline.phases {
+            #expect(
+                svg.contains(
+                    "data-phase=\"\(phase.name)\" data-start-frame=\"\(phase.startFrame.count)\" data-end-frame=\"\(phase.endFrame.count)\""
+                ),
+                "\(phase.name)"
+            )
+        }
+        #expect(svg.contains(">opening</text>") && svg.contains(">silence</text>") && svg.contains(">closing</text>"))
         for gap in timeline.items where gap.kind == .silence {
             // Wide enough for its label from 20 s on, in a 10-minute session 1,084 px wide.
             let seconds = timeline.sampleRate.seconds(of: gap.frameCount)

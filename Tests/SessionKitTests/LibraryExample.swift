@@ -64,8 +64,8 @@ struct LibraryExampleTests {
         let wav =
             try FileManager.default.attributesOfItem(atPath: folder.path("out/ten-minute-session.wav"))[.size] as? Int
         #expect(
-            wav == 608 * 22_050 * 2 + 82 + 84 + 84,
-            "16-bit mono samples after the header, the title's LIST chunk and the three chapters' cue and LIST/adtl chunks (labels of 12, 14 and 12 bytes and a JUNK filler)"
+            wav == 608 * 22_050 * 2 + 82 + 84 + 84 + 44,
+            "16-bit mono samples after the header, the title's LIST chunk and the four chapters' cue and LIST/adtl chunks (labels of 12, 14, 12 and 12 bytes and a JUNK filler)"
         )
     }
 

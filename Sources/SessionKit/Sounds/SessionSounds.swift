@@ -49,6 +49,7 @@ struct SessionSounds {
         var layers = SessionLayers(
             leadIn: frames(sound.leadInSeconds ?? 0),
             soundsOverLeadIn: sound.soundsOverLeadIn ?? false,
+            marksSilence: sound.silencePhase ?? true,
             loudnessTarget: sound.loudnessTarget,
             loudnessAnchor: sound.loudnessAnchor ?? .speech,
             levelsSpeech: sound.speechLeveling ?? true,

@@ -33,6 +33,8 @@ package struct SessionLayers: Sendable, Equatable {
     package var leadIn: Frames
     /// Whether the start gong and the bed start at frame 0, over the lead-in, rather than at its end.
     package var soundsOverLeadIn: Bool
+    /// Whether a guided timeline marks its silence phases (``Timeline/markingSilence()``).
+    package var marksSilence: Bool
     /// The narration's loudness target in LUFS; `nil` is loudness off (every gain 1 but the sounds' own).
     package var loudnessTarget: Double?
     /// What the loudness target applies to.
@@ -66,6 +68,7 @@ package struct SessionLayers: Sendable, Equatable {
     package init(
         leadIn: Frames = .zero,
         soundsOverLeadIn: Bool = false,
+        marksSilence: Bool = false,
         loudnessTarget: Double? = nil,
         loudnessAnchor: LoudnessAnchor = .speech,
         levelsSpeech: Bool = false,
@@ -83,6 +86,7 @@ package struct SessionLayers: Sendable, Equatable {
     ) {
         self.leadIn = leadIn
         self.soundsOverLeadIn = soundsOverLeadIn
+        self.marksSilence = marksSilence
         self.loudnessTarget = loudnessTarget
         self.loudnessAnchor = loudnessAnchor
         self.levelsSpeech = levelsSpeech && loudnessTarget != nil

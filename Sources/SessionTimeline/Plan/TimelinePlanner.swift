@@ -160,6 +160,7 @@ extension Timeline {
         }
         OverlayPlanner.place(layers, intervalStarts: intervalStarts ?? [], in: &timeline, skipped: &skipped)
         timeline.skippedSounds = skipped
+        if layers.marksSilence { timeline = timeline.markingSilence() }
         return timeline
     }
 }

@@ -289,6 +289,12 @@ struct ScriptValidator {
         case .bool(let value)?: overLeadIn = value
         case let other?: report("sound.soundsOverLeadIn", "expected true or false, found \(other.kindName)")
         }
+        var silencePhase: Bool?
+        switch fields[SoundSettings.Field.silencePhase.rawValue] {
+        case nil, .null?: break
+        case .bool(let value)?: silencePhase = value
+        case let other?: report("sound.silencePhase", "expected true or false, found \(other.kindName)")
+        }
         let settings = SoundSettings(
             ambience: name(.ambience),
             ambienceGain: amount(.ambienceGain),
@@ -304,7 +310,8 @@ struct ScriptValidator {
             loudnessAnchor: anchor,
             truePeak: amount(.truePeak),
             speechLeveling: leveling,
-            soundsOverLeadIn: overLeadIn
+            soundsOverLeadIn: overLeadIn,
+            silencePhase: silencePhase
         )
         for problem in settings.problems {
             report("sound.\(problem.field.rawValue)", problem.rule)

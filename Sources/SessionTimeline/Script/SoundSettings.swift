@@ -60,6 +60,10 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
     /// Whether the start gong and the bed begin at frame 0 and play over the lead-in, rather than
     /// at its end.
     public var soundsOverLeadIn: Bool?
+    /// Whether a guided script's timeline marks a `silence` phase where a phase's speech has ended
+    /// and only interjections come before the next phase (seed 000's Opening → Teachings → Silence
+    /// → Closing); on unless set false.
+    public var silencePhase: Bool?
     /// How far the bed is lowered while narration plays, in dB (0: not at all).
     public var duckDecibels: Double?
     /// The loudness target, or off.
@@ -87,7 +91,8 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         loudnessAnchor: LoudnessAnchor? = nil,
         truePeak: Double? = nil,
         speechLeveling: Bool? = nil,
-        soundsOverLeadIn: Bool? = nil
+        soundsOverLeadIn: Bool? = nil,
+        silencePhase: Bool? = nil
     ) {
         self.ambience = ambience
         self.ambienceGain = ambienceGain
@@ -104,13 +109,14 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         self.truePeak = truePeak
         self.speechLeveling = speechLeveling
         self.soundsOverLeadIn = soundsOverLeadIn
+        self.silencePhase = silencePhase
     }
 
     private enum CodingKeys: String, CodingKey {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn
+        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn, silencePhase
     }
 
     /// These settings with every unset field taken from `base`.
@@ -131,7 +137,8 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
             loudnessAnchor: loudnessAnchor ?? base.loudnessAnchor,
             truePeak: truePeak ?? base.truePeak,
             speechLeveling: speechLeveling ?? base.speechLeveling,
-            soundsOverLeadIn: soundsOverLeadIn ?? base.soundsOverLeadIn
+            soundsOverLeadIn: soundsOverLeadIn ?? base.soundsOverLeadIn,
+            silencePhase: silencePhase ?? base.silencePhase
         )
     }
 
@@ -150,7 +157,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn
+        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn, silencePhase
     }
 
     /// Every value that breaks its rule, as the field and the rule broken; empty when all are fine.

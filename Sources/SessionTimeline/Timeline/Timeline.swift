@@ -88,6 +88,39 @@ public struct Timeline: Sendable, Equatable, Codable {
     /// Interjections and the bell belong to whichever phase they fall in.
     public var phases: [TimelinePhase] { definedPhases ?? narrationPhases }
 
+    /// This timeline with a `silence` phase in each phase (but the last) whose speech ends before
+    /// the next phase starts with only interjections after it: from where the phase's last segment
+    /// ends to where the next phase starts, when an interjection starts in that span. Seed 000's
+    /// app shows Opening → Teachings → Silence → Closing; an interjection in the silence belongs
+    /// to it. A phase with no interjection after its speech keeps its gap.
+    package func markingSilence() -> Timeline {
+        let phases = narrationPhases
+        var marked: [TimelinePhase] = []
+        for (index, phase) in phases.enumerated() {
+            guard index + 1 < phases.count else {
+                marked.append(phase)
+                continue
+            }
+            let next = phases[index + 1].startFrame
+            let speechEnd = items.filter {
+                $0.kind == .segment && $0.startFrame >= phase.startFrame && $0.startFrame < next
+            }
+            .map { $0.startFrame + $0.frameCount }.max()
+            guard let speechEnd, speechEnd < next,
+                items.contains(where: { $0.kind == .interjection && $0.startFrame >= speechEnd && $0.startFrame < next }
+                )
+            else {
+                marked.append(phase)
+                continue
+            }
+            marked.append(TimelinePhase(name: phase.name, startFrame: phase.startFrame, endFrame: speechEnd))
+            marked.append(TimelinePhase(name: "silence", startFrame: speechEnd, endFrame: next))
+        }
+        var timeline = self
+        if marked.count != phases.count { timeline.definedPhases = marked }
+        return timeline
+    }
+
     /// One chapter per phase, named as the phase: what an audio file's chapters are made from.
     public var chapters: [AudioChapter] {
         phases.map { AudioChapter(title: $0.name, startFrame: $0.startFrame, endFrame: $0.endFrame) }

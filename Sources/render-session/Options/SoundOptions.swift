@@ -143,6 +143,16 @@ struct SoundOptions: ParsableArguments {
     )
     var soundsOverLeadIn = false
 
+    @Option(
+        name: .customLong("silence-phase"),
+        help: ArgumentHelp(
+            "Mark a silence phase where a guided script's phase has no more speech, only interjections, before the next (docs/sound.md). (default: on)",
+            valueName: "on|off"
+        ),
+        transform: { try Parse.onOff($0) }
+    )
+    var silencePhase: Bool?
+
     /// The settings these options set; the rest come from the script.
     var settings: SoundSettings {
         SoundSettings(
@@ -160,7 +170,8 @@ struct SoundOptions: ParsableArguments {
             loudnessAnchor: loudnessAnchor,
             truePeak: truePeak,
             speechLeveling: speechLeveling,
-            soundsOverLeadIn: soundsOverLeadIn ? true : nil
+            soundsOverLeadIn: soundsOverLeadIn ? true : nil,
+            silencePhase: silencePhase
         )
     }
 
@@ -182,6 +193,7 @@ struct SoundOptions: ParsableArguments {
         case .truePeak: "--true-peak"
         case .speechLeveling: "--speech-leveling"
         case .soundsOverLeadIn: "--sounds-over-lead-in"
+        case .silencePhase: "--silence-phase"
         }
     }
 }
