@@ -215,6 +215,29 @@ struct SessionKindsTests {
         #expect(timeline.skippedSounds.isEmpty)
     }
 
+    @Test("A cue never plays over speech: without rest, a round's announcement ends before the countdown's first beep")
+    func announcementClearOfCues() throws {
+        let script = try Self.session(
+            #"{"kind": "workout", "id": "w", "title": "W", "rounds": 2, "workSeconds": 40, "restSeconds": 0, "warmUpSeconds": 10}"#
+        )
+        let timeline = Self.plan(script, present: ["auftakt", "kurz", "lang", "last-round", "ausklang"], spoken: 1_500)
+        // Work at 10 and 50 s; kurz at 47, 48, 49 s, each 1 s long: they fill 47…50 s.
+        #expect(Self.overlays(timeline, "kurz") == [7_000, 8_000, 9_000, 47_000, 48_000, 49_000])
+        let spoken = timeline.items.filter { $0.kind == .segment }
+        // Round 1 after auftakt (0…1 s); round 2, due by 50 s, would start at 48.5 s over the beeps:
+        // it ends at 47 s instead, 4.5 s early.
+        #expect(spoken.map(\.startFrame.count) == [1_000, 45_500])
+        #expect(spoken.map { $0.cue?.earlyByFrames.count } == [0, 4_500])
+        for item in spoken {
+            let span = item.startFrame..<(item.startFrame + item.frameCount)
+            let cues = timeline.overlays.filter { $0.kind == .cue && $0.name != "last-round" }
+            #expect(
+                !cues.contains { $0.startFrame < span.upperBound && span.lowerBound < $0.endFrame },
+                "\(item.index)"
+            )
+        }
+    }
+
     @Test(
         "Workout: auftakt, 3-2-1 before each work, lang at each change, last-round and announcements in the gap before each round"
     )
@@ -235,12 +258,13 @@ struct SessionKindsTests {
         )
         #expect(Self.overlays(timeline, "lang") == [10_000, 50_000, 70_000, 110_000, 130_000])
         #expect(Self.overlays(timeline, "last-round") == [110_000])
-        // Round 2 has its own sound; rounds 1 and 3 are spoken, round 3 after last-round ends.
+        // Round 2 has its own sound; rounds 1 and 3 are spoken: round 1 after auftakt (a cue never
+        // plays over speech), round 3 after last-round and the lang with it end.
         #expect(Self.overlays(timeline, "round-2") == [50_000])
         let spoken = timeline.items.filter { $0.kind == .segment }
         #expect(spoken.map(\.clip?.text) == ["Runde 1 von 3", "Runde 3 von 3"])
-        #expect(spoken.map(\.startFrame.count) == [0, 111_000])
-        #expect(spoken.map(\.clip?.lateByFrames) == [0, 1_000])
+        #expect(spoken.map(\.startFrame.count) == [1_000, 111_000])
+        #expect(spoken.map(\.clip?.lateByFrames) == [1_000, 1_000])
         #expect(spoken[1].cue == TimelineCue(role: "announcement", round: 3, of: 3))
         #expect(timeline.items.last?.name == "ausklang" && timeline.items.last?.startFrame == 170_000)
         #expect(timeline.phases.map(\.name) == ["warm-up", "work", "rest", "work", "rest", "work"])
@@ -276,13 +300,14 @@ struct SessionKindsTests {
         )
         // last-round plays first, at the start of the rest before the last round (seed 003: "before
         // final round"); "Round 4 of 4" follows when it ends, 22,050 frames after its planned start.
+        // Every spoken round waits for the cue it would start with (auftakt, lang: 1 s each).
         let lastRound = try #require(timeline.overlays.first { $0.name == "last-round" })
         #expect(lastRound.startFrame == 3_748_500 && lastRound.cue?.earlyByFrames == 0)
         let spoken = timeline.items.filter { $0.kind == .segment }
         #expect(spoken.map(\.clip?.text) == ["Round 1 of 4", "Round 2 of 4", "Round 3 of 4", "Round 4 of 4"])
-        #expect(spoken.map(\.startFrame.count) == [0, 1_102_500, 2_425_500, 3_770_550])
+        #expect(spoken.map(\.startFrame.count) == [22_050, 1_124_550, 2_447_550, 3_770_550])
         #expect(spoken.map(\.clip?.plannedStartFrame.count) == [0, 1_102_500, 2_425_500, 3_748_500])
-        #expect(spoken.map(\.clip?.lateByFrames.count) == [0, 0, 0, 22_050])
+        #expect(spoken.map(\.clip?.lateByFrames.count) == [22_050, 22_050, 22_050, 22_050])
         #expect(spoken.map(\.clip?.phase) == ["warm-up", "rest", "rest", "rest"])
         #expect(timeline.items.last?.name == "ausklang" && timeline.items.last?.startFrame == 5_071_500)
         #expect(timeline.phases.map(\.name) == ["warm-up", "work", "rest", "work", "rest", "work", "rest", "work"])

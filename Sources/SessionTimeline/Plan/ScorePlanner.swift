@@ -44,13 +44,19 @@ extension Timeline {
             let entry = AnnouncementChain.Entry(
                 plannedStart: spokenStarts[index],
                 frameCount: clip.source.frameCount(at: sampleRate),
-                deadline: frames(atSeconds: deadline)
+                deadline: frames(atSeconds: deadline),
+                isSpoken: true
             )
             chain.append((true, index, entry))
         }
+        // The cue sounds that are not announcements: speech keeps clear of them.
+        let cueSpans: [Range<Frames>] = score.sounds.indices.compactMap { index in
+            guard score.sounds[index].deadline == nil, let sound = chosen(score.sounds[index].name) else { return nil }
+            return soundStarts[index]..<(soundStarts[index] + sound.source.frameCount(at: sampleRate))
+        }
         var spokenCues = score.spoken.map(\.cue)
         var soundCues = score.sounds.map(\.cue)
-        for (link, start) in zip(chain, AnnouncementChain.place(chain.map(\.entry))) {
+        for (link, start) in zip(chain, AnnouncementChain.place(chain.map(\.entry), clearOf: cueSpans)) {
             let early = max(link.entry.plannedStart - start, .zero)
             if link.spoken {
                 spokenStarts[link.index] = start
