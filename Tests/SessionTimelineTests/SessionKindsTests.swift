@@ -215,6 +215,58 @@ struct SessionKindsTests {
         #expect(timeline.skippedSounds.isEmpty)
     }
 
+    @Test(
+        "Workout: the time left spoken before each work ends (seed 003: \"30 Sekunden verbleiben\"), in the voice's language"
+    )
+    func remainingTime() throws {
+        let script = try Self.session(
+            #"{"kind": "workout", "id": "w", "title": "W", "rounds": 2, "workSeconds": 40, "restSeconds": 20, "warmUpSeconds": 10, "remainingAnnouncements": [10, 30], "voice": "espeak:de"}"#
+        )
+        let timeline = Self.plan(script, present: ["auftakt", "kurz", "lang", "last-round", "ausklang"], spoken: 2_000)
+        let spoken = timeline.items.filter { $0.kind == .segment }
+        // Work 10…50 and 70…110 s: 30 and 10 s before each end, the longest first; the rounds
+        // after auftakt and lang.
+        #expect(
+            spoken.map(\.clip?.text) == [
+                "Round 1 of 2", "30 Sekunden verbleiben", "10 Sekunden verbleiben", "Round 2 of 2",
+                "30 Sekunden verbleiben", "10 Sekunden verbleiben",
+            ]
+        )
+        #expect(spoken.map(\.startFrame.count) == [1_000, 20_000, 40_000, 51_000, 80_000, 100_000])
+        #expect(
+            spoken.map { $0.cue?.role } == [
+                "announcement", "remaining", "remaining", "announcement", "remaining", "remaining",
+            ]
+        )
+        #expect(spoken.filter { $0.cue?.role == "remaining" }.allSatisfy { $0.clip?.phase == "work" })
+        #expect(
+            spoken.map(\.name) == [
+                "round-1", "remaining-30", "remaining-10", "round-2", "remaining-30", "remaining-10",
+            ]
+        )
+        // English without a German voice; another text when given.
+        let english = try Self.session(
+            #"{"kind": "workout", "id": "w", "title": "W", "rounds": 1, "workSeconds": 40, "restSeconds": 0, "remainingAnnouncements": [30]}"#
+        )
+        #expect(english.texts(hasSound: { _ in true }, sound: SoundSettings()).contains("30 seconds left"))
+        let own = try Self.session(
+            #"{"kind": "workout", "id": "w", "title": "W", "rounds": 1, "workSeconds": 40, "restSeconds": 0, "remainingAnnouncements": [15.5], "remainingText": "Noch {n} Sekunden"}"#
+        )
+        #expect(own.texts(hasSound: { _ in true }, sound: SoundSettings()).contains("Noch 15.5 Sekunden"))
+        do {
+            _ = try Self.session(
+                #"{"kind": "workout", "id": "w", "title": "W", "rounds": 1, "workSeconds": 40, "restSeconds": 0, "remainingAnnouncements": [40, 10, 10]}"#
+            )
+            Issue.record("accepted")
+        } catch {
+            #expect(
+                "\(error)".contains("remainingAnnouncements[0]: 40 must be more than 0 and less than workSeconds"),
+                "\(error)"
+            )
+            #expect("\(error)".contains("remainingAnnouncements[2]: 10 is given twice"), "\(error)")
+        }
+    }
+
     @Test("A cue never plays over speech: without rest, a round's announcement ends before the countdown's first beep")
     func announcementClearOfCues() throws {
         let script = try Self.session(

@@ -60,6 +60,7 @@ extension ScriptValidator {
         case "workout":
             known += [
                 "rounds", "workSeconds", "restSeconds", "warmUpSeconds", "coolDownSeconds", "announce", "announceText",
+                "remainingAnnouncements", "remainingText",
             ]
             let rounds = count(root, "rounds", at: "")
             let work = positiveSeconds(root, "workSeconds", at: "")
@@ -70,14 +71,36 @@ extension ScriptValidator {
             for key in ["announce", "announceText"] where root[key] != nil {
                 if let text = text(root, key, at: "") { announcement = text }
             }
-            if let rounds, let work, let rest, let warmUp, let coolDown {
+            var remaining: [Double] = []
+            if let items = array(root, "remainingAnnouncements", at: "", required: false) {
+                for (index, item) in items.enumerated() {
+                    let path = "remainingAnnouncements[\(index)]"
+                    guard case .number(let seconds) = item, seconds.isFinite else {
+                        report(path, "expected a number of seconds, found \(item.kindName)")
+                        continue
+                    }
+                    if seconds <= 0 || (work.map { seconds >= $0 } ?? false) {
+                        report(path, "\(formatted(seconds)) must be more than 0 and less than workSeconds")
+                    } else if remaining.contains(seconds) {
+                        report(path, "\(formatted(seconds)) is given twice")
+                    } else {
+                        remaining.append(seconds)
+                    }
+                }
+            }
+            let remainingText =
+                root["remainingText"] == nil
+                ? WorkoutSession.remainingText(forVoice: voice) : text(root, "remainingText", at: "")
+            if let rounds, let work, let rest, let warmUp, let coolDown, let remainingText {
                 let workout = WorkoutSession(
                     rounds: rounds,
                     workSeconds: work,
                     restSeconds: rest,
                     warmUpSeconds: warmUp,
                     coolDownSeconds: coolDown,
-                    announcement: announcement
+                    announcement: announcement,
+                    remainingAnnouncements: remaining,
+                    remainingText: remainingText
                 )
                 // `{n}` and `{total}` grow the text: the longest announcement must fit the TTS limit too.
                 let longest = workout.announcement(round: rounds).utf16.count

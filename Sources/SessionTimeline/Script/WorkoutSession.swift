@@ -31,6 +31,24 @@ public struct WorkoutSession: Sendable, Equatable {
     public var coolDownSeconds: Double
     /// What is spoken for a round without its own sound; `{n}` and `{total}` are replaced.
     public var announcement: String
+    /// The seconds before each work phase's end at which the time left is spoken (`[30, 10]`);
+    /// empty for none.
+    public var remainingAnnouncements: [Double]
+    /// What is spoken then; `{n}` is the seconds (``remainingText(forVoice:)`` chooses the default).
+    public var remainingText: String
+
+    /// The time left, in English.
+    public static let englishRemainingText = "{n} seconds left"
+    /// The time left, in German (seed 003: "30 Sekunden verbleiben").
+    public static let germanRemainingText = "{n} Sekunden verbleiben"
+
+    /// The default text for the time left in the language of `voice` (a session's `voice`):
+    /// German for a German voice (`espeak:de`, `piper:de_DE-…`), else English.
+    public static func remainingText(forVoice voice: String?) -> String {
+        guard let voice else { return englishRemainingText }
+        let name = voice.split(separator: ":", maxSplits: 1).last.map(String.init) ?? voice
+        return name.lowercased().hasPrefix("de") ? germanRemainingText : englishRemainingText
+    }
 
     public init(
         rounds: Int,
@@ -38,7 +56,9 @@ public struct WorkoutSession: Sendable, Equatable {
         restSeconds: Double,
         warmUpSeconds: Double = 0,
         coolDownSeconds: Double = 0,
-        announcement: String = Self.defaultAnnouncement
+        announcement: String = Self.defaultAnnouncement,
+        remainingAnnouncements: [Double] = [],
+        remainingText: String = Self.englishRemainingText
     ) {
         self.rounds = rounds
         self.workSeconds = workSeconds
@@ -46,6 +66,13 @@ public struct WorkoutSession: Sendable, Equatable {
         self.warmUpSeconds = warmUpSeconds
         self.coolDownSeconds = coolDownSeconds
         self.announcement = announcement
+        self.remainingAnnouncements = remainingAnnouncements
+        self.remainingText = remainingText
+    }
+
+    /// What is spoken `seconds` before a work phase ends.
+    public func remaining(seconds: Double) -> String {
+        remainingText.replacingOccurrences(of: "{n}", with: formatted(seconds))
     }
 
     /// Where round `n`'s work starts: W + (n − 1)(work + rest).
@@ -60,7 +87,7 @@ public struct WorkoutSession: Sendable, Equatable {
     public var totalSeconds: Double { workEnd(round: rounds) + coolDownSeconds }
 
     /// How many cues the session plays, at most: per round three beeps, two changes and an announcement.
-    public var cueCount: Int { rounds * 6 + 3 }
+    public var cueCount: Int { rounds * (6 + remainingAnnouncements.count) + 3 }
 
     /// The announcement of round `n`.
     public func announcement(round n: Int) -> String {
@@ -125,6 +152,19 @@ public struct WorkoutSession: Sendable, Equatable {
                         name: Sound.change,
                         atSeconds: start,
                         cue: TimelineCue(role: "change", round: n, of: rounds)
+                    )
+                )
+            }
+            // The time left, spoken before the work ends and done by then (the announcement chain).
+            for seconds in remainingAnnouncements.sorted(by: >) where seconds < workSeconds {
+                score.spoken.append(
+                    SpokenCue(
+                        name: "remaining-\(formatted(seconds))",
+                        text: remaining(seconds: seconds),
+                        atSeconds: end - seconds,
+                        phase: "work",
+                        cue: TimelineCue(role: "remaining", round: n, of: rounds),
+                        deadline: end
                     )
                 )
             }
