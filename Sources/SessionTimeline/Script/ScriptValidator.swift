@@ -277,23 +277,15 @@ struct ScriptValidator {
                 )
             }
         }
-        var leveling: Bool?
-        switch fields[SoundSettings.Field.speechLeveling.rawValue] {
-        case nil, .null?: break
-        case .bool(let value)?: leveling = value
-        case let other?: report("sound.speechLeveling", "expected true or false, found \(other.kindName)")
-        }
-        var overLeadIn: Bool?
-        switch fields[SoundSettings.Field.soundsOverLeadIn.rawValue] {
-        case nil, .null?: break
-        case .bool(let value)?: overLeadIn = value
-        case let other?: report("sound.soundsOverLeadIn", "expected true or false, found \(other.kindName)")
-        }
-        var silencePhase: Bool?
-        switch fields[SoundSettings.Field.silencePhase.rawValue] {
-        case nil, .null?: break
-        case .bool(let value)?: silencePhase = value
-        case let other?: report("sound.silencePhase", "expected true or false, found \(other.kindName)")
+        /// A true-or-false field; `nil` when left out or broken (and reported).
+        func flag(_ field: SoundSettings.Field) -> Bool? {
+            switch fields[field.rawValue] {
+            case nil, .null?: return nil
+            case .bool(let value)?: return value
+            case let other?:
+                report("sound.\(field.rawValue)", "expected true or false, found \(other.kindName)")
+                return nil
+            }
         }
         let settings = SoundSettings(
             ambience: name(.ambience),
@@ -309,9 +301,9 @@ struct ScriptValidator {
             loudness: loudness,
             loudnessAnchor: anchor,
             truePeak: amount(.truePeak),
-            speechLeveling: leveling,
-            soundsOverLeadIn: overLeadIn,
-            silencePhase: silencePhase
+            speechLeveling: flag(.speechLeveling),
+            soundsOverLeadIn: flag(.soundsOverLeadIn),
+            silencePhase: flag(.silencePhase)
         )
         for problem in settings.problems {
             report("sound.\(problem.field.rawValue)", problem.rule)
