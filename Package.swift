@@ -65,6 +65,13 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
+        // FFmpeg's own libraries: AAC in MP4 (M4A, M4B) written and read, and the other containers
+        // libsndfile and libmpg123 cannot read (CAF holding AAC or ALAC, raw ADTS).
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
+        ),
         // Headers only, no pkg-config link flags: SessionAudio opens libespeak-ng with dlopen.
         .systemLibrary(
             name: "CEspeakNG",
@@ -80,7 +87,7 @@ let package = Package(
             name: "SessionAudio",
             dependencies: [
                 "SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "COpusEnc", "CEspeakNG", "CEbur128",
-                "CFLAC", "CVorbis", "CCairo",
+                "CFLAC", "CVorbis", "CCairo", "CFFmpeg",
             ]
         ),
 

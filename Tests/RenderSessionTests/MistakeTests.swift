@@ -272,7 +272,7 @@ struct MistakeTests {
         #expect(
             names == [
                 "libmpg123", "libsndfile", "libsoxr", "libebur128", "LAME", "libopus", "libopusenc", "libvorbis",
-                "libFLAC", "eSpeak", "Piper",
+                "libFLAC", "libavcodec", "libavformat", "eSpeak", "Piper",
             ]
         )
         #expect(lines.contains { $0.hasPrefix("eSpeak NG 1.") }, "\(lines)")

@@ -1,4 +1,5 @@
 internal import CEbur128
+internal import CFFmpeg
 internal import CFLAC
 internal import CLame
 internal import CMPG123
@@ -27,8 +28,15 @@ package enum LibraryVersions {
             ("libopusenc", text(ope_get_version_string()).replacing("libopusenc ", with: "")),
             ("libvorbis", text(vorbis_version_string()).replacing("Xiph.Org libVorbis ", with: "")),
             ("libFLAC", text(flac_version_string())),
+            ("libavcodec", version(avcodec_version())),
+            ("libavformat", version(avformat_version())),
             ("eSpeak NG", EmbeddedVoice.engineVersion() ?? "not loadable"),
         ]
+    }
+
+    /// FFmpeg's `AV_VERSION_INT` (major << 16 | minor << 8 | micro) as `59.37.100`.
+    private static func version(_ packed: UInt32) -> String {
+        "\(packed >> 16).\((packed >> 8) & 0xFF).\(packed & 0xFF)"
     }
 
     private static func text(_ pointer: UnsafePointer<CChar>?) -> String {
