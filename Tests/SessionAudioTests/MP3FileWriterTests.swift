@@ -5,8 +5,8 @@ import Testing
 
 @testable import SessionAudio
 
-/// A test signal: silence with tone bursts at known frames.
-private struct Bursts {
+/// A test signal: silence with tone bursts at known frames (the MP3 and AAC writers' tests).
+struct Bursts {
     let rate: Int
     let channels: Int
     let frameCount: Int

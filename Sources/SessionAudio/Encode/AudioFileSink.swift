@@ -61,6 +61,15 @@ package enum AudioFileWriter {
                 metadata: metadata,
                 frameCount: frameCount
             )
+        case .m4a, .m4b:
+            return try AACFileWriter(
+                path: path,
+                sampleRate: sampleRate,
+                channelCount: channelCount,
+                settings: settings,
+                metadata: metadata,
+                frameCount: frameCount
+            )
         case .opus:
             return try OpusFileWriter(
                 path: path,

@@ -17,7 +17,7 @@ enum SoundFileKind: Equatable {
         switch settings.format {
         case .flac:
             self = .flac(level: Int((settings.quality ?? Double(Self.defaultFLACLevel)).rounded()))
-        case .wav, .mp3, .opus, .vorbis:
+        case .wav, .mp3, .opus, .vorbis, .m4a, .m4b:
             let bytes = frameCount.count * Int64(channelCount.count * settings.sampleFormat.bytesPerSample)
             self = .wav(WAVContainer(dataByteCount: bytes))
         }

@@ -86,7 +86,7 @@ package final class SoundFileWriter: AudioFileSink {
     ) throws(AudioError) {
         switch settings.format {
         case .wav, .flac: break
-        case .mp3, .opus, .vorbis:
+        case .mp3, .opus, .vorbis, .m4a, .m4b:
             throw AudioError(.unsupportedFormat, path: path, reason: "\(settings.format) is written by its own writer")
         }
         try self.init(

@@ -111,6 +111,7 @@ package enum PreviewPage {
             case .mp3: "audio/mpeg"
             case .opus: "audio/ogg; codecs=opus"
             case .vorbis: "audio/ogg"
+            case .m4a, .m4b: "audio/mp4"
             case .wav, nil: "audio/wav"
             }
         return "data:\(type);base64,\(bytes.base64EncodedString())"

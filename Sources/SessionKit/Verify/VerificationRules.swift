@@ -47,6 +47,9 @@ package struct VerificationRules: Sendable, Equatable {
         case .vorbis:
             // One long Vorbis block: at most 817 frames measured at q0 and q3.
             self.init(lossy: true, before: 2_048, after: 2_048)
+        case .m4a, .m4b:
+            // AAC's 2,048-frame MDCT window reaches a packet either side of a sound's edge.
+            self.init(lossy: true, before: 2_048, after: 2_048)
         case .wav, .flac, nil:
             self.init(lossy: false, before: 0, after: 0)
         }

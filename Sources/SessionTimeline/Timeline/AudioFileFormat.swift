@@ -13,8 +13,13 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
     case opus
     /// Vorbis in Ogg.
     case vorbis = "ogg"
+    /// AAC-LC in MP4, with an edit list and `iTunSMPB` that make it gapless.
+    case m4a
+    /// The same as ``m4a`` with the audiobook brand (`M4B `), which players file as a book.
+    case m4b
 
-    /// The format a file name's extension names: `.wav`/`.wave`, `.flac`, `.mp3`, `.opus`, `.ogg`/`.oga`.
+    /// The format a file name's extension names: `.wav`/`.wave`, `.flac`, `.mp3`, `.opus`,
+    /// `.ogg`/`.oga`, `.m4a`/`.mp4`, `.m4b`.
     public init?(fileExtension: String) {
         switch fileExtension.lowercased() {
         case "wav", "wave": self = .wav
@@ -22,6 +27,8 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
         case "mp3": self = .mp3
         case "opus": self = .opus
         case "ogg", "oga": self = .vorbis
+        case "m4a", "mp4": self = .m4a
+        case "m4b": self = .m4b
         default: return nil
         }
     }
@@ -33,6 +40,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
         case "mp3": self = .mp3
         case "opus": self = .opus
         case "vorbis": self = .vorbis
+        case "aac": self = .m4a
         case _ where codec.hasPrefix("pcm_"): self = .wav
         default: return nil
         }
@@ -41,10 +49,11 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
     /// Whether a file of this format and one of `other` share a container: Opus and Vorbis are
     /// both Ogg, which a file's name does not tell apart (`.ogg` may hold Opus).
     public func isSameContainer(as other: AudioFileFormat) -> Bool {
-        self == other || (self.isOgg && other.isOgg)
+        self == other || (self.isOgg && other.isOgg) || (self.isMP4 && other.isMP4)
     }
 
     private var isOgg: Bool { self == .opus || self == .vorbis }
+    private var isMP4: Bool { self == .m4a || self == .m4b }
 
     /// The format a path's extension names, if any.
     public init?(path: String) {
@@ -53,7 +62,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
         self.init(fileExtension: String(name[name.index(after: dot)...]))
     }
 
-    /// `wav`, `flac`, `mp3`, `opus`, `ogg`: the value `--format` takes.
+    /// `wav`, `flac`, `mp3`, `opus`, `ogg`, `m4a`, `m4b`: the value `--format` takes.
     public var description: String { rawValue }
 
     /// The extension a file in this format is given.
@@ -63,17 +72,18 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
     public var isLossy: Bool {
         switch self {
         case .wav, .flac: false
-        case .mp3, .opus, .vorbis: true
+        case .mp3, .opus, .vorbis, .m4a, .m4b: true
         }
     }
 
-    /// The container's name, as the timeline records it: `wav`, `flac`, `mp3`, `ogg`.
+    /// The container's name, as the timeline records it: `wav`, `flac`, `mp3`, `ogg`, `mp4`.
     public var containerName: String {
         switch self {
         case .wav: "wav"
         case .flac: "flac"
         case .mp3: "mp3"
         case .opus, .vorbis: "ogg"
+        case .m4a, .m4b: "mp4"
         }
     }
 
@@ -86,6 +96,9 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
         // The rate every Opus decoder outputs: the timeline counts in it, so decoding gives back its frames.
         case .opus: [48_000]
         case .vorbis: nil
+        // The sampling frequency index table of ISO 14496-3, which AAC-LC's header can name.
+        case .m4a, .m4b:
+            [8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 64_000, 88_200, 96_000]
         }
     }
 
@@ -100,7 +113,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
         switch self {
         case .wav: ChannelCount.supported.upperBound
         case .flac: 8
-        case .mp3, .opus: 2
+        case .mp3, .opus, .m4a, .m4b: 2
         case .vorbis: 8
         }
     }
@@ -138,10 +151,11 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
     package let format: AudioFileFormat
     /// How samples are stored, for WAV (16, 24 or float) and FLAC (16 or 24).
     package let sampleFormat: SampleFormat
-    /// A constant bit rate in kb/s (MP3, Opus; Vorbis: the nominal rate).
+    /// A constant bit rate in kb/s (MP3, Opus; Vorbis: the nominal rate; AAC: the average its
+    /// rate control holds).
     package let bitrate: Int?
     /// A variable-rate quality: MP3 `-V` 0 (best) … 9, Vorbis `-q` −1 … 10, Opus the target kb/s,
-    /// FLAC the compression level 0 … 8.
+    /// AAC FFmpeg's `-q:a` 0.1 … 2, FLAC the compression level 0 … 8.
     package let quality: Double?
     /// Whether an MP3 encodes only the spans that make sound and writes ready-made silent frames
     /// for the rest. It decodes the same either way; off only to compare.
@@ -230,7 +244,7 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
             case ..<80: 0.8
             default: 0.6
             }
-        case .vorbis:
+        case .vorbis, .m4a, .m4b:
             0.8
         }
     }
@@ -244,6 +258,7 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
         case .mp3: 8...320
         case .opus: 6...256
         case .vorbis: 32...500
+        case .m4a, .m4b: 8...576
         }
     }
 
@@ -255,6 +270,7 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
         case .mp3: 0...9
         case .opus: 6...256
         case .vorbis: -1...10
+        case .m4a, .m4b: 0.1...2
         }
     }
 
@@ -296,6 +312,15 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
         if let problem = format.problem(sampleRate: sampleRate, channelCount: channelCount) {
             return problem
         }
+        if format == .m4a || format == .m4b, let sampleRate {
+            let most = Self.aacMostBitrate(sampleRate: sampleRate, channelCount: channelCount)
+            if let bitrate, bitrate > most {
+                let channels = channelCount == 1 ? "mono" : "stereo"
+                return
+                    "\(format) at \(sampleRate) Hz \(channels) takes a bit rate of at most \(most) kb/s, not \(bitrate)"
+            }
+            return nil
+        }
         guard format == .mp3, let bitrate, let sampleRate else { return nil }
         let allowed = Self.mp3ConstantBitrates(sampleRate: sampleRate, channelCount: channelCount)
         guard !allowed.contains(bitrate) else { return nil }
@@ -336,6 +361,13 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
         }
         let tagFrameBytes = 4 + sideInformation + 156
         return table.filter { bytesPerKilobit * $0 / sampleRate >= tagFrameBytes }
+    }
+
+    /// The highest bit rate in kb/s AAC-LC holds at `sampleRate` with `channelCount` channels:
+    /// 6,144 bits per channel in each 1,024-frame packet (ISO 14496-3's decoder buffer), which
+    /// FFmpeg's encoder clamps to.
+    package static func aacMostBitrate(sampleRate: Int, channelCount: Int) -> Int {
+        6_144 * channelCount * sampleRate / 1_024 / 1_000
     }
 
     /// `7`, `-1`, `2.5`: a number as a person writes it.

@@ -34,7 +34,7 @@ struct RenderCommand: AsyncParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "The audio file to write (.wav, .flac, .mp3, .opus, .ogg); - for standard output.",
+            "The audio file to write (.wav, .flac, .mp3, .opus, .ogg, .m4a, .m4b); - for standard output.",
             valueName: "out.wav"
         )
     )

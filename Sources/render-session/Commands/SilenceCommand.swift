@@ -30,7 +30,7 @@ struct SilenceCommand: AsyncParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "The file to write (.wav, .flac, .mp3, .opus, .ogg); - for standard output.",
+            "The file to write (.wav, .flac, .mp3, .opus, .ogg, .m4a, .m4b); - for standard output.",
             valueName: "file.wav"
         )
     )

@@ -7,7 +7,7 @@ import SessionTimeline
 struct EncodingOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The file format: wav, flac, mp3, opus or ogg. (default: from the output's extension; wav for -)",
+            "The file format: wav, flac, mp3, opus, ogg, m4a or m4b. (default: from the output's extension; wav for -)",
             valueName: "format"
         ),
         transform: { try EncodingOptions.parseFormat($0) }
@@ -23,7 +23,7 @@ struct EncodingOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "A constant bit rate in kb/s: mp3 8 to 320, opus 6 to 256, ogg 32 to 500 (nominal).",
+            "A constant bit rate in kb/s: mp3 8 to 320, opus 6 to 256, ogg 32 to 500 (nominal), m4a/m4b 8 to 576 (average; default 64 per channel).",
             valueName: "kbps"
         ),
         transform: { try Parse.number($0, as: Int.self, what: "a bit rate in kb/s") }
@@ -33,7 +33,7 @@ struct EncodingOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "A variable-rate quality: mp3 -V 0 (best) to 9 (default 6), opus the target kb/s (default 24 per channel), ogg -q -1 to 10 (default 3), flac the compression level 0 to 8 (default 5).",
+            "A variable-rate quality: mp3 -V 0 (best) to 9 (default 6), opus the target kb/s (default 24 per channel), ogg -q -1 to 10 (default 3), m4a/m4b FFmpeg's -q:a 0.1 to 2, flac the compression level 0 to 8 (default 5).",
             valueName: "q"
         ),
         transform: { try Parse.number($0, as: Double.self, what: "a quality") }
@@ -43,7 +43,7 @@ struct EncodingOptions: ParsableArguments {
     @Flag(
         name: .customLong("encode-silence"),
         help:
-            "MP3: encode digital silence too, rather than writing ready-made silent frames (same decoded samples; slower)."
+            "MP3 and AAC: encode digital silence too, rather than writing ready-made silent frames (same decoded samples; slower)."
     )
     var encodeSilence = false
 
@@ -63,7 +63,7 @@ struct EncodingOptions: ParsableArguments {
         if let format = AudioFileFormat(rawValue: text.lowercased()) { return .file(format) }
         // `--format s16|s24|f32` meant the WAV sample format before there were other formats.
         if let samples = SampleFormat(rawValue: text.lowercased()) { return .wavSamples(samples) }
-        throw ValidationError("\(text) is not a format; use wav, flac, mp3, opus or ogg")
+        throw ValidationError("\(text) is not a format; use wav, flac, mp3, opus, ogg, m4a or m4b")
     }
 
     /// The first of these options given, by its flag; `nil` when none is.

@@ -49,8 +49,6 @@ package final class MP3FileWriter: AudioFileSink {
     private let output: DescriptorOutput
     private var descriptor: Int32
 
-    /// The next MP3 frame (after the tag frame) to write.
-    private var nextMP3Frame: Int64 = 0
     /// Bytes of audio frames written after the tag frame, and their CRC-16.
     private var audioByteCount = 0
     private var musicCRC: UInt16 = 0
@@ -58,32 +56,11 @@ package final class MP3FileWriter: AudioFileSink {
     private var seekOffsets: [Int] = []
     private var buffered: [UInt8] = []
 
-    /// The threads that encode spans.
-    private let workers: MP3SpanWorkers
-    private var workersStopped = false
-    /// The span being given sound, if any, and the input frames given to it.
-    private var openSpan: (span: MP3SpanWorkers.Span, fed: Int64)?
-    /// What is still to be written, in file order: silent frames up to a frame, or a span's frames
-    /// (how many once the span has ended).
-    private var steps: [Step] = []
-    private enum Step {
-        case silence(upTo: Int64)
-        case span(MP3SpanWorkers.Span, frameCount: Int64?)
-    }
-    /// Zeros after the last sound of the open span, not yet given to its encoder.
-    private var pendingZeros: Int64 = 0
-    private var zeros: [Float] = []
+    /// Encodes the spans of sound and puts the silent frames between them.
+    private var splicer: SilenceSplicer<MP3SpanEncoder>!
     /// How many spans were encoded and how many frames were written as silence; tests read them.
-    private(set) var encodedSpanCount = 0
-    private(set) var silentFrameCount: Int64 = 0
-
-    /// Zeros after a span's last sound that its encoder encodes: enough for the MDCT window and the
-    /// filterbank to have only zeros in them by its last two granules.
-    private var trailingZeros: Int64 { 3 * frameSize + encoderDelay + 529 }
-    /// A silence at least this long ends a span: shorter ones are encoded with the sound around them.
-    private var joinGap: Int64 { trailingZeros + encoderDelay + 529 + frameSize }
-    /// Zero runs shorter than this inside one block are taken as part of the sound around them.
-    private static let shortestSilence = 64
+    var encodedSpanCount: Int { splicer.encodedSpanCount }
+    var silentFrameCount: Int64 { splicer.silentPacketCount }
 
     package init(
         path: String,
@@ -140,20 +117,41 @@ package final class MP3FileWriter: AudioFileSink {
         }
         output = DescriptorOutput(descriptor: descriptor)
         let (rate, channels, control) = (sampleRate.hertz, channels, rateControl)
-        workers = MP3SpanWorkers(
-            count: max(1, min(2, ProcessInfo.processInfo.activeProcessorCount)),
-            channels: channels
-        ) { () throws(AudioError) in
-            try MP3Encoder(sampleRate: rate, channelCount: channels, rateControl: control, writesTag: false)
-        }
+        // Zeros after a span's last sound that its encoder encodes: enough for the MDCT window and
+        // the filterbank to have only zeros in them by its last two granules. A silence at least
+        // the zeros, both delays and a frame long ends a span.
+        let delays = encoderDelay + Self.decoderDelay
+        let trailingZeros = 3 * frameSize + delays
+        let grid = SilenceSplicer<MP3SpanEncoder>.Grid(
+            frameSize: frameSize,
+            trailingZeros: trailingZeros,
+            joinGap: trailingZeros + delays + frameSize,
+            keptDelay: delays,
+            totalPackets: totalMP3Frames
+        )
         buffered.reserveCapacity(Self.bufferSize + 8_192)
         buffered += id3
         // A placeholder for the tag frame, filled in by close().
         buffered += tag.frame
+        splicer = SilenceSplicer(
+            grid: grid,
+            channels: channels,
+            skipsSilence: settings.skipsSilence,
+            path: path,
+            threadName: "render-session MP3 encoder"
+        ) { () throws(AudioError) in
+            MP3SpanEncoder(
+                try MP3Encoder(sampleRate: rate, channelCount: channels, rateControl: control, writesTag: false)
+            )
+        } emit: { [unowned self] (packet) throws(AudioError) in
+            switch packet {
+            case .encoded(let frame): try writeFrame(frame)
+            case .silent: try writeFrame(silentFrame[...])
+            }
+        }
     }
 
     deinit {
-        if !workersStopped { workers.stop() }
         if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
@@ -170,169 +168,26 @@ package final class MP3FileWriter: AudioFileSink {
         )
         try promise.checkRoom(for: Int64(frames))
         try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in
-            guard settings.skipsSilence else {
-                try sound(UnsafeBufferPointer(rebasing: buffer[0..<(frames * channels)]))
-                return
-            }
-            var index = 0
-            while index < frames {
-                let start = index
-                while index < frames, isSilent(buffer, frame: index) { index += 1 }
-                if index > start { try silence(Int64(index - start)) }
-                guard index < frames else { break }
-                // The sound runs to its last sounding frame before a silence long enough to count.
-                let soundStart = index
-                var last = index
-                index += 1
-                while index < frames, index - last <= Self.shortestSilence {
-                    if !isSilent(buffer, frame: index) { last = index }
-                    index += 1
-                }
-                index = last + 1
-                try sound(UnsafeBufferPointer(rebasing: buffer[(soundStart * channels)..<(index * channels)]))
-            }
+            try splicer.write(buffer, frames: frames)
         }
-        try drain(waiting: false)
+        promise.record(Int64(frames))
     }
 
     package func writeSilence(frames: Frames) throws(AudioError) {
         try promise.checkRoom(for: frames.count)
-        if settings.skipsSilence {
-            try silence(frames.count)
-        } else {
-            if zeros.isEmpty { zeros = [Float](repeating: 0, count: 16_384 * channels) }
-            var remaining = frames.count
-            while remaining > 0 {
-                let chunk = Int(min(remaining, 16_384))
-                try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
-                    try sound(UnsafeBufferPointer(rebasing: buffer[0..<(chunk * channels)]))
-                }
-                remaining -= Int64(chunk)
-            }
-        }
-        try drain(waiting: false)
+        try splicer.writeSilence(frames: frames.count)
+        promise.record(frames.count)
     }
 
-    private func isSilent(_ buffer: UnsafeBufferPointer<Float>, frame: Int) -> Bool {
-        let base = frame * channels
-        for channel in 0..<channels where buffer[base + channel] != 0 { return false }
-        return true
-    }
-
-    /// Takes `frames` frames of digital silence.
-    private func silence(_ frames: Int64) throws(AudioError) {
-        promise.record(frames)
-        guard openSpan != nil else { return }
-        pendingZeros += frames
-        if pendingZeros >= joinGap { try endSegment(feedingZeros: trailingZeros) }
-    }
-
-    /// Takes interleaved frames that make sound (or may: silence inside a span).
-    private func sound(_ samples: UnsafeBufferPointer<Float>) throws(AudioError) {
-        let frames = Int64(samples.count / channels)
-        if openSpan == nil {
-            // Start on the frame boundary at or before the sound, after the frames already planned.
-            let start = max(position / frameSize * frameSize, plannedMP3Frames * frameSize)
-            guard start <= position else {
-                throw AudioError(
-                    .cannotEncode,
-                    path: path,
-                    reason:
-                        "sound at frame \(position) falls inside MP3 frames already planned (up to \(plannedMP3Frames))"
-                )
-            }
-            steps.append(.silence(upTo: start / frameSize))
-            let span = workers.startSpan(at: start / frameSize)
-            steps.append(.span(span, frameCount: nil))
-            openSpan = (span, 0)
-            encodedSpanCount += 1
-            pendingZeros = position - start
-        }
-        feedZeros(pendingZeros)
-        pendingZeros = 0
-        if let (span, fed) = openSpan {
-            workers.encode(samples, in: span)
-            openSpan = (span, fed + frames)
-        }
-        promise.record(frames)
-    }
-
-    private func feedZeros(_ count: Int64) {
-        guard let (span, fed) = openSpan, count > 0 else { return }
-        workers.encodeZeros(count, in: span)
-        openSpan = (span, fed + count)
-    }
-
-    /// The frames the spans planned so far end at: where the next span may start.
-    private var plannedMP3Frames: Int64 = 0
-
-    /// Gives the open span's encoder `count` of the pending zeros and has it flushed; of its
-    /// frames, those up to the one that holds its last input frame plus the delays are written,
-    /// the rest encode only zeros.
-    private func endSegment(feedingZeros count: Int64) throws(AudioError) {
-        feedZeros(min(count, pendingZeros))
-        pendingZeros = 0
-        guard let (span, fed) = openSpan else { return }
-        let frameCount = (fed + encoderDelay + Self.decoderDelay + frameSize - 1) / frameSize
-        workers.finish(span)
-        if case .span(let last, nil)? = steps.last, last === span {
-            steps[steps.count - 1] = .span(span, frameCount: frameCount)
-        }
-        plannedMP3Frames = span.firstMP3Frame + frameCount
-        openSpan = nil
-    }
-
-    /// Writes what can be written, in order: silent frames, and the frames spans have made; with
-    /// `waiting`, waits for ended spans to finish.
-    private func drain(waiting: Bool) throws(AudioError) {
-        while let step = steps.first {
-            switch step {
-            case .silence(let frame):
-                try writeSilentFrames(upTo: frame)
-            case .span(let span, let frameCount):
-                let end = frameCount.map { span.firstMP3Frame + $0 } ?? Int64.max
-                var finished = false
-                repeat {
-                    let taken = try workers.take(from: span, waiting: waiting && frameCount != nil)
-                    for frame in taken.frames where nextMP3Frame < end { try writeFrame(frame[...]) }
-                    finished = taken.finished
-                } while waiting && frameCount != nil && !finished
-                guard finished, let frameCount else { return }
-                guard nextMP3Frame == end else {
-                    throw AudioError(
-                        .cannotEncode,
-                        path: path,
-                        reason:
-                            "LAME gave \(nextMP3Frame - span.firstMP3Frame) frames for a span that needs \(frameCount)"
-                    )
-                }
-            }
-            steps.removeFirst()
-        }
-    }
-
-    private func writeSilentFrames(upTo frame: Int64) throws(AudioError) {
-        while nextMP3Frame < frame {
-            try writeFrame(silentFrame[...])
-            silentFrameCount += 1
-        }
-    }
-
+    /// Writes the splicer's next frame, noting its place for the seek table.
     private func writeFrame(_ frame: ArraySlice<UInt8>) throws(AudioError) {
-        guard nextMP3Frame < totalMP3Frames else {
-            throw AudioError(
-                .cannotEncode,
-                path: path,
-                reason: "more than the \(totalMP3Frames) MP3 frames the file needs"
-            )
-        }
+        let nextMP3Frame = splicer.nextPacket
         while seekOffsets.count < 100, Int64(seekOffsets.count) * totalMP3Frames / 100 <= nextMP3Frame {
             seekOffsets.append(tag.frame.count + audioByteCount)
         }
         buffered += frame
         musicCRC = CRC16.update(musicCRC, frame)
         audioByteCount += frame.count
-        nextMP3Frame += 1
         if buffered.count >= Self.bufferSize { try flushBuffer() }
     }
 
@@ -348,11 +203,7 @@ package final class MP3FileWriter: AudioFileSink {
     package func close() throws(AudioError) -> AudioEncoding {
         guard descriptor >= 0 else { return encoding }
         try promise.checkKept()
-        if openSpan != nil { try endSegment(feedingZeros: pendingZeros) }
-        steps.append(.silence(upTo: totalMP3Frames))
-        try drain(waiting: true)
-        workers.stop()
-        workersStopped = true
+        try splicer.finish()
         try flushBuffer()
         let byteCount = tag.frame.count + audioByteCount
         let toc = seekOffsets.map { UInt8(min(255, $0 * 256 / max(byteCount, 1))) }
@@ -389,5 +240,28 @@ package final class MP3FileWriter: AudioFileSink {
             encoderDelay: Frames(encoderDelay + Self.decoderDelay),
             padding: Frames(padding - Self.decoderDelay)
         )
+    }
+}
+
+/// LAME as a ``SilenceSplicer``'s span encoder: its bytes cut into whole frames.
+final class MP3SpanEncoder: SpanEncoder {
+    private let encoder: MP3Encoder
+    private var splitter = MPEGFrameSplitter()
+
+    init(_ encoder: MP3Encoder) { self.encoder = encoder }
+
+    func encode(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws(AudioError) {
+        try encoder.encode(samples, frames: frames)
+    }
+
+    func flush() throws(AudioError) { try encoder.flush() }
+
+    func takePackets() throws(AudioError) -> [[UInt8]] {
+        var frames: [[UInt8]] = []
+        let bytes = encoder.takeOutput()
+        if !bytes.isEmpty {
+            try splitter.append(bytes) { (frame, _) throws(AudioError) in frames.append(Array(frame)) }
+        }
+        return frames
     }
 }

@@ -1,30 +1,41 @@
 import Foundation
 
-/// Encodes spans of sound on worker threads, each span with its own LAME encoder, while the
-/// thread that renders goes on: spans are independent by construction, so two cores encode two
-/// spans at once and the frames are written in order as they come back.
+/// An encoder of one span of sound (``SilenceSplicer``): fed interleaved floats, flushed once,
+/// it gives back whole packets (MP3 frames, AAC access units), each `frameSize` frames long.
+/// It is used on one worker thread at a time.
+protocol SpanEncoder: AnyObject {
+    /// Encodes `frames` frames of interleaved `samples`.
+    func encode(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws(AudioError)
+    /// Encodes what is buffered, padding the last packet with zeros, and ends the stream.
+    func flush() throws(AudioError)
+    /// The whole packets made since the last call, in order.
+    func takePackets() throws(AudioError) -> [[UInt8]]
+}
+
+/// Encodes spans of sound on worker threads, each span with its own encoder, while the thread
+/// that renders goes on: spans are independent by construction, so two cores encode two spans at
+/// once and the packets are written in order as they come back.
 ///
 /// A new span goes to the worker with the least left to encode. Memory stays bounded: a worker
 /// holds at most ``queuedFrameLimit`` frames of samples before the renderer waits for it (enough
 /// for the renderer to run ahead of one long span while the other worker encodes the one before),
-/// and a span's frames wait only while the span before it is being finished (compressed, a
+/// and a span's packets wait only while the span before it is being finished (compressed, a
 /// twentieth of the samples).
-final class MP3SpanWorkers: @unchecked Sendable {
+final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
     // @unchecked: `queues`, `queuedFrames`, `running` and every span's `output` are reached only while holding
-    // `condition`; a span's encoder and splitter only on its worker's thread.
+    // `condition`; a span's encoder only on its worker's thread.
 
-    /// One span of sound: its encoder (used on its worker's thread only) and the frames it made.
+    /// One span of sound: its encoder (used on its worker's thread only) and the packets it made.
     final class Span: @unchecked Sendable {
-        /// The file's MP3 frame the span's first frame is.
-        let firstMP3Frame: Int64
+        /// The file's packet the span's first packet is.
+        let firstPacket: Int64
         fileprivate let worker: Int
-        fileprivate var encoder: MP3Encoder?
-        fileprivate var splitter = MPEGFrameSplitter()
-        /// Frames made and not yet taken, whether the encoder is flushed, and any failure.
-        fileprivate var output: (frames: [[UInt8]], finished: Bool, failure: AudioError?) = ([], false, nil)
+        fileprivate var encoder: Encoder?
+        /// Packets made and not yet taken, whether the encoder is flushed, and any failure.
+        fileprivate var output: (packets: [[UInt8]], finished: Bool, failure: AudioError?) = ([], false, nil)
 
-        fileprivate init(firstMP3Frame: Int64, worker: Int) {
-            self.firstMP3Frame = firstMP3Frame
+        fileprivate init(firstPacket: Int64, worker: Int) {
+            self.firstPacket = firstPacket
             self.worker = worker
         }
     }
@@ -41,12 +52,18 @@ final class MP3SpanWorkers: @unchecked Sendable {
     /// Frames of samples and zeros each worker has been given and not yet encoded.
     private var queuedFrames: [Int64]
     private var running: Int
-    private let makeEncoder: @Sendable () throws(AudioError) -> MP3Encoder
+    private let makeEncoder: @Sendable () throws(AudioError) -> Encoder
     private let channels: Int
     /// Frames of samples a worker holds before the renderer waits for it: 2 MiB of mono floats.
-    static let queuedFrameLimit: Int64 = 1 << 19
+    static var queuedFrameLimit: Int64 { 1 << 19 }
 
-    init(count: Int, channels: Int, makeEncoder: @escaping @Sendable () throws(AudioError) -> MP3Encoder) {
+    /// Starts `count` threads named `name 1`, `name 2`, … .
+    init(
+        count: Int,
+        channels: Int,
+        name: String,
+        makeEncoder: @escaping @Sendable () throws(AudioError) -> Encoder
+    ) {
         queues = Array(repeating: [], count: count)
         queuedFrames = Array(repeating: 0, count: count)
         running = count
@@ -54,17 +71,17 @@ final class MP3SpanWorkers: @unchecked Sendable {
         self.makeEncoder = makeEncoder
         for index in 0..<count {
             let thread = Thread { [self] in work(index) }
-            thread.name = "render-session MP3 encoder \(index + 1)"
+            thread.name = "\(name) \(index + 1)"
             thread.start()
         }
     }
 
     /// Starts a span on the worker with the least left to encode.
-    func startSpan(at firstMP3Frame: Int64) -> Span {
+    func startSpan(at firstPacket: Int64) -> Span {
         condition.lock()
         let worker = queuedFrames.indices.min { queuedFrames[$0] < queuedFrames[$1] } ?? 0
         condition.unlock()
-        return Span(firstMP3Frame: firstMP3Frame, worker: worker)
+        return Span(firstPacket: firstPacket, worker: worker)
     }
 
     /// Gives `span`'s encoder a copy of interleaved `samples`.
@@ -83,15 +100,15 @@ final class MP3SpanWorkers: @unchecked Sendable {
         submit(.finish(span), to: span.worker)
     }
 
-    /// Takes the frames `span` has made; with `waiting`, waits until there is one or the span is finished.
-    func take(from span: Span, waiting: Bool) throws(AudioError) -> (frames: [[UInt8]], finished: Bool) {
+    /// Takes the packets `span` has made; with `waiting`, waits until there is one or the span is finished.
+    func take(from span: Span, waiting: Bool) throws(AudioError) -> (packets: [[UInt8]], finished: Bool) {
         condition.lock()
         defer { condition.unlock() }
-        while waiting, span.output.frames.isEmpty, !span.output.finished { condition.wait() }
+        while waiting, span.output.packets.isEmpty, !span.output.finished { condition.wait() }
         if let failure = span.output.failure { throw failure }
-        let frames = span.output.frames
-        span.output.frames.removeAll()
-        return (frames, span.output.finished)
+        let packets = span.output.packets
+        span.output.packets.removeAll()
+        return (packets, span.output.finished)
     }
 
     /// Stops the workers once they have done what they were given, and waits for them.
@@ -182,22 +199,19 @@ final class MP3SpanWorkers: @unchecked Sendable {
         }
     }
 
-    private func encoder(of span: Span) throws(AudioError) -> MP3Encoder {
+    private func encoder(of span: Span) throws(AudioError) -> Encoder {
         if let encoder = span.encoder { return encoder }
         let encoder = try makeEncoder()
         span.encoder = encoder
         return encoder
     }
 
-    /// Moves the whole frames `span`'s encoder has made to its output.
+    /// Moves the whole packets `span`'s encoder has made to its output.
     private func collect(_ span: Span, finished: Bool) throws(AudioError) {
-        var frames: [[UInt8]] = []
-        if let bytes = span.encoder?.takeOutput(), !bytes.isEmpty {
-            try span.splitter.append(bytes) { (frame, _) throws(AudioError) in frames.append(Array(frame)) }
-        }
-        guard !frames.isEmpty || finished else { return }
+        let packets = try span.encoder?.takePackets() ?? []
+        guard !packets.isEmpty || finished else { return }
         condition.lock()
-        span.output.frames += frames
+        span.output.packets += packets
         if finished { span.output.finished = true }
         condition.broadcast()
         condition.unlock()

@@ -1,0 +1,179 @@
+package import SessionTimeline
+
+/// Writes a session as AAC-LC in MP4 (M4A, or M4B for an audiobook) with exact timing, its tags
+/// and its chapters: FFmpeg's AAC encoder and MP4 muxer, encoding only the spans that make
+/// sound (``SilenceSplicer``) on two cores.
+///
+/// **Exact length.** The session's `frameCount` frames go in after `lead` zeros, chosen so that
+/// lead + frames is a whole number of 1,024-frame packets; with the encoder's own delay of 1,024,
+/// the file's packets then decode to exactly delay + lead + frames frames, with no padding at the
+/// end. The edit list starts the presentation at delay + lead and lasts `frameCount` frames (the
+/// movie time scale is the sample rate), and `iTunSMPB` says the same for Apple's players. Since
+/// nothing is to be trimmed from the end, even a reader that honours only the start (ffmpeg 5.1,
+/// which trims no end) decodes exactly `frameCount` frames, each on its frame.
+///
+/// **Silence.** File packet `g` decodes to session frames `g × 1024 − 1024 − lead ..< …`: the
+/// grid one encoder fed from the first lead zero would have. A span of sound is encoded by a
+/// fresh encoder on that grid, fed 3,072 zeros after its last sound, so its last packets encode
+/// only zeros and the MDCT overlap never reaches a packet from elsewhere; between spans go copies
+/// of a packet that the same encoder made from zeros, which decodes to zero. docs/formats.md has
+/// the argument in full.
+package final class AACFileWriter: AudioFileSink {
+    package let path: String
+    package var framesWritten: Frames { Frames(promise.written) }
+    private var promise: FramePromise
+    private let channels: Int
+    private let frameCount: Int64
+    /// The zeros before the session that make lead + frames a whole number of packets.
+    private let lead: Int64
+    private let totalPackets: Int64
+    private let silentPacket: [UInt8]
+    private let muxer: MP4Muxer
+    private var splicer: SilenceSplicer<AACEncoder>!
+    private let encoding: AudioEncoding
+    private var closed = false
+
+    /// How many spans were encoded and how many packets were written as silence; tests read them.
+    var encodedSpanCount: Int { splicer.encodedSpanCount }
+    var silentPacketCount: Int64 { splicer.silentPacketCount }
+
+    /// The average bit rate when no `bitrate` or `quality` is given: 64 kb/s a channel, what
+    /// Apple's podcast guidelines ask of spoken word in AAC-LC, within what the rate can hold.
+    package static func defaultBitrate(sampleRate: SampleRate, channelCount: ChannelCount) -> Int {
+        min(
+            64 * channelCount.count,
+            EncoderSettings.aacMostBitrate(sampleRate: sampleRate.hertz, channelCount: channelCount.count)
+        )
+    }
+
+    /// Creates `path` (replacing any file there) for exactly `frameCount` frames, as M4B when
+    /// `settings.format` is ``AudioFileFormat/m4b``, else M4A.
+    ///
+    /// - Throws: ``AudioError`` with code `cannotWrite` when the file cannot be created,
+    ///   `cannotEncode` when libavcodec or libavformat refuses a setting.
+    package init(
+        path: String,
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        settings: EncoderSettings,
+        metadata: AudioMetadata,
+        frameCount: Frames
+    ) throws(AudioError) {
+        let size = Int64(AACEncoder.frameSize)
+        let rateControl: AACEncoder.RateControl
+        let bitrate: Int?
+        if let quality = settings.quality {
+            rateControl = .variable(quality: quality)
+            bitrate = nil
+        } else {
+            let kilobits = settings.bitrate ?? Self.defaultBitrate(sampleRate: sampleRate, channelCount: channelCount)
+            rateControl = .average(kilobits: kilobits)
+            bitrate = kilobits
+        }
+        let (rate, channels) = (sampleRate.hertz, channelCount.count)
+        let probe: AACEncoder
+        let silence: [UInt8]
+        do throws(AudioError) {
+            probe = try AACEncoder(sampleRate: rate, channelCount: channels, rateControl: rateControl)
+            // A packet made from zeros after zeros: what decodes to zero between spans.
+            let zeros = [Float](repeating: 0, count: 3 * Int(size) * channels)
+            let sample = try AACEncoder(sampleRate: rate, channelCount: channels, rateControl: rateControl)
+            try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
+                try sample.encode(buffer, frames: 3 * Int(size))
+            }
+            try sample.flush()
+            let packets = try sample.takePackets()
+            guard packets.count == 4 else {
+                throw AudioError(
+                    .cannotEncode,
+                    path: nil,
+                    reason: "the AAC encoder made \(packets.count) packets of 3 frames, not 4"
+                )
+            }
+            silence = packets[2]
+        } catch {
+            throw AudioError(.cannotEncode, path: path, reason: error.reason)
+        }
+        self.path = path
+        self.channels = channels
+        self.frameCount = frameCount.count
+        self.promise = FramePromise(path: path, frameCount: frameCount.count, wording: .file)
+        lead = (size - frameCount.count % size) % size
+        totalPackets = (lead + frameCount.count) / size + 1
+        silentPacket = silence
+        muxer = try MP4Muxer(
+            path: path,
+            brand: settings.format == .m4b ? .audiobook : .audio,
+            sampleRate: rate,
+            encoder: probe,
+            metadata: metadata,
+            comment: MP4GaplessInfo.placeholder
+        )
+        encoding = AudioEncoding(
+            container: settings.format.containerName,
+            codec: "aac",
+            bitrate: bitrate,
+            quality: settings.quality,
+            encoderDelay: Frames(AACEncoder.delay + lead),
+            padding: .zero
+        )
+        let trailingZeros = 3 * size
+        let grid = SilenceSplicer<AACEncoder>.Grid(
+            frameSize: size,
+            trailingZeros: trailingZeros,
+            joinGap: trailingZeros + AACEncoder.delay + size,
+            keptDelay: AACEncoder.delay,
+            totalPackets: totalPackets
+        )
+        splicer = SilenceSplicer(
+            grid: grid,
+            channels: channels,
+            skipsSilence: settings.skipsSilence,
+            path: path,
+            threadName: "render-session AAC encoder"
+        ) { () throws(AudioError) in
+            try AACEncoder(sampleRate: rate, channelCount: channels, rateControl: rateControl)
+        } emit: { [unowned self] (packet) throws(AudioError) in
+            let time = splicer.nextPacket * size - AACEncoder.delay - lead
+            switch packet {
+            case .encoded(let bytes): try muxer.write(bytes, time: time, duration: size)
+            case .silent: try muxer.write(silentPacket[...], time: time, duration: size)
+            }
+        }
+        try splicer.writeSilence(frames: lead)
+    }
+
+    package func write(_ samples: [Float], frames: Int) throws(AudioError) {
+        precondition(
+            samples.count >= frames * channels,
+            "write(_:frames:) was given fewer samples than frames × channels"
+        )
+        try promise.checkRoom(for: Int64(frames))
+        try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in
+            try splicer.write(buffer, frames: frames)
+        }
+        promise.record(Int64(frames))
+    }
+
+    package func writeSilence(frames: Frames) throws(AudioError) {
+        try promise.checkRoom(for: frames.count)
+        try splicer.writeSilence(frames: frames.count)
+        promise.record(frames.count)
+    }
+
+    /// Encodes what is left, writes the index, chapters and tags, records the gapless length in
+    /// `iTunSMPB` and closes the file.
+    ///
+    /// - Throws: ``AudioError`` with code `cannotWrite` unless exactly `frameCount` frames were
+    ///   written, or when the file cannot be finished.
+    @discardableResult
+    package func close() throws(AudioError) -> AudioEncoding {
+        guard !closed else { return encoding }
+        closed = true
+        try promise.checkKept()
+        try splicer.finish()
+        try muxer.finish()
+        try MP4GaplessInfo(priming: AACEncoder.delay + lead, padding: 0, frameCount: frameCount).write(into: path)
+        return encoding
+    }
+}

@@ -1,0 +1,272 @@
+import Foundation
+
+/// Encodes only the spans of a stream that make sound, each with a fresh encoder on a worker
+/// thread, and puts ready-made silent packets in the digital silence between, on one packet grid:
+/// what makes the MP3 and AAC writers fast on sessions that are mostly silence, with joins that
+/// decode exactly as the formats' own pages in docs/formats.md explain.
+///
+/// The grid: file packet `g` decodes to the input frames `g × F − D ..< (g + 1) × F − D`, where
+/// `F` is the packet size and `D` the encoder's delay, exactly as if one encoder had encoded the
+/// whole stream. A span is encoded by a fresh encoder started on a packet boundary `s` at or
+/// before its first sounding frame, fed the zeros from `s` and ``Grid/trailingZeros`` zeros after
+/// its last sound, so its packet `j` is the file's packet `s / F + j`. Of the packets it makes,
+/// ``Grid/keptPackets(fed:)`` are written; the rest encode only zeros. Spans closer than
+/// ``Grid/joinGap`` frames are encoded as one; a session with a bed under it is one span. With
+/// silence skipping off, the whole input is one span.
+final class SilenceSplicer<Encoder: SpanEncoder> {
+    /// The packet grid and the margins a format's joins need.
+    struct Grid {
+        /// Frames in one packet.
+        var frameSize: Int64
+        /// Zeros after a span's last sound that its encoder encodes before it is flushed.
+        var trailingZeros: Int64
+        /// A silence at least this long ends a span: shorter ones are encoded with the sound around them.
+        var joinGap: Int64
+        /// The encoder's delay plus any the decoder adds: a span fed `fed` frames keeps the
+        /// `⌈(fed + keptDelay) / F⌉` packets that hold them.
+        var keptDelay: Int64
+        /// The packets the whole file has.
+        var totalPackets: Int64
+
+        /// The packets a span fed `fed` frames (from its start through its trailing zeros) keeps.
+        func keptPackets(fed: Int64) -> Int64 { (fed + keptDelay + frameSize - 1) / frameSize }
+    }
+
+    /// A packet for the file, in order.
+    enum Packet {
+        /// A packet an encoder made.
+        case encoded(ArraySlice<UInt8>)
+        /// The format's ready-made packet that decodes to zero.
+        case silent
+    }
+
+    private let grid: Grid
+    private let channels: Int
+    private let skipsSilence: Bool
+    private let path: String
+    private let emit: (Packet) throws(AudioError) -> Void
+    /// The threads that encode spans.
+    private let workers: SpanWorkers<Encoder>
+    private var workersStopped = false
+    /// Input frames taken so far.
+    private(set) var position: Int64 = 0
+    /// The next packet of the file to emit.
+    private(set) var nextPacket: Int64 = 0
+    /// The span being given sound, if any, and the input frames given to it.
+    private var openSpan: (span: SpanWorkers<Encoder>.Span, fed: Int64)?
+    /// What is still to be emitted, in file order: silent packets up to a packet, or a span's
+    /// packets (how many once the span has ended).
+    private var steps: [Step] = []
+    private enum Step {
+        case silence(upTo: Int64)
+        case span(SpanWorkers<Encoder>.Span, packetCount: Int64?)
+    }
+    /// Zeros after the last sound of the open span, not yet given to its encoder.
+    private var pendingZeros: Int64 = 0
+    private var zeros: [Float] = []
+    /// The packets the spans planned so far end at: where the next span may start.
+    private var plannedPackets: Int64 = 0
+    /// How many spans were encoded and how many packets were emitted as silence; tests read them.
+    private(set) var encodedSpanCount = 0
+    private(set) var silentPacketCount: Int64 = 0
+
+    /// Zero runs shorter than this inside one block are taken as part of the sound around them.
+    private static var shortestSilence: Int { 64 }
+
+    /// Starts `workerCount` encoder threads named `threadName`; `emit` is called with each packet
+    /// of the file in order, on the caller's thread.
+    init(
+        grid: Grid,
+        channels: Int,
+        skipsSilence: Bool,
+        path: String,
+        threadName: String,
+        makeEncoder: @escaping @Sendable () throws(AudioError) -> Encoder,
+        emit: @escaping (Packet) throws(AudioError) -> Void
+    ) {
+        self.grid = grid
+        self.channels = channels
+        self.skipsSilence = skipsSilence
+        self.path = path
+        self.emit = emit
+        workers = SpanWorkers(
+            count: max(1, min(2, ProcessInfo.processInfo.activeProcessorCount)),
+            channels: channels,
+            name: threadName,
+            makeEncoder: makeEncoder
+        )
+    }
+
+    deinit {
+        if !workersStopped { workers.stop() }
+    }
+
+    /// Takes `frames` frames of interleaved `buffer`, splitting sound from digital silence.
+    func write(_ buffer: UnsafeBufferPointer<Float>, frames: Int) throws(AudioError) {
+        if skipsSilence {
+            var index = 0
+            while index < frames {
+                let start = index
+                while index < frames, isSilent(buffer, frame: index) { index += 1 }
+                if index > start { try silence(Int64(index - start)) }
+                guard index < frames else { break }
+                // The sound runs to its last sounding frame before a silence long enough to count.
+                let soundStart = index
+                var last = index
+                index += 1
+                while index < frames, index - last <= Self.shortestSilence {
+                    if !isSilent(buffer, frame: index) { last = index }
+                    index += 1
+                }
+                index = last + 1
+                try sound(UnsafeBufferPointer(rebasing: buffer[(soundStart * channels)..<(index * channels)]))
+            }
+        } else {
+            try sound(UnsafeBufferPointer(rebasing: buffer[0..<(frames * channels)]))
+        }
+        try drain(waiting: false)
+    }
+
+    /// Takes `frames` frames of digital silence.
+    func writeSilence(frames: Int64) throws(AudioError) {
+        if skipsSilence {
+            try silence(frames)
+        } else {
+            if zeros.isEmpty { zeros = [Float](repeating: 0, count: 16_384 * channels) }
+            var remaining = frames
+            while remaining > 0 {
+                let chunk = Int(min(remaining, 16_384))
+                try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
+                    try sound(UnsafeBufferPointer(rebasing: buffer[0..<(chunk * channels)]))
+                }
+                remaining -= Int64(chunk)
+            }
+        }
+        try drain(waiting: false)
+    }
+
+    /// Ends the last span, emits the silent packets after it up to ``Grid/totalPackets``, waits for
+    /// the workers and stops them.
+    func finish() throws(AudioError) {
+        if openSpan != nil { try endSpan(feedingZeros: pendingZeros) }
+        steps.append(.silence(upTo: grid.totalPackets))
+        try drain(waiting: true)
+        workers.stop()
+        workersStopped = true
+        guard nextPacket == grid.totalPackets else {
+            throw AudioError(
+                .cannotEncode,
+                path: path,
+                reason: "the file has \(nextPacket) packets of the \(grid.totalPackets) it needs"
+            )
+        }
+    }
+
+    private func isSilent(_ buffer: UnsafeBufferPointer<Float>, frame: Int) -> Bool {
+        let base = frame * channels
+        for channel in 0..<channels where buffer[base + channel] != 0 { return false }
+        return true
+    }
+
+    /// Takes `frames` frames of digital silence.
+    private func silence(_ frames: Int64) throws(AudioError) {
+        position += frames
+        guard openSpan != nil else { return }
+        pendingZeros += frames
+        if pendingZeros >= grid.joinGap { try endSpan(feedingZeros: grid.trailingZeros) }
+    }
+
+    /// Takes interleaved frames that make sound (or may: silence inside a span).
+    private func sound(_ samples: UnsafeBufferPointer<Float>) throws(AudioError) {
+        let frames = Int64(samples.count / channels)
+        let size = grid.frameSize
+        if openSpan == nil {
+            // Start on the packet boundary at or before the sound, after the packets already planned.
+            let start = max(position / size * size, plannedPackets * size)
+            guard start <= position else {
+                throw AudioError(
+                    .cannotEncode,
+                    path: path,
+                    reason: "sound at frame \(position) falls inside packets already planned (up to \(plannedPackets))"
+                )
+            }
+            steps.append(.silence(upTo: start / size))
+            let span = workers.startSpan(at: start / size)
+            steps.append(.span(span, packetCount: nil))
+            openSpan = (span, 0)
+            encodedSpanCount += 1
+            pendingZeros = position - start
+        }
+        feedZeros(pendingZeros)
+        pendingZeros = 0
+        if let (span, fed) = openSpan {
+            workers.encode(samples, in: span)
+            openSpan = (span, fed + frames)
+        }
+        position += frames
+    }
+
+    private func feedZeros(_ count: Int64) {
+        guard let (span, fed) = openSpan, count > 0 else { return }
+        workers.encodeZeros(count, in: span)
+        openSpan = (span, fed + count)
+    }
+
+    /// Gives the open span's encoder `count` of the pending zeros and has it flushed.
+    private func endSpan(feedingZeros count: Int64) throws(AudioError) {
+        feedZeros(min(count, pendingZeros))
+        pendingZeros = 0
+        guard let (span, fed) = openSpan else { return }
+        let packetCount = grid.keptPackets(fed: fed)
+        workers.finish(span)
+        if case .span(let last, nil)? = steps.last, last === span {
+            steps[steps.count - 1] = .span(span, packetCount: packetCount)
+        }
+        plannedPackets = span.firstPacket + packetCount
+        openSpan = nil
+    }
+
+    /// Emits what can be emitted, in order: silent packets, and the packets spans have made; with
+    /// `waiting`, waits for ended spans to finish.
+    private func drain(waiting: Bool) throws(AudioError) {
+        while let step = steps.first {
+            switch step {
+            case .silence(let packet):
+                while nextPacket < packet {
+                    try emitPacket(.silent)
+                    silentPacketCount += 1
+                }
+            case .span(let span, let packetCount):
+                let end = packetCount.map { span.firstPacket + $0 } ?? Int64.max
+                var finished = false
+                repeat {
+                    let taken = try workers.take(from: span, waiting: waiting && packetCount != nil)
+                    for packet in taken.packets where nextPacket < end { try emitPacket(.encoded(packet[...])) }
+                    finished = taken.finished
+                } while waiting && packetCount != nil && !finished
+                guard finished, let packetCount else { return }
+                guard nextPacket == end else {
+                    throw AudioError(
+                        .cannotEncode,
+                        path: path,
+                        reason:
+                            "the encoder gave \(nextPacket - span.firstPacket) packets for a span that needs \(packetCount)"
+                    )
+                }
+            }
+            steps.removeFirst()
+        }
+    }
+
+    private func emitPacket(_ packet: Packet) throws(AudioError) {
+        guard nextPacket < grid.totalPackets else {
+            throw AudioError(
+                .cannotEncode,
+                path: path,
+                reason: "more than the \(grid.totalPackets) packets the file needs"
+            )
+        }
+        try emit(packet)
+        nextPacket += 1
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import SessionTimeline
+import TestSupport
+import Testing
+
+@testable import SessionAudio
+
+/// Writes `signal` as M4A (or M4B) through `AACFileWriter`, in blocks of `block` frames.
+@discardableResult
+private func writeM4A(
+    _ signal: Bursts,
+    to path: String,
+    settings: EncoderSettings = try! EncoderSettings(format: .m4a),
+    metadata: AudioMetadata = AudioMetadata(),
+    block: Int = 4_096
+) throws -> (AACFileWriter, AudioEncoding) {
+    let writer = try AACFileWriter(
+        path: path,
+        sampleRate: SampleRate(signal.rate)!,
+        channelCount: ChannelCount(signal.channels)!,
+        settings: settings,
+        metadata: metadata,
+        frameCount: Frames(Int64(signal.frameCount))
+    )
+    let samples = signal.samples
+    var start = 0
+    while start < signal.frameCount {
+        let frames = min(block, signal.frameCount - start)
+        try writer.write(
+            Array(samples[(start * signal.channels)..<((start + frames) * signal.channels)]),
+            frames: frames
+        )
+        start += frames
+    }
+    return (writer, try writer.close())
+}
+
+/// The shift of `decoded` against `original` (interleaved, `channels` wide) within ±64 frames
+/// that matches them best over `frames`.
+private func bestLag(_ decoded: [Float], _ original: [Float], channels: Int, over frames: Range<Int>) -> Int {
+    (-64...64).max { a, b in
+        correlation(decoded, original, channels: channels, frames: frames, lag: a)
+            < correlation(decoded, original, channels: channels, frames: frames, lag: b)
+    }!
+}
+
+private func correlation(_ decoded: [Float], _ original: [Float], channels: Int, frames: Range<Int>, lag: Int) -> Double
+{
+    var sum = 0.0
+    for frame in frames { sum += Double(decoded[(frame + lag) * channels]) * Double(original[frame * channels]) }
+    return sum
+}
+
+@Suite("M4A and M4B files: AAC with exact timing, skipping silence")
+struct AACFileWriterTests {
+    @Test(
+        "ffmpeg decodes exactly the frames written, each on its frame, with silence decoding to digital zero",
+        arguments: [(22_050, 1), (44_100, 2), (8_000, 1), (48_000, 2)]
+    )
+    func exactLength(rate: Int, channels: Int) throws {
+        try #require(FFmpeg.path != nil, "ffmpeg is not installed")
+        let folder = try TemporaryFolder()
+        let second = rate
+        // A burst at frame 0, two close together (one span), a lone one, one running to the end.
+        let signal = Bursts(
+            rate: rate,
+            channels: channels,
+            frameCount: 6 * second + 123,
+            spans: [
+                0..<(second / 4), (second + 7)..<(second + second / 3), (second + second / 3 + 100)..<(2 * second),
+                (3 * second + 555)..<(3 * second + 900), (5 * second)..<(6 * second + 123),
+            ]
+        )
+        let path = folder.path("a.m4a")
+        let (writer, encoding) = try writeM4A(signal, to: path)
+        #expect(writer.encodedSpanCount == 4, "the two bursts 100 frames apart are one span")
+        #expect(writer.silentPacketCount > 0)
+        let decoded = try FFmpeg.decode(path)
+        #expect(decoded.samples.count == signal.frameCount * channels, "ffmpeg decodes every frame, no more")
+        // The lone burst decodes on its own frames: its best match with what was written is at lag 0.
+        let lone = (3 * second + 555)..<(3 * second + 900)
+        #expect(bestLag(decoded.samples, signal.samples, channels: channels, over: lone) == 0)
+        // Far from sound (two packets plus 50 ms), silence decodes to exact zeros.
+        let guardFrames = rate / 20 + 2_048
+        var nonzero = 0
+        for frame in 0..<signal.frameCount where signal.isFarFromSound(frame, guardFrames: guardFrames) {
+            for channel in 0..<channels where decoded.samples[frame * channels + channel] != 0 { nonzero += 1 }
+        }
+        #expect(nonzero == 0)
+        let lead = (1_024 - Int64(signal.frameCount) % 1_024) % 1_024
+        #expect(encoding.container == "mp4" && encoding.codec == "aac")
+        #expect(encoding.encoderDelay == Frames(1_024 + lead) && encoding.padding == .zero)
+        #expect(encoding.bitrate == min(64 * channels, 6_144 * channels * rate / 1_024 / 1_000))
+    }
+
+    @Test(
+        "Skipping silence decodes to the same length as a whole-file encode, the sound coded at the rate asked for, in a smaller file"
+    )
+    func matchesWholeFileEncode() throws {
+        try #require(FFmpeg.path != nil, "ffmpeg is not installed")
+        let folder = try TemporaryFolder()
+        let signal = Bursts(
+            rate: 22_050,
+            channels: 1,
+            frameCount: 200_000,
+            spans: [3_000..<20_000, 70_001..<90_000, 150_000..<151_000]
+        )
+        let original = signal.samples
+        func snr(_ decoded: [Float]) -> Double {
+            var (signalPower, noisePower) = (0.0, 0.0)
+            for span in signal.spans {
+                for frame in span {
+                    signalPower += Double(original[frame] * original[frame])
+                    let error = Double(decoded[frame] - original[frame])
+                    noisePower += error * error
+                }
+            }
+            return 10 * log10(signalPower / noisePower)
+        }
+        let (skipping, _) = try writeM4A(signal, to: folder.path("skip.m4a"))
+        let (whole, _) = try writeM4A(
+            signal,
+            to: folder.path("whole.m4a"),
+            settings: try EncoderSettings(format: .m4a, skipsSilence: false)
+        )
+        #expect(skipping.encodedSpanCount == 3 && whole.encodedSpanCount == 1 && whole.silentPacketCount == 0)
+        let skipped = try FFmpeg.decode(folder.path("skip.m4a")).samples
+        let wholeSamples = try FFmpeg.decode(folder.path("whole.m4a")).samples
+        #expect(skipped.count == original.count && wholeSamples.count == original.count)
+        // A whole-file encode at an average rate spends what the silence saves on the sound
+        // (48 dB here); the spans get the 64 kb/s asked for (38 dB), in a smaller file.
+        #expect(snr(skipped) > 30, "\(snr(skipped))")
+        #expect(snr(wholeSamples) > 30, "\(snr(wholeSamples))")
+        let size = { (name: String) in
+            try FileManager.default.attributesOfItem(atPath: folder.path(name))[.size] as! Int
+        }
+        #expect(try size("skip.m4a") < (try size("whole.m4a")))
+    }
+
+    @Test(
+        "Chapters are a QuickTime chapter track and a Nero chpl atom; tags and iTunSMPB are in the ilst; M4B has its brand"
+    )
+    func chaptersAndTags() throws {
+        try #require(FFmpeg.path != nil, "ffmpeg is not installed")
+        let folder = try TemporaryFolder()
+        let signal = Bursts(rate: 22_050, channels: 1, frameCount: 66_150, spans: [1_000..<5_000])
+        let path = folder.path("t.m4b")
+        let metadata = AudioMetadata(
+            title: "Die Stille",
+            album: "Reactivity",
+            artist: "render-session",
+            chapters: [
+                AudioChapter(title: "opening", startFrame: 0, endFrame: 22_050),
+                AudioChapter(title: "teachings ü", startFrame: 22_050, endFrame: 55_125),
+                AudioChapter(title: "closing", startFrame: 55_125, endFrame: 66_150),
+            ]
+        )
+        try writeM4A(signal, to: path, settings: try EncoderSettings(format: .m4b), metadata: metadata)
+        #expect(
+            try FFmpeg.chapters(path) == [
+                FFmpeg.Chapter(title: "opening", start: 0, end: 1),
+                FFmpeg.Chapter(title: "teachings ü", start: 1, end: 2.5),
+                FFmpeg.Chapter(title: "closing", start: 2.5, end: 3),
+            ]
+        )
+        #expect(try FFmpeg.probe(path, entries: "format_tags=title") == "Die Stille")
+        #expect(try FFmpeg.probe(path, entries: "format_tags=album") == "Reactivity")
+        #expect(try FFmpeg.probe(path, entries: "format_tags=artist") == "render-session")
+        #expect(try FFmpeg.probe(path, entries: "format_tags=major_brand") == "M4B")
+        #expect(try FFmpeg.probe(path, entries: "format_tags=comment") == "", "the placeholder is gone")
+        #expect(try FFmpeg.decodedFrameCount(path) == 66_150)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let record =
+            " 00000000 0000059A 00000000 0000000000010266 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000"
+        let info = MP4GaplessInfo(priming: 1_024 + 410, padding: 0, frameCount: 66_150)
+        #expect(info.text == record)
+        #expect(bytes.indices.contains { bytes[$0...].starts(with: info.atom) }, "the ---- atom holds iTunSMPB")
+        #expect(bytes.indices.contains { bytes[$0...].starts(with: Array("chpl".utf8)) })
+        // faststart: the index comes before the audio.
+        let moov = bytes.indices.first { bytes[$0...].starts(with: Array("moov".utf8)) }
+        let mdat = bytes.indices.first { bytes[$0...].starts(with: Array("mdat".utf8)) }
+        #expect(try #require(moov) < (try #require(mdat)))
+    }
+
+    @Test("A session that is all silence is all ready-made packets, decoding to digital zero")
+    func allSilence() throws {
+        try #require(FFmpeg.path != nil, "ffmpeg is not installed")
+        let folder = try TemporaryFolder()
+        let path = folder.path("s.m4a")
+        let writer = try AACFileWriter(
+            path: path,
+            sampleRate: 44_100,
+            channelCount: .stereo,
+            settings: try EncoderSettings(format: .m4a, quality: 1),
+            metadata: AudioMetadata(),
+            frameCount: 441_000
+        )
+        try writer.writeSilence(frames: 441_000)
+        let encoding = try writer.close()
+        #expect(writer.encodedSpanCount == 0)
+        #expect(encoding.quality == 1 && encoding.bitrate == nil)
+        let decoded = try FFmpeg.decode(path).samples
+        #expect(decoded.count == 882_000 && decoded.allSatisfy { $0 == 0 })
+    }
+
+    @Test("A file closed early, or asked for a rate, channels or bit rate AAC-LC cannot hold, is an error")
+    func refusals() throws {
+        let folder = try TemporaryFolder()
+        let writer = try AACFileWriter(
+            path: folder.path("e.m4a"),
+            sampleRate: 22_050,
+            channelCount: .mono,
+            settings: try EncoderSettings(format: .m4a),
+            metadata: AudioMetadata(),
+            frameCount: 1_000
+        )
+        try writer.writeSilence(frames: 10)
+        #expect(
+            throws: AudioError(
+                .cannotWrite,
+                path: folder.path("e.m4a"),
+                reason: "the file ended after 10 of the 1000 frames it was opened for"
+            )
+        ) { try writer.close() }
+        #expect(
+            try EncoderSettings(format: .m4a).problem(sampleRate: 7_000, channelCount: 1)
+                == "m4a cannot hold 7000 Hz; it takes one of 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000 Hz"
+        )
+        #expect(
+            try EncoderSettings(format: .m4b, bitrate: 200).problem(sampleRate: 22_050, channelCount: 1)
+                == "m4b at 22050 Hz mono takes a bit rate of at most 132 kb/s, not 200"
+        )
+        #expect(
+            try EncoderSettings(format: .m4a).problem(sampleRate: 44_100, channelCount: 3)
+                == "m4a cannot hold 3 channels; it takes 1 to 2"
+        )
+        #expect {
+            try EncoderSettings(format: .m4a, quality: 3)
+        } throws: {
+            ($0 as? EncoderSettings.Problem)?.description == "m4a takes a quality of 0.1 to 2, not 3"
+        }
+    }
+}
