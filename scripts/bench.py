@@ -39,6 +39,9 @@ Encoding (docs/formats.md), each against the tools a user would otherwise run on
   ffmpeg-opus ffmpeg -c:a libopus -b:a 24k on our 48 kHz WAV (complexity 10)
   opusenc-c6  opusenc --bitrate 24 --comp 6: the complexity we encode at
   ffmpeg-opus-c6  ffmpeg -c:a libopus -b:a 24k -compression_level 6
+  m4a         render -o x.m4a --loudness off: AAC-LC at 64 kb/s average, silence not encoded
+  m4a-whole   the same with --encode-silence: every frame through FFmpeg's AAC encoder
+  ffmpeg-aac  ffmpeg -c:a aac -b:a 64k on our WAV (the same encoder and rate)
 
 The Piper voice (docs/voices.md), cold, against Piper's engine alone: scripts/bench_piper.py.
 BENCH_ONLY=encoding or BENCH_ONLY=piper runs one part alone; BENCH_SKIP_PIPER=1 leaves the Piper
@@ -233,7 +236,7 @@ def speech_snr(original_wav, decoded_a, decoded_b, timeline):
 
 
 def encoding_rows(script, cache, bell, ours_wav):
-    """The MP3 and Opus rows: ours against lame, ffmpeg and opusenc on our own WAV."""
+    """The MP3, Opus and AAC rows: ours against lame, ffmpeg and opusenc on our own WAV."""
     base = [BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline", "--loudness", "off"]
     out = lambda name: os.path.join(WORK, name)
     wav48 = out("ours-48k.wav")
@@ -253,13 +256,18 @@ def encoding_rows(script, cache, bell, ours_wav):
         ("opusenc-c6", quote(["opusenc", "--quiet", "--bitrate", "24", "--comp", "6", wav48, out("opusenc-c6.opus")])),
         ("ffmpeg-opus-c6", quote(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav48, "-c:a", "libopus", "-b:a",
                                   "24k", "-compression_level", "6", out("ffmpeg-c6.opus")])),
+        ("m4a", quote(base + ["-o", out("ours.m4a")])),
+        ("m4a-whole", quote(base + ["--encode-silence", "-o", out("ours-whole.m4a")])),
+        ("ffmpeg-aac", quote(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", ours_wav, "-c:a", "aac", "-b:a", "64k",
+                              out("ffmpeg.m4a")])),
     ]
     for _, command in commands:
         subprocess.run(["sh", "-c", command], check=True, capture_output=True)
     results = hyperfine(commands, runs=min(RUNS, 10))
     files = {"mp3": "ours.mp3", "mp3-whole": "ours-whole.mp3", "lame": "lame.mp3", "ffmpeg-mp3": "ffmpeg.mp3",
              "lame-b64": "lame-b64.mp3", "opus": "ours.opus", "opusenc": "opusenc.opus", "ffmpeg-opus": "ffmpeg.opus",
-             "opusenc-c6": "opusenc-c6.opus", "ffmpeg-opus-c6": "ffmpeg-c6.opus"}
+             "opusenc-c6": "opusenc-c6.opus", "ffmpeg-opus-c6": "ffmpeg-c6.opus", "m4a": "ours.m4a",
+             "m4a-whole": "ours-whole.m4a", "ffmpeg-aac": "ffmpeg.m4a"}
     sizes = {name: os.path.getsize(out(f)) for name, f in files.items()}
     timeline = timeline_of(script, cache, bell)
     total = timeline["totalFrames"]
@@ -267,8 +275,11 @@ def encoding_rows(script, cache, bell, ours_wav):
         "ours.mp3 (mpg123)": (mpg123_frames(out("ours.mp3")), total),
         "ours.mp3 (ffmpeg)": (decoded_frames(out("ours.mp3")), total),
         "ours.opus (ffmpeg, 48 kHz)": (decoded_frames(out("ours.opus")), total * 2),
+        "ours.m4a (ffmpeg)": (decoded_frames(out("ours.m4a")), total),
     }
-    return {"results": results, "sizes": sizes, "frames": frames,
+    # Not a check: what a user gets from ffmpeg's own AAC encode of our WAV (its end is not trimmed).
+    frames_ffmpeg_aac = decoded_frames(out("ffmpeg.m4a"))
+    return {"results": results, "sizes": sizes, "frames": frames, "ffmpeg_aac_frames": frames_ffmpeg_aac,
             "snr": speech_snr(ours_wav, out("ours.mp3"), out("ours-whole.mp3"), timeline)}
 
 
@@ -428,14 +439,19 @@ def main():
     lines.append("| encoding | median | min … max | size | × lame | × ffmpeg |")
     lines.append("|---|---|---|---|---|---|")
     for name in ["mp3", "mp3-whole", "lame", "ffmpeg-mp3", "lame-b64", "opus", "opusenc", "ffmpeg-opus", "opusenc-c6",
-                 "ffmpeg-opus-c6"]:
+                 "ffmpeg-opus-c6", "m4a", "m4a-whole", "ffmpeg-aac"]:
         low, high = spread[name]
         size = encoding["sizes"][name]
-        reference = "lame" if name in ("mp3", "mp3-whole", "ffmpeg-mp3", "lame-b64") else "opusenc"
+        mp3 = name in ("mp3", "mp3-whole", "ffmpeg-mp3", "lame-b64")
+        aac = name in ("m4a", "m4a-whole", "ffmpeg-aac")
+        reference = "lame" if mp3 else "ffmpeg-aac" if aac else "opusenc"
+        tool = "ffmpeg-mp3" if mp3 else "ffmpeg-aac" if aac else "ffmpeg-opus"
         lines.append(f"| {name} | {median[name] * 1000:.1f} ms | {low * 1000:.1f} … {high * 1000:.1f} ms | "
                      f"{size / 1000:,.0f} kB | {median[reference] / median[name]:.2f} | "
-                     f"{median['ffmpeg-mp3' if reference == 'lame' else 'ffmpeg-opus'] / median[name]:.2f} |")
+                     f"{median[tool] / median[name]:.2f} |")
     lines.append("")
+    lines.append(f"ffmpeg -c:a aac on our WAV decodes to {encoding['ffmpeg_aac_frames']} frames "
+                 f"(the timeline has {encoding['frames']['ours.m4a (ffmpeg)'][1]})")
     lines.append(f"decoded frames: {encoding['frames']}; MP3 silence-skipping vs whole-file encode: "
                  f"speech SNR {encoding['snr'][0]:.2f} dB vs {encoding['snr'][1]:.2f} dB, "
                  f"difference between them {encoding['snr'][2]:.1f} dB")
@@ -444,7 +460,8 @@ def main():
         ("render -o x.mp3 ≥ 4 × faster than lame on our WAV", median["lame"] / median["mp3"] >= 4),
         ("render -o x.mp3 ≥ 4 × faster than ffmpeg -c:a libmp3lame", median["ffmpeg-mp3"] / median["mp3"] >= 4),
         ("MP3 at most half the size of a 64 kb/s CBR encode", encoding["sizes"]["mp3"] <= encoding["sizes"]["lame-b64"] / 2),
-        ("every MP3 and Opus file decodes to the timeline's frames (mpg123, ffmpeg)",
+        ("render -o x.m4a ≥ 2 × faster than ffmpeg -c:a aac on our WAV", median["ffmpeg-aac"] / median["m4a"] >= 2),
+        ("every MP3, Opus and M4A file decodes to the timeline's frames (mpg123, ffmpeg)",
          all(count == expected for count, expected in encoding["frames"].values())),
     ]
     lines.append(f"batch speed-up with --jobs 2: {median['batch-j1'] / median['batch-j2']:.2f}×")
