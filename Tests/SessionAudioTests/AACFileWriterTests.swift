@@ -22,17 +22,7 @@ private func writeM4A(
         metadata: metadata,
         frameCount: Frames(Int64(signal.frameCount))
     )
-    let samples = signal.samples
-    var start = 0
-    while start < signal.frameCount {
-        let frames = min(block, signal.frameCount - start)
-        try writer.write(
-            Array(samples[(start * signal.channels)..<((start + frames) * signal.channels)]),
-            frames: frames
-        )
-        start += frames
-    }
-    return (writer, try writer.close())
+    return (writer, try signal.write(to: writer, block: block))
 }
 
 /// The shift of `decoded` against `original` (interleaved, `channels` wide) within ±64 frames

@@ -24,6 +24,18 @@ struct Bursts {
         return samples
     }
 
+    /// Writes the signal to `sink` in blocks of `block` frames and closes it.
+    func write(to sink: some AudioFileSink, block: Int) throws -> AudioEncoding {
+        let samples = self.samples
+        var start = 0
+        while start < frameCount {
+            let frames = min(block, frameCount - start)
+            try sink.write(Array(samples[(start * channels)..<((start + frames) * channels)]), frames: frames)
+            start += frames
+        }
+        return try sink.close()
+    }
+
     /// Whether `frame` is at least `guardFrames` away from every burst.
     func isFarFromSound(_ frame: Int, guardFrames: Int) -> Bool {
         spans.allSatisfy { frame < $0.lowerBound - guardFrames || frame >= $0.upperBound + guardFrames }
@@ -47,17 +59,7 @@ private func writeMP3(
         metadata: metadata,
         frameCount: Frames(Int64(signal.frameCount))
     )
-    let samples = signal.samples
-    var start = 0
-    while start < signal.frameCount {
-        let frames = min(block, signal.frameCount - start)
-        try writer.write(
-            Array(samples[(start * signal.channels)..<((start + frames) * signal.channels)]),
-            frames: frames
-        )
-        start += frames
-    }
-    return (writer, try writer.close())
+    return (writer, try signal.write(to: writer, block: block))
 }
 
 /// The frames of an MP3 file after its ID3v2 tag, as headers.

@@ -17,6 +17,26 @@ package protocol AudioFileSink: AnyObject {
     func close() throws(AudioError) -> AudioEncoding
 }
 
+/// A sink that writes a whole session in one format: what ``AudioFileWriter`` opens.
+protocol SessionFileWriter: AudioFileSink {
+    /// Creates `path` (replacing any file there) in `settings.format`, for exactly `frameCount`
+    /// frames, with `metadata`'s tags and chapters.
+    init(
+        path: String,
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        settings: EncoderSettings,
+        metadata: AudioMetadata,
+        frameCount: Frames
+    ) throws(AudioError)
+}
+
+extension SoundFileWriter: SessionFileWriter {}
+extension VorbisFileWriter: SessionFileWriter {}
+extension MP3FileWriter: SessionFileWriter {}
+extension AACFileWriter: SessionFileWriter {}
+extension OpusFileWriter: SessionFileWriter {}
+
 /// Opens the sink for a format.
 package enum AudioFileWriter {
     /// Creates `path` (replacing any file there) in `settings.format`, for exactly `frameCount` frames.
@@ -33,52 +53,21 @@ package enum AudioFileWriter {
         if let problem = settings.format.problem(sampleRate: sampleRate.hertz, channelCount: channelCount.count) {
             throw AudioError(.unsupportedFormat, path: path, reason: problem)
         }
-        switch settings.format {
-        case .wav, .flac:
-            return try SoundFileWriter(
-                path: path,
-                sampleRate: sampleRate,
-                channelCount: channelCount,
-                settings: settings,
-                metadata: metadata,
-                frameCount: frameCount
-            )
-        case .vorbis:
-            return try VorbisFileWriter(
-                path: path,
-                sampleRate: sampleRate,
-                channelCount: channelCount,
-                settings: settings,
-                metadata: metadata,
-                frameCount: frameCount
-            )
-        case .mp3:
-            return try MP3FileWriter(
-                path: path,
-                sampleRate: sampleRate,
-                channelCount: channelCount,
-                settings: settings,
-                metadata: metadata,
-                frameCount: frameCount
-            )
-        case .m4a, .m4b:
-            return try AACFileWriter(
-                path: path,
-                sampleRate: sampleRate,
-                channelCount: channelCount,
-                settings: settings,
-                metadata: metadata,
-                frameCount: frameCount
-            )
-        case .opus:
-            return try OpusFileWriter(
-                path: path,
-                sampleRate: sampleRate,
-                channelCount: channelCount,
-                settings: settings,
-                metadata: metadata,
-                frameCount: frameCount
-            )
-        }
+        let writer: any SessionFileWriter.Type =
+            switch settings.format {
+            case .wav, .flac: SoundFileWriter.self
+            case .vorbis: VorbisFileWriter.self
+            case .mp3: MP3FileWriter.self
+            case .m4a, .m4b: AACFileWriter.self
+            case .opus: OpusFileWriter.self
+            }
+        return try writer.init(
+            path: path,
+            sampleRate: sampleRate,
+            channelCount: channelCount,
+            settings: settings,
+            metadata: metadata,
+            frameCount: frameCount
+        )
     }
 }

@@ -26,10 +26,7 @@ import Glibc
 /// padding, so that libmpg123 and ffmpeg decode exactly `frameCount` frames.
 package final class MP3FileWriter: AudioFileSink {
     package let path: String
-    package var framesWritten: Frames { Frames(position) }
-    /// Input frames taken so far, against the frames the file was opened for.
-    private var promise: FramePromise
-    private var position: Int64 { promise.written }
+    package var framesWritten: Frames { splicer.framesWritten }
 
     private let channels: Int
     private let frameCount: Int64
@@ -73,7 +70,6 @@ package final class MP3FileWriter: AudioFileSink {
         self.path = path
         self.channels = channelCount.count
         self.frameCount = frameCount.count
-        self.promise = FramePromise(path: path, frameCount: frameCount.count, wording: .file)
         self.settings = settings
         self.sampleRate = sampleRate.hertz
         if let bitrate = settings.bitrate {
@@ -135,6 +131,7 @@ package final class MP3FileWriter: AudioFileSink {
         buffered += tag.frame
         splicer = SilenceSplicer(
             grid: grid,
+            frameCount: frameCount,
             channels: channels,
             skipsSilence: settings.skipsSilence,
             path: path,
@@ -162,21 +159,11 @@ package final class MP3FileWriter: AudioFileSink {
     private static let bufferSize = 1 << 16
 
     package func write(_ samples: [Float], frames: Int) throws(AudioError) {
-        precondition(
-            samples.count >= frames * channels,
-            "write(_:frames:) was given fewer samples than frames × channels"
-        )
-        try promise.checkRoom(for: Int64(frames))
-        try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in
-            try splicer.write(buffer, frames: frames)
-        }
-        promise.record(Int64(frames))
+        try splicer.write(samples, frames: frames)
     }
 
     package func writeSilence(frames: Frames) throws(AudioError) {
-        try promise.checkRoom(for: frames.count)
-        try splicer.writeSilence(frames: frames.count)
-        promise.record(frames.count)
+        try splicer.writeSilence(frames: frames)
     }
 
     /// Writes the splicer's next frame, noting its place for the seek table.
@@ -202,7 +189,6 @@ package final class MP3FileWriter: AudioFileSink {
     @discardableResult
     package func close() throws(AudioError) -> AudioEncoding {
         guard descriptor >= 0 else { return encoding }
-        try promise.checkKept()
         try splicer.finish()
         try flushBuffer()
         let byteCount = tag.frame.count + audioByteCount

@@ -20,8 +20,7 @@ package import SessionTimeline
 /// the argument in full.
 package final class AACFileWriter: AudioFileSink {
     package let path: String
-    package var framesWritten: Frames { Frames(promise.written) }
-    private var promise: FramePromise
+    package var framesWritten: Frames { splicer.framesWritten }
     private let channels: Int
     private let frameCount: Int64
     /// The zeros before the session that make lead + frames a whole number of packets.
@@ -97,7 +96,6 @@ package final class AACFileWriter: AudioFileSink {
         self.path = path
         self.channels = channels
         self.frameCount = frameCount.count
-        self.promise = FramePromise(path: path, frameCount: frameCount.count, wording: .file)
         lead = (size - frameCount.count % size) % size
         totalPackets = (lead + frameCount.count) / size + 1
         silentPacket = silence
@@ -127,6 +125,7 @@ package final class AACFileWriter: AudioFileSink {
         )
         splicer = SilenceSplicer(
             grid: grid,
+            frameCount: frameCount,
             channels: channels,
             skipsSilence: settings.skipsSilence,
             path: path,
@@ -140,25 +139,15 @@ package final class AACFileWriter: AudioFileSink {
             case .silent: try muxer.write(silentPacket[...], time: time, duration: size)
             }
         }
-        try splicer.writeSilence(frames: lead)
+        try splicer.writeLead(frames: lead)
     }
 
     package func write(_ samples: [Float], frames: Int) throws(AudioError) {
-        precondition(
-            samples.count >= frames * channels,
-            "write(_:frames:) was given fewer samples than frames × channels"
-        )
-        try promise.checkRoom(for: Int64(frames))
-        try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in
-            try splicer.write(buffer, frames: frames)
-        }
-        promise.record(Int64(frames))
+        try splicer.write(samples, frames: frames)
     }
 
     package func writeSilence(frames: Frames) throws(AudioError) {
-        try promise.checkRoom(for: frames.count)
-        try splicer.writeSilence(frames: frames.count)
-        promise.record(frames.count)
+        try splicer.writeSilence(frames: frames)
     }
 
     /// Encodes what is left, writes the index, chapters and tags, records the gapless length in
@@ -170,7 +159,6 @@ package final class AACFileWriter: AudioFileSink {
     package func close() throws(AudioError) -> AudioEncoding {
         guard !closed else { return encoding }
         closed = true
-        try promise.checkKept()
         try splicer.finish()
         try muxer.finish()
         try MP4GaplessInfo(priming: AACEncoder.delay + lead, padding: 0, frameCount: frameCount).write(into: path)

@@ -1,4 +1,5 @@
 import Foundation
+internal import SessionTimeline
 
 /// Encodes only the spans of a stream that make sound, each with a fresh encoder on a worker
 /// thread, and puts ready-made silent packets in the digital silence between, on one packet grid:
@@ -41,6 +42,8 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
     }
 
     private let grid: Grid
+    /// The session's frames promised to the file and those taken so far.
+    private var promise: FramePromise
     private let channels: Int
     private let skipsSilence: Bool
     private let path: String
@@ -48,8 +51,10 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
     /// The threads that encode spans.
     private let workers: SpanWorkers<Encoder>
     private var workersStopped = false
-    /// Input frames taken so far.
+    /// Input frames taken so far, the lead included.
     private(set) var position: Int64 = 0
+    /// The session's frames taken so far: not the lead.
+    var framesWritten: Frames { Frames(promise.written) }
     /// The next packet of the file to emit.
     private(set) var nextPacket: Int64 = 0
     /// The span being given sound, if any, and the input frames given to it.
@@ -73,10 +78,12 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
     /// Zero runs shorter than this inside one block are taken as part of the sound around them.
     private static var shortestSilence: Int { 64 }
 
-    /// Starts `workerCount` encoder threads named `threadName`; `emit` is called with each packet
-    /// of the file in order, on the caller's thread.
+    /// Starts two encoder threads (one on one core) named `threadName`, for a file of exactly
+    /// `frameCount` of the session's frames; `emit` is called with each packet of the file in
+    /// order, on the caller's thread.
     init(
         grid: Grid,
+        frameCount: Frames,
         channels: Int,
         skipsSilence: Bool,
         path: String,
@@ -85,6 +92,7 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
         emit: @escaping (Packet) throws(AudioError) -> Void
     ) {
         self.grid = grid
+        self.promise = FramePromise(path: path, frameCount: frameCount.count, wording: .file)
         self.channels = channels
         self.skipsSilence = skipsSilence
         self.path = path
@@ -101,8 +109,32 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
         if !workersStopped { workers.stop() }
     }
 
+    /// Takes the first `frames` frames of interleaved `samples`.
+    func write(_ samples: [Float], frames: Int) throws(AudioError) {
+        precondition(
+            samples.count >= frames * channels,
+            "write(_:frames:) was given fewer samples than frames × channels"
+        )
+        try promise.checkRoom(for: Int64(frames))
+        try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in try take(buffer, frames: frames) }
+        promise.record(Int64(frames))
+    }
+
+    /// Takes `frames` frames of digital silence.
+    func writeSilence(frames: Frames) throws(AudioError) {
+        try promise.checkRoom(for: frames.count)
+        try takeZeros(frames.count)
+        promise.record(frames.count)
+    }
+
+    /// Takes `frames` zeros before the session, which the file holds but no promise counts.
+    func writeLead(frames: Int64) throws(AudioError) {
+        precondition(promise.written == 0, "the lead goes before the session's first frame")
+        try takeZeros(frames)
+    }
+
     /// Takes `frames` frames of interleaved `buffer`, splitting sound from digital silence.
-    func write(_ buffer: UnsafeBufferPointer<Float>, frames: Int) throws(AudioError) {
+    private func take(_ buffer: UnsafeBufferPointer<Float>, frames: Int) throws(AudioError) {
         if skipsSilence {
             var index = 0
             while index < frames {
@@ -127,8 +159,7 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
         try drain(waiting: false)
     }
 
-    /// Takes `frames` frames of digital silence.
-    func writeSilence(frames: Int64) throws(AudioError) {
+    private func takeZeros(_ frames: Int64) throws(AudioError) {
         if skipsSilence {
             try silence(frames)
         } else {
@@ -147,7 +178,11 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
 
     /// Ends the last span, emits the silent packets after it up to ``Grid/totalPackets``, waits for
     /// the workers and stops them.
+    ///
+    /// - Throws: ``AudioError`` with code `cannotWrite` unless exactly the promised frames were
+    ///   written, `cannotEncode` when an encoder failed or gave other packets than planned.
     func finish() throws(AudioError) {
+        try promise.checkKept()
         if openSpan != nil { try endSpan(feedingZeros: pendingZeros) }
         steps.append(.silence(upTo: grid.totalPackets))
         try drain(waiting: true)
