@@ -90,6 +90,43 @@ struct SessionKindsCommandTests {
     }
 
     @Test(
+        "A timer over the app's library with its silent bed: silence.m4a (AAC in MP4) is found and decoded, not reported missing"
+    )
+    func timerWithTheAppsSilentBed() throws {
+        let folder = try TemporaryFolder()
+        let session = folder.path("timer.json")
+        try Data(
+            #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 2, "durationSeconds": 3, "ambience": "silent"}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: session))
+        let result = try renderSession(
+            [
+                "render", session, "-o", folder.path("t.wav"), "--timeline", folder.path("t.json"),
+                "--sample-rate", "8000", "--loudness", "off", "--sounds", "Fixtures/sounds/still-moment",
+                "--allow-missing-sounds",
+            ],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(!result.standardError.contains("silen"), "the silent sound is not missing: \(result.standardError)")
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("t.json")))
+        )
+        let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
+        #expect(bed.name == "silent" && bed.gain == 0.15, "the entry's volume is the bed's gain")
+        #expect(bed.source.path?.hasSuffix("Fixtures/sounds/still-moment/silence.m4a") == true)
+        #expect(
+            bed.source.frameCount == 44_100 && bed.source.sampleRate == 44_100 && bed.source.gapless,
+            "one second, exactly, at its rate"
+        )
+        #expect(bed.startFrame == 16_000 && bed.endFrame == 40_000, "from the start gong to the timer's end")
+        let samples = try LayeredCommandTests.decodedSamples(folder.path("t.wav"))
+        #expect(Int64(samples.count) == timeline.totalFrames.count)
+        #expect(samples.allSatisfy { $0 == 0 }, "digital silence, looped, with no gongs in this library")
+    }
+
+    @Test(
         "A stretching region file's id is its file name without .json; stretching from standard input or a name that is no id"
     )
     func regionFileIdentifier() throws {

@@ -4,10 +4,11 @@ public import Foundation
 /// (AAC and ALAC in MP4, ALAC in CAF, ADTS AAC), made at test time.
 extension FFmpeg {
     /// Runs `ffmpeg -i input ARGUMENTS output` quietly, replacing `output`; fails with ffmpeg's
-    /// own message.
-    public static func encode(_ input: String, _ arguments: [String], to output: String) throws {
+    /// own message. With `lavfi`, `input` is a filter source (`sine=frequency=440:duration=1`).
+    public static func encode(_ input: String, _ arguments: [String], to output: String, lavfi: Bool = false) throws {
         let ffmpeg = try Self.path ?? { throw Failure(message: "ffmpeg is not installed") }()
-        _ = try run(ffmpeg, ["-hide_banner", "-nostdin", "-v", "error", "-y", "-i", input] + arguments + [output])
+        let source = (lavfi ? ["-f", "lavfi"] : []) + ["-i", input]
+        _ = try run(ffmpeg, ["-hide_banner", "-nostdin", "-v", "error", "-y"] + source + arguments + [output])
     }
 }
 

@@ -129,6 +129,21 @@ package final class AudioFileDecoder {
         return (sampleRate, channelCount)
     }
 
+    /// Whether the file is AAC or ALAC (MP4, CAF, ADTS), read through libavformat and libavcodec.
+    package var readsThroughLibavformat: Bool {
+        if case .media = backend { return true }
+        return false
+    }
+
+    /// Whether the file at `path` starts as AAC or ALAC in MP4 or CAF, or as ADTS AAC, judged by
+    /// its first bytes alone (a cut or damaged one too); `false` when it cannot be read.
+    package static func startsAsAAC(path: String) -> Bool {
+        guard let descriptor = try? openRegularFile(path) else { return false }
+        defer { close(descriptor) }
+        guard let prefix = try? firstBytes(of: descriptor, path: path) else { return false }
+        return MediaContainer(prefix: prefix, bytes: { bytes(of: descriptor, at: $0, count: $1) }) != nil
+    }
+
     /// Decodes up to `maximumFrames` frames into `samples`, interleaved from index 0, growing it if needed.
     /// Returns the number of frames decoded; 0 only at the end.
     package func read(into samples: inout [Float], maximumFrames: Int) throws(AudioError) -> Int {
