@@ -23,6 +23,13 @@ struct AACDecodingTests {
         return (path, samples)
     }
 
+    /// The source encoded by ffmpeg with `arguments` into `folder`'s `name`; returns its path.
+    static func encoded(_ arguments: [String], as name: String, in folder: TemporaryFolder) throws -> String {
+        let path = folder.path(name)
+        try FFmpeg.encode(try source(in: folder).path, arguments, to: path)
+        return path
+    }
+
     /// The first frame at which the tone reaches a quarter of full scale.
     static func firstLoud(_ samples: [Float]) -> Int? {
         samples.firstIndex { abs($0) >= 0.25 }
@@ -77,9 +84,7 @@ struct AACDecodingTests {
     @Test("ADTS AAC decodes to every frame it holds, priming included: it says nothing of its length")
     func adts() throws {
         let folder = try TemporaryFolder()
-        let source = try Self.source(in: folder)
-        let path = folder.path("tone.aac")
-        try FFmpeg.encode(source.path, ["-c:a", "aac", "-f", "adts"], to: path)
+        let path = try Self.encoded(["-c:a", "aac", "-f", "adts"], as: "tone.aac", in: folder)
         let measurement = try AudioFileDecoder.measure(path: path)
         #expect(measurement.formatName == "ADTS AAC" && !measurement.gapless)
         #expect(measurement.frameCount == 46_080, "45 AAC frames of 1,024")
@@ -112,9 +117,7 @@ struct AACDecodingTests {
     @Test("An M4A cut at half is cut short: its mdat box runs past the end; one line naming the file")
     func cutAtHalf() throws {
         let folder = try TemporaryFolder()
-        let source = try Self.source(in: folder)
-        let whole = folder.path("whole.m4a")
-        try FFmpeg.encode(source.path, ["-c:a", "aac"], to: whole)
+        let whole = try Self.encoded(["-c:a", "aac"], as: "whole.m4a", in: folder)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: whole)))
         let path = folder.path("cut.m4a")
         try Data(bytes.prefix(bytes.count / 2)).write(to: URL(fileURLWithPath: path))
@@ -207,9 +210,7 @@ struct AACDecodingTests {
     @Test("A damaged M4A (bytes overwritten in its audio) is an error naming the file, never silence")
     func damaged() throws {
         let folder = try TemporaryFolder()
-        let source = try Self.source(in: folder)
-        let whole = folder.path("whole.m4a")
-        try FFmpeg.encode(source.path, ["-c:a", "aac", "-movie_timescale", "44100"], to: whole)
+        let whole = try Self.encoded(["-c:a", "aac", "-movie_timescale", "44100"], as: "whole.m4a", in: folder)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: whole)))
         let mdat = try #require(Self.box("mdat", in: bytes))
         for index in (mdat.offset + 2_000)..<(mdat.offset + 2_600) {
@@ -230,9 +231,7 @@ struct AACDecodingTests {
     @Test("An MP4 holding another codec is refused by name: only AAC and ALAC are read")
     func otherCodec() throws {
         let folder = try TemporaryFolder()
-        let source = try Self.source(in: folder)
-        let path = folder.path("mp3-in.mp4")
-        try FFmpeg.encode(source.path, ["-c:a", "libmp3lame", "-f", "mp4"], to: path)
+        let path = try Self.encoded(["-c:a", "libmp3lame", "-f", "mp4"], as: "mp3-in.mp4", in: folder)
         #expect(
             throws: AudioError(
                 .unsupportedFormat,

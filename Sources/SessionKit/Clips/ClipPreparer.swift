@@ -44,15 +44,7 @@ extension ClipCache {
         lengthLimit: ClipLengthLimit? = nil
     ) throws(SessionError) -> AudioSourceInfo {
         let file = AtomicFile(destination: entry.path, removingStaleTemporaries: false)
-        do {
-            try audio.write(to: URL(fileURLWithPath: file.temporaryPath))
-        } catch {
-            file.discard()
-            throw SessionError(
-                .cannotWrite,
-                "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))"
-            )
-        }
+        try write(audio, to: file)
         let audio = try transcodingAAC(audio, in: file, lengthLimit: lengthLimit)
         var measurement: AudioMeasurement
         do {
@@ -121,8 +113,14 @@ extension ClipCache {
         } catch {
             throw unusable(error)
         }
+        try write(mp3, to: file)
+        return mp3
+    }
+
+    /// Writes `audio` to `file`'s temporary path, discarding it if that fails.
+    private func write(_ audio: Data, to file: AtomicFile) throws(SessionError) {
         do {
-            try mp3.write(to: URL(fileURLWithPath: file.temporaryPath))
+            try audio.write(to: URL(fileURLWithPath: file.temporaryPath))
         } catch {
             file.discard()
             throw SessionError(
@@ -130,7 +128,6 @@ extension ClipCache {
                 "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))"
             )
         }
-        return mp3
     }
 
     /// Creates the cache folder if needed and checks that it can be written.
