@@ -1,5 +1,7 @@
 // libFuzzer target for clip decoding (SessionAudio: AudioFileDecoder, MPEGDecoder over libmpg123,
-// SoundFileReader over libsndfile, ClipStream with ChannelMixer and Resampler over libsoxr).
+// SoundFileReader over libsndfile, MediaFileDecoder over libavformat and libavcodec for MP4, CAF
+// and ADTS AAC, ClipStream with ChannelMixer and Resampler over libsoxr). scripts/fuzz adds MP4,
+// CAF and ADTS seeds made by ffmpeg to the run's corpus.
 //
 // Compiled into the SessionAudio module itself (see scripts/fuzz), so internal API is visible.
 // The API takes paths, so each input is written to one file in /dev/shm (memory), then, as a

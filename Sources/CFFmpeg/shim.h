@@ -10,3 +10,5 @@
 /// AVERROR(EAGAIN) and AVERROR_EOF are macros Swift cannot import.
 static inline int cffmpeg_error_again(void) { return AVERROR(EAGAIN); }
 static inline int cffmpeg_error_eof(void) { return AVERROR_EOF; }
+/// AV_NOPTS_VALUE is a macro Swift cannot import: "no timestamp", and "no duration" in AVStream.
+static inline int64_t cffmpeg_no_timestamp(void) { return AV_NOPTS_VALUE; }

@@ -61,25 +61,7 @@ struct SessionKindsCommandTests {
     )
     func timerOverTheAppsLibrary() throws {
         let folder = try TemporaryFolder()
-        let session = folder.path("timer.json")
-        try Data(
-            #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 2, "durationSeconds": 3, "ambience": "forest"}"#
-                .utf8
-        ).write(to: URL(fileURLWithPath: session))
-        let result = try renderSession(
-            [
-                "render", session, "-o", folder.path("t.wav"), "--timeline", folder.path("t.json"),
-                // The app's library has no gongs: they are left out, the bed plays.
-                "--sample-rate", "8000", "--loudness", "off", "--sounds", "Fixtures/sounds/still-moment",
-                "--allow-missing-sounds",
-            ],
-            environment: LayeredCommandTests.environment(folder)
-        )
-        #expect(result.status == 0, "\(result.standardError)")
-        let timeline = try JSONDecoder().decode(
-            Timeline.self,
-            from: Data(contentsOf: URL(fileURLWithPath: folder.path("t.json")))
-        )
+        let timeline = try Self.renderTimerOverTheAppsLibrary(ambience: "forest", in: folder)
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
         #expect(bed.name == "forest" && bed.gain == 0.15, "the entry's volume is the bed's gain")
         #expect(bed.source.path?.hasSuffix("Fixtures/sounds/still-moment/forest-ambience.mp3") == true)
@@ -87,6 +69,50 @@ struct SessionKindsCommandTests {
         let samples = try LayeredCommandTests.decodedSamples(folder.path("t.wav"))
         #expect(samples[20_000..<24_000].contains { abs($0) > 0.001 }, "the forest plays")
         #expect(samples[40_000...].allSatisfy { $0 == 0 }, "nothing after the timer completes: no end gong, no bed")
+    }
+
+    @Test(
+        "A timer over the app's library with its silent bed: silence.m4a (AAC in MP4) is found and decoded, not reported missing"
+    )
+    func timerWithTheAppsSilentBed() throws {
+        let folder = try TemporaryFolder()
+        let timeline = try Self.renderTimerOverTheAppsLibrary(ambience: "silent", in: folder)
+        let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
+        #expect(bed.name == "silent" && bed.gain == 0.15, "the entry's volume is the bed's gain")
+        #expect(bed.source.path?.hasSuffix("Fixtures/sounds/still-moment/silence.m4a") == true)
+        #expect(
+            bed.source.frameCount == 44_100 && bed.source.sampleRate == 44_100 && bed.source.gapless,
+            "one second, exactly, at its rate"
+        )
+        #expect(bed.startFrame == 16_000 && bed.endFrame == 40_000, "from the start gong to the timer's end")
+        let samples = try LayeredCommandTests.decodedSamples(folder.path("t.wav"))
+        #expect(Int64(samples.count) == timeline.totalFrames.count)
+        #expect(samples.allSatisfy { $0 == 0 }, "digital silence, looped, with no gongs in this library")
+    }
+
+    /// Renders a 3-s timer with a 2-s countdown over seed 002's library (Fixtures/sounds/still-moment),
+    /// its `ambience` the bed, into `folder`'s t.wav and t.json; the library has no gongs, so they
+    /// are left out. Expects the render to succeed and to name no sound missing but the gongs.
+    static func renderTimerOverTheAppsLibrary(ambience: String, in folder: TemporaryFolder) throws -> Timeline {
+        let session = folder.path("timer.json")
+        try Data(
+            #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 2, "durationSeconds": 3, "ambience": "\#(ambience)"}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: session))
+        let result = try renderSession(
+            [
+                "render", session, "-o", folder.path("t.wav"), "--timeline", folder.path("t.json"),
+                "--sample-rate", "8000", "--loudness", "off", "--sounds", "Fixtures/sounds/still-moment",
+                "--allow-missing-sounds",
+            ],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(!result.standardError.contains(ambience), "the bed is not missing: \(result.standardError)")
+        return try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("t.json")))
+        )
     }
 
     @Test(

@@ -96,4 +96,44 @@ struct ClipCacheTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: entry.path)) == first, "replacing, as for a corrupt entry")
         #expect(try folder.contents() == ["\(entry.key).mp3"])
     }
+
+    @Test(
+        "A server's answer in AAC is stored as MP3 with the gapless tag, exactly as long as the AAC decodes; a cut one is refused",
+        .requiresFFmpeg,
+        arguments: [
+            ("answer.m4a", ["-c:a", "aac", "-movie_timescale", "24000"]),
+            ("answer.aac", ["-c:a", "aac", "-f", "adts"]),
+        ]
+    )
+    func aacAnswer(name: String, encoding: [String]) throws {
+        let folder = try TemporaryFolder()
+        let source = folder.path("source.wav")
+        try FFmpeg.encode(
+            "sine=frequency=220:sample_rate=24000:duration=2",
+            ["-af", "atrim=end_sample=30001", "-c:a", "pcm_s16le"],
+            to: source,
+            lavfi: true
+        )
+        let answer = folder.path(name)
+        try FFmpeg.encode(source, encoding, to: answer)
+        let decoded = try AudioFileDecoder.measure(path: answer)
+        let cache = ClipCache(directory: folder.path("cache"))
+        try cache.prepareFolder()
+        let entry = cache.entry(text: "Breathe in.", voice: "v", speed: 1.0)
+        let stored = try cache.store(Data(contentsOf: URL(fileURLWithPath: answer)), for: entry)
+        let measurement = try AudioFileDecoder.measure(path: entry.path)
+        #expect(measurement.formatName == "MPEG audio" && measurement.gapless, "stored as MP3 with the LAME tag")
+        #expect(stored.frameCount == decoded.frameCount && measurement.frameCount == decoded.frameCount)
+        #expect(name != "answer.m4a" || decoded.frameCount == 30_001, "the M4A's edit list gives the exact length")
+
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: answer))
+        let cut = cache.entry(text: "Breathe out.", voice: "v", speed: 1.0)
+        #expect {
+            _ = try cache.store(bytes.prefix(bytes.count / 2), for: cut)
+        } throws: { error in
+            let reason = (error as? SessionError)?.description ?? ""
+            return reason.contains("is not a usable AAC clip: the file is cut short: ")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("cache")) == ["\(entry.key).mp3"])
+    }
 }

@@ -40,7 +40,9 @@ private func snapshot(_ folder: String) throws -> [String: String] {
 
 @Suite("Sound libraries")
 struct SoundLibraryTests {
-    @Test("A bare name is looked for as .caf, then .wav, .flac, .mp3, .ogg; missing lists every path tried")
+    @Test(
+        "A bare name is looked for as .caf, then .wav, .flac, .mp3, .ogg, .m4a, .mp4, .aac; missing lists every path tried"
+    )
     func priority() throws {
         let folder = try TemporaryFolder()
         for fileExtension in SoundLibrary.extensions { try write("", to: folder.path("bell.\(fileExtension)")) }
@@ -52,7 +54,11 @@ struct SoundLibraryTests {
         }
         #expect(
             library.resolve("bell")
-                == .missing(lookedFor: ["caf", "wav", "flac", "mp3", "ogg"].map { folder.path("bell.\($0)") })
+                == .missing(
+                    lookedFor: ["caf", "wav", "flac", "mp3", "ogg", "m4a", "mp4", "aac"].map {
+                        folder.path("bell.\($0)")
+                    }
+                )
         )
     }
 
@@ -148,7 +154,11 @@ struct SoundLibraryTests {
         #expect(chime.name == "chime")
         #expect(
             library.resolve("chime")
-                == .missing(lookedFor: ["mp3", "caf", "wav", "flac", "ogg"].map { folder.path("chime.\($0)") })
+                == .missing(
+                    lookedFor: ["mp3", "caf", "wav", "flac", "ogg", "m4a", "mp4", "aac"].map {
+                        folder.path("chime.\($0)")
+                    }
+                )
         )
         try write("", to: folder.path("chime.wav"))
         #expect(library.resolve("chime") == .found(path: folder.path("chime.wav"), entry: chime))

@@ -43,11 +43,14 @@ package struct AudioMeasurement: Sendable, Equatable {
 }
 
 /// Decodes an audio file to 32-bit float frames, whatever its format, detected by content:
-/// MPEG audio through libmpg123 (gapless), everything else through libsndfile.
+/// MPEG audio through libmpg123 (gapless), AAC and ALAC in MP4, AAC in CAF and ADTS AAC through
+/// libavformat and libavcodec (``MediaFileDecoder``, gapless where the container says so),
+/// everything else through libsndfile.
 package final class AudioFileDecoder {
     private enum Backend {
         case mpeg(MPEGDecoder)
         case soundFile(SoundFileReader)
+        case media(MediaFileDecoder)
     }
 
     private let backend: Backend
@@ -57,9 +60,10 @@ package final class AudioFileDecoder {
     package let sampleRate: SampleRate
     /// The file's channel count.
     package let channelCount: ChannelCount
-    /// Whether encoder delay and padding from a LAME/Xing tag are being removed.
+    /// Whether encoder delay and padding are being removed: a LAME/Xing tag's, an MP4 edit
+    /// list's or iTunSMPB's, a CAF packet table's.
     package let gapless: Bool
-    /// What the file is: `MPEG audio` or libsndfile's name for the container.
+    /// What the file is: `MPEG audio`, `MP4`, `CAF` (AAC), `ADTS AAC`, or libsndfile's name for the container.
     package let formatName: String
 
     /// Opens `path`, choosing the decoder by the file's first bytes, never by its name.
@@ -73,7 +77,17 @@ package final class AudioFileDecoder {
         let prefix = try Self.firstBytes(of: descriptor, path: path)
         let rate: Int
         let channels: Int
-        if Self.isSoundFileContainer(prefix) {
+        if let container = MediaContainer(prefix: prefix, bytes: { Self.bytes(of: descriptor, at: $0, count: $1) }) {
+            let decoder = try MediaFileDecoder(
+                descriptor: try Self.duplicate(descriptor, path: path),
+                path: path,
+                container: container
+            )
+            backend = .media(decoder)
+            (rate, channels) = (decoder.sampleRate, decoder.channelCount)
+            gapless = decoder.gapless
+            formatName = container.formatName
+        } else if Self.isSoundFileContainer(prefix) {
             let reader = try SoundFileReader(descriptor: try Self.duplicate(descriptor, path: path), path: path)
             backend = .soundFile(reader)
             (rate, channels) = (reader.sampleRate, reader.channelCount)
@@ -87,6 +101,15 @@ package final class AudioFileDecoder {
             formatName = "MPEG audio"
         }
         self.path = path
+        (sampleRate, channelCount) = try Self.checkedFormat(rate: rate, channels: channels, path: path)
+    }
+
+    /// `rate` and `channels` as typed values, or the error that names what is out of range.
+    static func checkedFormat(
+        rate: Int,
+        channels: Int,
+        path: String
+    ) throws(AudioError) -> (SampleRate, ChannelCount) {
         guard let channelCount = ChannelCount(channels) else {
             throw AudioError(
                 .unsupportedFormat,
@@ -103,8 +126,22 @@ package final class AudioFileDecoder {
                     "its sample rate of \(rate) Hz is outside the supported \(SampleRate.supported.lowerBound)…\(SampleRate.supported.upperBound) Hz"
             )
         }
-        self.sampleRate = sampleRate
-        self.channelCount = channelCount
+        return (sampleRate, channelCount)
+    }
+
+    /// Whether the file is AAC or ALAC (MP4, CAF, ADTS), read through libavformat and libavcodec.
+    package var readsThroughLibavformat: Bool {
+        if case .media = backend { return true }
+        return false
+    }
+
+    /// Whether the file at `path` starts as AAC or ALAC in MP4 or CAF, or as ADTS AAC, judged by
+    /// its first bytes alone (a cut or damaged one too); `false` when it cannot be read.
+    package static func startsAsAAC(path: String) -> Bool {
+        guard let descriptor = try? openRegularFile(path) else { return false }
+        defer { close(descriptor) }
+        guard let prefix = try? firstBytes(of: descriptor, path: path) else { return false }
+        return MediaContainer(prefix: prefix, bytes: { bytes(of: descriptor, at: $0, count: $1) }) != nil
     }
 
     /// Decodes up to `maximumFrames` frames into `samples`, interleaved from index 0, growing it if needed.
@@ -113,6 +150,7 @@ package final class AudioFileDecoder {
         switch backend {
         case .mpeg(let decoder): try decoder.read(into: &samples, maximumFrames: maximumFrames)
         case .soundFile(let reader): try reader.read(into: &samples, maximumFrames: maximumFrames)
+        case .media(let decoder): try decoder.read(into: &samples, maximumFrames: maximumFrames)
         }
     }
 
@@ -120,7 +158,8 @@ package final class AudioFileDecoder {
     /// stays `nil`.
     ///
     /// For MPEG audio the length comes from a scan of every frame header (nothing is decoded);
-    /// for other formats the file is read through, since a header's length is only a claim.
+    /// for other formats the file is read through, since a header's length is only a claim (an
+    /// MP4 or CAF stream short of its declared length is an error at its end).
     /// Zero frames is an error: libmpg123 reports success for empty and non-audio files.
     package static func measure(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
@@ -128,7 +167,7 @@ package final class AudioFileDecoder {
         switch decoder.backend {
         case .mpeg(let mpeg):
             frameCount = Frames(try mpeg.scannedFrameCount())
-        case .soundFile:
+        case .soundFile, .media:
             frameCount = try decoder.decodeToEnd(metering: nil)
             try decoder.checkComplete(frameCount: frameCount)
         }
@@ -341,9 +380,18 @@ package final class AudioFileDecoder {
         return copy
     }
 
-    /// The first bytes of the file open at `descriptor`.
+    /// Up to `count` bytes of the file open at `descriptor`, from `offset`; fewer at its end, none on error.
+    private static func bytes(of descriptor: Int32, at offset: Int64, count: Int) -> [UInt8] {
+        guard offset >= 0, count > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
+        return read > 0 ? Array(bytes.prefix(read)) : []
+    }
+
+    /// The first bytes of the file open at `descriptor`: enough for every container's signature
+    /// (CAF's format ID is at byte 28).
     private static func firstBytes(of descriptor: Int32, path: String) throws(AudioError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: 12)
+        var bytes = [UInt8](repeating: 0, count: 32)
         let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard count >= 0 else {
             throw AudioError(.cannotOpen, path: path, reason: String(cString: strerror(errno)))

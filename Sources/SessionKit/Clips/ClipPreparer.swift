@@ -44,15 +44,8 @@ extension ClipCache {
         lengthLimit: ClipLengthLimit? = nil
     ) throws(SessionError) -> AudioSourceInfo {
         let file = AtomicFile(destination: entry.path, removingStaleTemporaries: false)
-        do {
-            try audio.write(to: URL(fileURLWithPath: file.temporaryPath))
-        } catch {
-            file.discard()
-            throw SessionError(
-                .cannotWrite,
-                "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))"
-            )
-        }
+        try write(audio, to: file)
+        let audio = try transcodingAAC(audio, in: file, lengthLimit: lengthLimit)
         var measurement: AudioMeasurement
         do {
             measurement = try AudioFileDecoder.verifyMPEG(path: file.temporaryPath)
@@ -84,6 +77,57 @@ extension ClipCache {
         }
         LoudnessSidecar(measurement, of: ClipFingerprint(audio)).write(to: loudnessPath(forKey: entry.key))
         return AudioSourceInfo(measurement, path: entry.path)
+    }
+
+    /// `audio`, written to `file`, as the cache stores it: an answer in AAC or ALAC (MP4, CAF,
+    /// ADTS) is measured in full (refused when longer than `lengthLimit` allows, before it is
+    /// decoded into memory), decoded and written over `file` as MP3, which is returned; anything
+    /// else is returned as it is, for ``AudioFileDecoder/verifyMPEG(path:)`` to judge. The cache's
+    /// files and the app's queue are MP3.
+    private func transcodingAAC(
+        _ audio: Data,
+        in file: AtomicFile,
+        lengthLimit: ClipLengthLimit?
+    ) throws(SessionError) -> Data {
+        guard AudioFileDecoder.startsAsAAC(path: file.temporaryPath) else { return audio }
+        func unusable(_ error: AudioError) -> SessionError {
+            file.discard()
+            return SessionError(
+                .providerFailed,
+                "the audio received (\(audio.count) bytes) is not a usable AAC clip: \(error.reason)"
+            )
+        }
+        let measurement: AudioMeasurement
+        do {
+            measurement = try AudioFileDecoder.measure(path: file.temporaryPath)
+        } catch {
+            throw unusable(error)
+        }
+        if let lengthLimit, let problem = lengthLimit.problem(measurement.frameCount, at: measurement.sampleRate) {
+            file.discard()
+            throw SessionError(.providerFailed, problem)
+        }
+        let mp3: Data
+        do {
+            mp3 = Data(try SpeechClip.mp3(transcoding: file.temporaryPath))
+        } catch {
+            throw unusable(error)
+        }
+        try write(mp3, to: file)
+        return mp3
+    }
+
+    /// Writes `audio` to `file`'s temporary path, discarding it if that fails.
+    private func write(_ audio: Data, to file: AtomicFile) throws(SessionError) {
+        do {
+            try audio.write(to: URL(fileURLWithPath: file.temporaryPath))
+        } catch {
+            file.discard()
+            throw SessionError(
+                .cannotWrite,
+                "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))"
+            )
+        }
     }
 
     /// Creates the cache folder if needed and checks that it can be written.

@@ -53,7 +53,7 @@ package struct SoundListing: Sendable, Equatable {
 /// names. docs/sound.md describes the format and the lookup rules.
 package struct SoundLibrary: Sendable {
     /// The file extensions tried after a bare name, in order of priority.
-    package static let extensions = ["caf", "wav", "flac", "mp3", "ogg"]
+    package static let extensions = ["caf", "wav", "flac", "mp3", "ogg", "m4a", "mp4", "aac"]
     /// The name of a library's index.
     package static let indexName = "sounds.json"
 
