@@ -67,6 +67,10 @@ struct AACFileWriterTests {
         #expect(writer.silentPacketCount > 0)
         let decoded = try FFmpeg.decode(path)
         #expect(decoded.samples.count == signal.frameCount * channels, "ffmpeg decodes every frame, no more")
+        let ours = try decodeAll(path)
+        #expect(ours.samples.count == decoded.samples.count, "our decoder gives the same length")
+        let firstDifference = zip(ours.samples, decoded.samples).enumerated().first { abs($1.0 - $1.1) > 1e-6 }?.offset
+        #expect(firstDifference == nil, "our decoder gives ffmpeg's samples, sample for sample")
         // The lone burst decodes on its own frames: its best match with what was written is at lag 0.
         let lone = (3 * second + 555)..<(3 * second + 900)
         #expect(bestLag(decoded.samples, signal.samples, channels: channels, over: lone) == 0)

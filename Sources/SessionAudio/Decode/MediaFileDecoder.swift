@@ -67,7 +67,7 @@ final class MediaFileDecoder {
     /// `avcodec_open2`. `descriptor` is the open file, which the decoder owns from now on
     /// (closed on failure too); `path` names it in errors.
     init(descriptor: Int32, path: String, container: MediaContainer) throws(AudioError) {
-        Self.silenceLibraryLog
+        FFmpegError.quiet
         guard let file = BufferedFile(descriptor: descriptor) else {
             throw AudioError(.cannotOpen, path: path, reason: String(cString: strerror(errno)))
         }
@@ -150,7 +150,8 @@ final class MediaFileDecoder {
             throw AudioError(
                 .cannotOpen,
                 path: path,
-                reason: "it starts as \(container.formatName) but libavformat cannot read it: \(describe(result))"
+                reason:
+                    "it starts as \(container.formatName) but libavformat cannot read it: \(FFmpegError.message(result))"
             )
         }
         // The first audio stream (ADTS's rate and channels are unknown until a frame is decoded,
@@ -203,7 +204,7 @@ final class MediaFileDecoder {
             result = avcodec_open2(context, decoder, nil)
         }
         guard result >= 0 else {
-            throw AudioError(.cannotOpen, path: path, reason: "libavcodec: \(Self.describe(result))")
+            throw AudioError(.cannotOpen, path: path, reason: "libavcodec: \(FFmpegError.message(result))")
         }
     }
 
@@ -282,7 +283,7 @@ final class MediaFileDecoder {
                 return false
             }
             guard received == cffmpeg_error_again(), !draining else {
-                throw AudioError(.cannotDecode, path: path, reason: "libavcodec: \(Self.describe(received))")
+                throw AudioError(.cannotDecode, path: path, reason: "libavcodec: \(FFmpegError.message(received))")
             }
             let read = av_read_frame(format, packet)
             if read == cffmpeg_error_eof() {
@@ -291,7 +292,7 @@ final class MediaFileDecoder {
                 continue
             }
             guard read >= 0 else {
-                throw AudioError(.cannotDecode, path: path, reason: "libavformat: \(Self.describe(read))")
+                throw AudioError(.cannotDecode, path: path, reason: "libavformat: \(FFmpegError.message(read))")
             }
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
@@ -322,7 +323,7 @@ final class MediaFileDecoder {
                             "the file is cut short: its last ADTS frame declares \(declared) bytes, the file holds \(packet.pointee.size) of them"
                     )
                 }
-                throw AudioError(.cannotDecode, path: path, reason: "libavcodec: \(Self.describe(sent))")
+                throw AudioError(.cannotDecode, path: path, reason: "libavcodec: \(FFmpegError.message(sent))")
             }
         }
     }
@@ -452,20 +453,6 @@ final class MediaFileDecoder {
         }
         pendingFrames = frames - first
         pendingOffset = 0
-    }
-
-    /// libavformat and libavcodec log to stderr unless told not to; their errors reach the user
-    /// as `AudioError`s instead.
-    private static let silenceLibraryLog: Void = {
-        av_log_set_level(AV_LOG_QUIET)
-    }()
-
-    /// FFmpeg's words for an error code, and the code.
-    private static func describe(_ code: Int32) -> String {
-        var text = [CChar](repeating: 0, count: 256)
-        av_strerror(code, &text, text.count)
-        let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return "\(String(decoding: bytes, as: UTF8.self)) (code \(code))"
     }
 }
 

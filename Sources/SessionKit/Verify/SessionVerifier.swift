@@ -221,13 +221,14 @@ package enum SessionVerifier {
     }
 
     /// The format the decoder found, told apart by extension only where the container is shared
-    /// (Ogg holds Opus and Vorbis); `nil` for a container no output format uses.
+    /// (Ogg holds Opus and Vorbis, MP4 is M4A or M4B); `nil` for a container no output format uses.
     static func format(named formatName: String, path: String) -> AudioFileFormat? {
         let name = formatName.uppercased()
         if formatName == "MPEG audio" { return .mp3 }
         if name.hasPrefix("FLAC") { return .flac }
         if name.hasPrefix("OGG") { return AudioFileFormat(path: path) == .opus ? .opus : .vorbis }
         if name.hasPrefix("WAV") || name.hasPrefix("RF64") || name.hasPrefix("W64") { return .wav }
+        if name == "MP4" { return AudioFileFormat(path: path) == .m4b ? .m4b : .m4a }
         return nil
     }
 }
