@@ -90,6 +90,55 @@ struct SessionKindsCommandTests {
         #expect(samples.allSatisfy { $0 == 0 }, "digital silence, looped, with no gongs in this library")
     }
 
+    @Test(
+        "Issue 28's library: the app's silence.m4a as the bed and a gong in CAF holding AAC, rendered to M4B: exact length through ffmpeg, the gong on its frame",
+        .requiresFFmpeg
+    )
+    func libraryOfAACSoundsToM4B() throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path("sounds")
+        try FileManager.default.copyItem(atPath: "Fixtures/sounds/still-moment", toPath: library)
+        // A gong as an Apple app ships a cue: AAC in CAF (ffmpeg 5.1 cannot write one; built from ADTS).
+        try FFmpeg.encode(
+            "sine=frequency=660:sample_rate=8000:duration=0.5",
+            ["-af", "volume=-6dB", "-c:a", "aac", "-f", "adts"],
+            to: folder.path("gong.aac"),
+            lavfi: true
+        )
+        let adts = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.path("gong.aac"))))
+        try CAFWithAAC.file(fromADTS: adts, validFrames: 4_000, primingFrames: 1_024)
+            .write(to: URL(fileURLWithPath: library + "/gong.caf"))
+        let session = folder.path("timer.json")
+        try Data(
+            #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 2, "durationSeconds": 3, "ambience": "silent", "startGong": "gong"}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: session))
+        let result = try renderSession(
+            [
+                "render", session, "-o", folder.path("t.m4b"), "--timeline", folder.path("t.json"), "--sample-rate",
+                "8000", "--loudness", "off", "--sounds", library, "--allow-missing-sounds", "--verify",
+            ],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardError.contains("verified \(folder.path("t.m4b")): 0 problems"),
+            "\(result.standardError)"
+        )
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: folder.path("t.json")))
+        )
+        let gong = try #require(timeline.overlays.first { $0.name == "gong" })
+        #expect(
+            gong.source.path == library + "/gong.caf" && gong.source.frameCount == 4_000 && gong.startFrame == 16_000
+        )
+        let decoded = try FFmpeg.decode(folder.path("t.m4b")).samples
+        #expect(Int64(decoded.count) == timeline.totalFrames.count)
+        #expect(decoded[0..<15_000].allSatisfy { $0 == 0 }, "the countdown decodes to digital zero")
+        #expect(decoded[16_000..<16_400].contains { abs($0) > 0.05 }, "the gong sounds from its frame")
+    }
+
     /// Renders a 3-s timer with a 2-s countdown over seed 002's library (Fixtures/sounds/still-moment),
     /// its `ambience` the bed, into `folder`'s t.wav and t.json; the library has no gongs, so they
     /// are left out. Expects the render to succeed and to name no sound missing but the gongs.
