@@ -157,8 +157,8 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
     /// A variable-rate quality: MP3 `-V` 0 (best) … 9, Vorbis `-q` −1 … 10, Opus the target kb/s,
     /// AAC FFmpeg's `-q:a` 0.1 … 2, FLAC the compression level 0 … 8.
     package let quality: Double?
-    /// Whether an MP3 encodes only the spans that make sound and writes ready-made silent frames
-    /// for the rest. It decodes the same either way; off only to compare.
+    /// Whether an MP3 or an AAC file encodes only the spans that make sound and writes ready-made
+    /// silent packets for the rest. It decodes to the same length either way; off only to compare.
     package let skipsSilence: Bool
 
     /// The settings, if the format takes them.
