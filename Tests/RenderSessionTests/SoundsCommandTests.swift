@@ -47,7 +47,8 @@ struct SoundsCommandTests {
         ).write(to: URL(fileURLWithPath: folder.path("sounds.json")))
         try Data().write(to: URL(fileURLWithPath: folder.path("forest-ambience.ogg")))
         let result = try renderSession(["sounds", "--sounds", folder.url.path])
-        let tried = ["wav", "caf", "flac", "mp3", "ogg"].map { folder.path("bell.\($0)") }.joined(separator: ", ")
+        let tried = ["wav", "caf", "flac", "mp3", "ogg", "m4a", "mp4", "aac"].map { folder.path("bell.\($0)") }
+            .joined(separator: ", ")
         #expect(
             result.standardOutput == """
                 forest\tForest\t0.15\tyes\t\(folder.path("forest-ambience.ogg"))

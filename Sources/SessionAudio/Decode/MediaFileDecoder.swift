@@ -225,7 +225,7 @@ final class MediaFileDecoder {
             }
             var count = min(maximumFrames - delivered, pendingFrames - pendingOffset)
             if let declared = declaredFrameCount {
-                count = Int(min(Int64(count), declared - framesDelivered - Int64(delivered)))
+                count = Int(max(0, min(Int64(count), declared - framesDelivered - Int64(delivered))))
                 if count == 0 {
                     finished = true
                     break
@@ -395,7 +395,8 @@ final class MediaFileDecoder {
             let declaredRate = Int(stream.pointee.codecpar.pointee.sample_rate)
             if let declared = declaredFrameCount, declaredRate > 0, declaredRate != rate {
                 // HE-AAC: the track counts at the core's rate, the decoder delivers twice as many.
-                declaredFrameCount = declared * Int64(rate) / Int64(declaredRate)
+                // av_rescale computes in 128 bits (INT64_MIN when the result does not fit).
+                declaredFrameCount = max(0, av_rescale(declared, Int64(rate), Int64(declaredRate)))
             }
         } else if rate != sampleRate || channels != channelCount {
             throw AudioError(
