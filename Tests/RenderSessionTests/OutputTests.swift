@@ -118,8 +118,8 @@ struct OutputTests {
                 "Error: --timeline: the timeline and the audio cannot both go to standard output\n"
             ),
             (
-                ["-o", "X.m4a"],
-                "Error: --output: cannot write .m4a files; the formats written are .wav, .flac, .mp3, .opus and .ogg (or name one with --format)\n"
+                ["-o", "X.aiff"],
+                "Error: --output: cannot write .aiff files; the formats written are .wav, .flac, .mp3, .opus, .ogg, .m4a and .m4b (or name one with --format)\n"
             ),
             (
                 ["-o", "X.Opus", "--sample-rate", "22050"],

@@ -71,6 +71,81 @@ struct SessionKindsCommandTests {
         #expect(samples[40_000...].allSatisfy { $0 == 0 }, "nothing after the timer completes: no end gong, no bed")
     }
 
+    /// Renders a 1 s countdown and a 10 s timer whose `backgroundSoundId` is `background`, over
+    /// the default library, at 8 kHz with loudness on: the start gong rings from 1 s to 8 s, the
+    /// bed plays from 1 s to 11 s, the end gong (`completion`, 14 s) from 11 s to the end.
+    static func timerOverTheDefaultLibrary(
+        background: String,
+        in folder: TemporaryFolder
+    ) throws -> (timeline: Timeline, json: String, samples: [Float]) {
+        let session = folder.path("timer.json")
+        try Data(
+            #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 1, "durationSeconds": 10, "backgroundSoundId": "\#(background)"}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: session))
+        let result = try renderSession(
+            [
+                "render", session, "-o", folder.path("t.wav"), "--timeline", folder.path("t.json"),
+                "--sample-rate", "8000",
+            ],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try String(contentsOfFile: folder.path("t.json"), encoding: .utf8)
+        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(json.utf8))
+        #expect(timeline.totalFrames == 200_000, "11 s and the end gong's 14 s at 8 kHz")
+        let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
+        #expect(bed.name == background && bed.startFrame == 8_000 && bed.endFrame == 88_000)
+        #expect(bed.source.path?.hasSuffix("xdg-cache/render-session/sounds/v3/\(background).flac") == true)
+        let samples = try LayeredCommandTests.decodedSamples(folder.path("t.wav"))
+        #expect(samples.count == 200_000)
+        #expect(samples[0..<8_000].allSatisfy { $0 == 0 }, "the countdown is silent")
+        return (timeline, json, samples)
+    }
+
+    @Test(
+        "A timer whose background is the app's default, silent: the bed is digital silence, measured as silent, and adds nothing"
+    )
+    func timerOverTheDefaultLibrarySilent() throws {
+        let folder = try TemporaryFolder()
+        let (timeline, json, samples) = try Self.timerOverTheDefaultLibrary(background: "silent", in: folder)
+        let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
+        // Nothing passes the loudness gates and there is no peak: no loudness or true peak, and the
+        // entry's gain, 0.15, as it is: no gain brings silence to a target.
+        #expect(bed.source.loudness == nil && bed.source.truePeak == nil && bed.gain == 0.15)
+        #expect(bed.source.frameCount == 44_100 && bed.source.sampleRate == 44_100)
+        #expect(!json.contains("NaN") && !json.lowercased().contains("infinity"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let overlays = try #require(object["overlays"] as? [[String: Any]])
+        let written = try #require(overlays.first { $0["kind"] as? String == "ambience" })
+        #expect(written["loudness"] == nil && written["truePeak"] == nil, "\(written)")
+        #expect(timeline.loudness?.program != nil, "the gongs are measured")
+        #expect(samples[8_000..<8_400].contains { abs($0) > 0.01 }, "the start gong sounds")
+        #expect(samples[64_000..<88_000].allSatisfy { $0.bitPattern == 0 }, "only the bed plays: digital zero")
+        #expect(samples[88_000..<88_400].contains { abs($0) > 0.01 }, "the end gong sounds")
+
+        // show reads it: the bed a row of its own, at its gain.
+        let shown = try renderSession(
+            ["show", folder.path("t.json")],
+            environment: LayeredCommandTests.environment(folder)
+        )
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(
+            shown.standardOutput.contains("silent") && shown.standardOutput.contains("-16.5 dB"),
+            "\(shown.standardOutput)"
+        )
+    }
+
+    @Test("A timer whose background is forest, from the default library: the bed sounds where only it plays")
+    func timerOverTheDefaultLibraryForest() throws {
+        let folder = try TemporaryFolder()
+        let (timeline, _, samples) = try Self.timerOverTheDefaultLibrary(background: "forest", in: folder)
+        let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
+        #expect(bed.source.frameCount == 1_058_400 && bed.source.loudness != nil && bed.source.truePeak != nil)
+        let level = (samples[64_000..<88_000].map { Double($0 * $0) }.reduce(0, +) / 24_000).squareRoot()
+        #expect(level > 0.001 && level < 0.1, "the forest plays, quietly: RMS \(level)")
+    }
+
     @Test(
         "A timer over the app's library with its silent bed: silence.m4a (AAC in MP4) is found and decoded, not reported missing"
     )

@@ -11,13 +11,15 @@ struct SoundsCommandTests {
         async let first = Task.detached { try renderSession(["sounds"], environment: environment) }.value
         async let second = Task.detached { try renderSession(["sounds"], environment: environment) }.value
         let results = try await [first, second]
-        let library = folder.path("cache/render-session/sounds/v2")
+        let library = folder.path("cache/render-session/sounds/v3")
         let expected = """
             gong\tGong\t-\tno\t\(library)/gong.flac
             triple-gong\tTriple gong\t-\tno\t\(library)/triple-gong.flac
             completion\tCompletion gong\t-\tno\t\(library)/completion.flac
             rain\tRain\t0.15\tyes\t\(library)/rain.flac
             drone\tDrone\t0.15\tyes\t\(library)/drone.flac
+            forest\tForest\t0.15\tyes\t\(library)/forest.flac
+            silent\tSilent\t0.15\tyes\t\(library)/silent.flac
             gong-dreimal\tTriple gong\t-\tno\t\(library)/triple-gong.flac
             gong-ende\tCompletion gong\t-\tno\t\(library)/completion.flac
             einatmen\tBreathe in\t-\tno\t\(library)/einatmen.flac

@@ -165,7 +165,7 @@ struct LoopStreamTests {
 
     @Test(
         "No step at any seam of a bed is larger than the bed's own largest step",
-        arguments: [SynthesizedSound.rain, .drone]
+        arguments: [SynthesizedSound.rain, .drone, .forest]
     )
     func seamlessBed(sound: SynthesizedSound) throws {
         let folder = try TemporaryFolder()

@@ -29,7 +29,8 @@ struct SynthesizedSoundTests {
         "Every sound has its exact length",
         arguments: [
             (SynthesizedSound.gong, 308_700), (.tripleGong, 529_200), (.completion, 617_400), (.rain, 1_058_400),
-            (.drone, 1_058_400), (.inhale, 35_280), (.holdIn, 17_640), (.exhale, 44_100), (.holdOut, 17_640),
+            (.drone, 1_058_400), (.forest, 1_058_400), (.silent, 44_100), (.inhale, 35_280), (.holdIn, 17_640),
+            (.exhale, 44_100), (.holdOut, 17_640),
             (.countIn, 44_100), (.shortBeep, 6_615), (.longBeep, 26_460), (.lastRound, 44_100), (.closing, 132_300),
         ]
     )
@@ -48,12 +49,13 @@ struct SynthesizedSoundTests {
 
     /// The fingerprints pin the exact samples: the same on every machine, since the synthesis
     /// uses no C library function. A deliberate change to a sound changes its fingerprint here
-    /// and the default library's folder version (`sounds/v2`).
+    /// and the default library's folder version (`sounds/v3`).
     @Test(
         "Every sound's samples are the ones recorded",
         arguments: [
             (SynthesizedSound.gong, UInt64(0xFF80_56C8_4B56_9B59)), (.tripleGong, 0x529D_0407_0EC8_4D73),
             (.completion, 0x6F27_28C5_8619_0679), (.rain, 0x4E02_F478_E142_4007), (.drone, 0x8D5F_E087_D937_B92C),
+            (.forest, 0x724C_B92E_8B03_19BE), (.silent, 0x52DD_209C_5F3B_B865),
             (.inhale, 0x8AD5_9F6E_19BF_DAF6), (.holdIn, 0x9C60_1182_FC89_2A19), (.exhale, 0x8294_0C90_DEF8_DCB0),
             (.holdOut, 0x9E4D_62DE_4ECB_5153), (.countIn, 0x3670_0F38_53A7_D898), (.shortBeep, 0x1F3B_C819_DB7A_3FEA),
             (.longBeep, 0x212A_8629_F17C_1A0D), (.lastRound, 0x1A98_6475_CCC0_CFA0), (.closing, 0x2CAB_645D_B82B_E769),
@@ -64,7 +66,7 @@ struct SynthesizedSoundTests {
         #expect(fingerprint(samples) == expected, "\(sound): 0x\(String(fingerprint(samples), radix: 16))")
     }
 
-    @Test("Peaks at −3 dBFS, no DC, both ends at zero", arguments: SynthesizedSound.allCases)
+    @Test("Peaks at −3 dBFS, no DC, both ends at zero", arguments: SynthesizedSound.allCases.filter { $0 != .silent })
     func levels(sound: SynthesizedSound) throws {
         let samples = try #require(synthesizedSounds[sound])
         let peak = samples.map { abs($0) }.max() ?? 0
@@ -84,7 +86,7 @@ struct SynthesizedSoundTests {
 
     @Test(
         "Gongs start at once; beds fade in over half a second",
-        arguments: SynthesizedSound.allCases.filter { !$0.isCue }
+        arguments: SynthesizedSound.allCases.filter { !$0.isCue && $0 != .silent }
     )
     func attack(sound: SynthesizedSound) throws {
         let samples = try #require(synthesizedSounds[sound])
@@ -144,6 +146,38 @@ struct SynthesizedSoundTests {
         for beep in [0..<5_292, 8_820..<14_112, 17_640..<44_100] {
             #expect((samples[beep].map { abs($0) }.max() ?? 0) > 0.5, "a beep at \(beep)")
         }
+    }
+
+    /// Seed 002's keepalive bed: it keeps a player playing and must add nothing to the mix.
+    @Test("silent is one second of digital silence: every sample +0.0, and a loopable bed")
+    func silent() throws {
+        let samples = try #require(synthesizedSounds[.silent])
+        #expect(samples.count == 44_100 && SynthesizedSound.silent.isBed && !SynthesizedSound.silent.isCue)
+        #expect(samples.allSatisfy { $0.bitPattern == 0 }, "all +0.0, no −0.0")
+    }
+
+    /// The forest's birds: calls stand out of the wind by their pitch (2.5 to 6 kHz, where the
+    /// wind's hiss is weak), at seeded times, none within 1 s of either end.
+    @Test("forest has bird calls between its wind, none within a second of either end")
+    func forestBirds() throws {
+        let samples = try #require(synthesizedSounds[.forest])
+        // A band-pass at 4 kHz: a bird makes the band's 20 ms power jump above 5 times its median,
+        // which the gusts and the leaves' flutter (at most about 4 times) do not reach.
+        var band = Biquad.bandPass(4_000, bandwidth: 1_500)
+        let filtered = samples.map { band.process(Double($0)) }
+        let windows = stride(from: 0, to: filtered.count - 882, by: 882).map { start in
+            filtered[start..<(start + 882)].reduce(0) { $0 + $1 * $1 } / 882
+        }
+        let median = windows.sorted()[windows.count / 2]
+        let loud = windows.indices.filter { windows[$0] > 5 * median }
+        #expect(loud.count > 20, "\(loud.count) loud windows")
+        let seconds = loud.map { Double($0 * 882) / 44_100 }
+        #expect(
+            (seconds.min() ?? 0) >= 1 && (seconds.max() ?? 24) < 23,
+            "calls from \(seconds.min() ?? 0) to \(seconds.max() ?? 0) s"
+        )
+        // Calls at several places, not one burst: at least six seconds of the 24 have one.
+        #expect(Set(seconds.map { Int($0) }).count >= 6, "\(Set(seconds.map { Int($0) }).sorted())")
     }
 
     @Test("PortableMath agrees with the C library to 1e-14")

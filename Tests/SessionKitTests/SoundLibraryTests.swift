@@ -290,14 +290,14 @@ struct SoundLibraryTests {
     func defaultFolder() {
         #expect(
             SoundLibrary.defaultFolder(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"])
-                == "/x/cache/render-session/sounds/v2"
+                == "/x/cache/render-session/sounds/v3"
         )
         #expect(
-            SoundLibrary.defaultFolder(environment: ["HOME": "/home/u"]) == "/home/u/.cache/render-session/sounds/v2"
+            SoundLibrary.defaultFolder(environment: ["HOME": "/home/u"]) == "/home/u/.cache/render-session/sounds/v3"
         )
         #expect(
             SoundLibrary.defaultFolder(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/u"])
-                == "/home/u/.cache/render-session/sounds/v2"
+                == "/home/u/.cache/render-session/sounds/v3"
         )
     }
 
@@ -311,7 +311,7 @@ struct SoundLibraryTests {
     func builtin() async throws {
         let folder = try TemporaryFolder()
         let environment = ["XDG_CACHE_HOME": folder.path("cache"), "HOME": folder.path("home")]
-        let library = folder.path("cache/render-session/sounds/v2")
+        let library = folder.path("cache/render-session/sounds/v3")
         async let first = Task.detached { try SoundLibrary.builtin(environment: environment) }.value
         async let second = Task.detached { try SoundLibrary.builtin(environment: environment) }.value
         let (one, two) = try await (first, second)
@@ -320,8 +320,9 @@ struct SoundLibraryTests {
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: library).sorted() == [
                 ".render-session.lock", "auftakt.flac", "ausatmen.flac", "ausklang.flac", "completion.flac",
-                "drone.flac", "einatmen.flac", "gong.flac", "halten-aus.flac", "halten-ein.flac", "kurz.flac",
-                "lang.flac", "last-round.flac", "rain.flac", "sounds.json", "triple-gong.flac",
+                "drone.flac", "einatmen.flac", "forest.flac", "gong.flac", "halten-aus.flac", "halten-ein.flac",
+                "kurz.flac", "lang.flac", "last-round.flac", "rain.flac", "silent.flac", "sounds.json",
+                "triple-gong.flac",
             ]
         )
         #expect(
@@ -332,6 +333,8 @@ struct SoundLibraryTests {
                   {"id": "completion", "name": "Completion gong", "file": "completion", "loop": false},
                   {"id": "rain", "name": "Rain", "file": "rain", "gain": 0.15, "loop": true},
                   {"id": "drone", "name": "Drone", "file": "drone", "gain": 0.15, "loop": true},
+                  {"id": "forest", "name": "Forest", "file": "forest", "gain": 0.15, "loop": true},
+                  {"id": "silent", "name": "Silent", "file": "silent", "gain": 0.15, "loop": true},
                   {"id": "gong-dreimal", "name": "Triple gong", "file": "triple-gong", "loop": false},
                   {"id": "gong-ende", "name": "Completion gong", "file": "completion", "loop": false},
                   {"id": "einatmen", "name": "Breathe in", "file": "einatmen", "loop": false},
@@ -362,14 +365,15 @@ struct SoundLibraryTests {
             #expect(measurement.frameCount == sound.frameCount, "\(sound)")
             #expect(measurement.sampleRate == 44_100 && measurement.channelCount == .mono)
         }
+        let entry = { (id: String) in SoundLibrary.builtinEntries.first { $0.id == id } }
         #expect(
-            again.resolve("gong-dreimal")
-                == .found(path: library + "/triple-gong.flac", entry: SoundLibrary.builtinEntries[5])
+            again.resolve("gong-dreimal") == .found(path: library + "/triple-gong.flac", entry: entry("gong-dreimal"))
         )
-        #expect(
-            again.resolve("gong-ende")
-                == .found(path: library + "/completion.flac", entry: SoundLibrary.builtinEntries[6])
-        )
+        #expect(again.resolve("gong-ende") == .found(path: library + "/completion.flac", entry: entry("gong-ende")))
+        // Seed 002's ids, in any case, as its app's settings store them ("Silent" before its migration).
+        for (id, file) in [("silent", "silent"), ("Silent", "silent"), ("forest", "forest"), ("FOREST", "forest")] {
+            #expect(again.resolve(id) == .found(path: library + "/\(file).flac", entry: entry(file)), "\(id)")
+        }
 
         // A file deleted by hand is made again, and only it.
         try FileManager.default.removeItem(atPath: library + "/rain.flac")

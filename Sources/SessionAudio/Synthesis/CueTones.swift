@@ -15,6 +15,8 @@ enum CueTones {
         static let soft = Timbre(partials: [(1, 1), (2, 0.2), (3, 0.05)])
         /// A clear electronic beep; its odd harmonics carry over music and through small speakers.
         static let beep = Timbre(partials: [(1, 1), (3, 0.15), (5, 0.04)])
+        /// A bird's note: nearly pure, a touch of the octave and the twelfth.
+        static let bird = Timbre(partials: [(1, 1), (2, 0.12), (3, 0.04)])
 
         /// The tone's value at `phase` radians of its pitch.
         func value(atPhase phase: Double) -> Double {
@@ -101,7 +103,7 @@ enum CueTones {
 
     /// The gain at sample `index` of `length`: rising over the first `attack` samples from exactly
     /// 0, falling over the last `release` to exactly 0 on the last sample, 1 between.
-    private static func edges(_ index: Int, _ length: Int, _ attack: Int, _ release: Int) -> Double {
+    static func edges(_ index: Int, _ length: Int, _ attack: Int, _ release: Int) -> Double {
         let fromEnd = length - 1 - index
         var gain = 1.0
         if index < attack { gain *= Envelope.rise(index, of: attack) }

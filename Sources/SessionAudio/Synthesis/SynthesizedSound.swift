@@ -1,10 +1,10 @@
 package import SessionTimeline
 
-/// The project's own sounds: two gongs, a closing gong, two beds, and the cues of timer,
+/// The project's own sounds: two gongs, a closing gong, four beds, and the cues of timer,
 /// breathing and workout sessions, synthesized in pure Swift, identical to the last bit on every
 /// run and every machine.
 ///
-/// All are mono at 44,100 Hz, with their loudest sample at −3 dBFS, no DC, and both ends at
+/// All are mono at 44,100 Hz, with their loudest sample at −3 dBFS (but `silent`), no DC, and both ends at
 /// exactly zero. Randomness comes from ``SeededGenerator`` with a fixed seed per sound; sines,
 /// cosines and exponentials from ``PortableMath``, never the C library, whose last bits differ
 /// between systems.
@@ -19,6 +19,11 @@ package import SessionTimeline
 ///   droplets (short rising chirps, as air bubbles sound) near and far. 24 s, meant to loop.
 /// - `drone`: a low warm drone on C2 (65.4 Hz): twelve harmonics, each three very narrow bands of
 ///   noise, so the tone is steady but alive, and no part of it repeats exactly. 24 s, meant to loop.
+/// - `forest`: a bed of a forest (``Forest``): wind in the leaves, gusting, a faint stream, and a
+///   bird calling every few seconds, four kinds of call at seeded times. 24 s, meant to loop.
+/// - `silent`: a bed of digital silence, every sample 0: seed 002's keepalive bed (its app plays
+///   1 s of silence, `silence.m4a`, so that it keeps playing in the background). 1 s, meant to
+///   loop; it is the one sound that does not peak at −3 dBFS.
 ///
 /// The cues carry the names a meditation timer's breathing and workout screens ask for (seed 003):
 ///
@@ -42,6 +47,8 @@ package enum SynthesizedSound: String, CaseIterable, Sendable {
     case completion
     case rain
     case drone
+    case forest
+    case silent
     case inhale = "einatmen"
     case holdIn = "halten-ein"
     case exhale = "ausatmen"
@@ -65,7 +72,8 @@ package enum SynthesizedSound: String, CaseIterable, Sendable {
         case .gong: 7_000
         case .tripleGong: 12_000
         case .completion: 14_000
-        case .rain, .drone: 24_000
+        case .rain, .drone, .forest: 24_000
+        case .silent: 1_000
         case .inhale: 800
         case .holdIn, .holdOut: 400
         case .exhale: 1_000
@@ -83,7 +91,7 @@ package enum SynthesizedSound: String, CaseIterable, Sendable {
     }
 
     /// Whether the sound is a bed, made to be looped under a session.
-    package var isBed: Bool { self == .rain || self == .drone }
+    package var isBed: Bool { [.rain, .drone, .forest, .silent].contains(self) }
 
     /// Whether the sound is a cue: a short signal of a timer, breathing or workout session.
     package var isCue: Bool { !isBed && ![.gong, .tripleGong, .completion].contains(self) }
@@ -116,6 +124,12 @@ package enum SynthesizedSound: String, CaseIterable, Sendable {
         case .drone:
             mix = Drone.samples(count: count)
             Envelope.fadeBothEnds(&mix, seconds: Self.bedFadeSeconds)
+        case .forest:
+            mix = Forest.samples(count: count)
+            Envelope.fadeBothEnds(&mix, seconds: Self.bedFadeSeconds)
+        case .silent:
+            // Normalizing leaves it as it is: a peak of 0 scales by 0.
+            mix = [Double](repeating: 0, count: count)
         case .inhale:
             mix = CueTones.glide(
                 count: count,
@@ -427,7 +441,7 @@ enum Rain {
     /// Adds droplets at about `perSecond` a second: each a decaying sine whose pitch rises by a
     /// fifth of itself over its decay, between `lowest` and `octaves` above, with loudness
     /// spread over 35 dB so most are quiet. Places are drawn per 10 ms slot, at most one a slot.
-    private static func addDroplets(
+    static func addDroplets(
         _ output: inout [Double],
         perSecond: Double,
         lowest: Double,

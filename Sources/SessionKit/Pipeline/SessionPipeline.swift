@@ -104,7 +104,7 @@ public struct SessionPipeline: Sendable {
                 problems.append(
                     SettingProblem(
                         .audioOutput,
-                        "cannot write .\(suffix) files; the formats written are .wav, .flac, .mp3, .opus and .ogg (or name one with \(SettingReference.format.marker))"
+                        "cannot write .\(suffix) files; the formats written are .wav, .flac, .mp3, .opus, .ogg, .m4a and .m4b (or name one with \(SettingReference.format.marker))"
                     )
                 )
             }

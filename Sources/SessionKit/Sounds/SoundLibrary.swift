@@ -395,23 +395,26 @@ package struct SoundLibrary: Sendable {
 
     // MARK: - The default library
 
-    /// `$XDG_CACHE_HOME/render-session/sounds/v2`, else `~/.cache/render-session/sounds/v2`: beside
-    /// the clip cache. `v2` changes whenever the synthesized sounds do, so that a library made by
-    /// an older version (`v1` had no cues) is never taken for this one.
+    /// `$XDG_CACHE_HOME/render-session/sounds/v3`, else `~/.cache/render-session/sounds/v3`: beside
+    /// the clip cache. `v3` changes whenever the synthesized sounds do, so that a library made by
+    /// an older version (`v1` had no cues, `v2` no `forest` or `silent`) is never taken for this one.
     package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let cache = (ClipCache.defaultDirectory(environment: environment) as NSString).deletingLastPathComponent
-        return cache + "/sounds/v2"
+        return cache + "/sounds/v3"
     }
 
-    /// The default library's entries: the gongs and beds, the names a meditation timer uses for
-    /// two of them (`gong-dreimal`, `gong-ende`), then the cues under the names its breathing and
-    /// workout screens ask for (seed 003).
+    /// The default library's entries: the gongs and beds (seed 002's `forest` and `silent` under
+    /// its app's ids and volume), the names a meditation timer uses for two of them
+    /// (`gong-dreimal`, `gong-ende`), then the cues under the names its breathing and workout
+    /// screens ask for (seed 003).
     package static let builtinEntries: [SoundEntry] = [
         SoundEntry(id: "gong", name: "Gong", file: "gong", loop: false),
         SoundEntry(id: "triple-gong", name: "Triple gong", file: "triple-gong", loop: false),
         SoundEntry(id: "completion", name: "Completion gong", file: "completion", loop: false),
         SoundEntry(id: "rain", name: "Rain", file: "rain", gain: 0.15, loop: true),
         SoundEntry(id: "drone", name: "Drone", file: "drone", gain: 0.15, loop: true),
+        SoundEntry(id: "forest", name: "Forest", file: "forest", gain: 0.15, loop: true),
+        SoundEntry(id: "silent", name: "Silent", file: "silent", gain: 0.15, loop: true),
         SoundEntry(id: "gong-dreimal", name: "Triple gong", file: "triple-gong", loop: false),
         SoundEntry(id: "gong-ende", name: "Completion gong", file: "completion", loop: false),
         SoundEntry(id: "einatmen", name: "Breathe in", file: "einatmen", loop: false),
