@@ -215,6 +215,9 @@ def speech_snr(original_wav, decoded_a, decoded_b, timeline):
     def samples(path):
         if path.endswith(".wav"):
             data = wav_samples(open(path, "rb").read())
+        elif path.endswith(".m4a"):
+            data = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-"], capture_output=True,
+                                  check=True).stdout
         else:
             data = subprocess.run(["mpg123", "-q", "-s", path], capture_output=True, check=True).stdout
         values = array.array("h")
@@ -280,7 +283,8 @@ def encoding_rows(script, cache, bell, ours_wav):
     # Not a check: what a user gets from ffmpeg's own AAC encode of our WAV (its end is not trimmed).
     frames_ffmpeg_aac = decoded_frames(out("ffmpeg.m4a"))
     return {"results": results, "sizes": sizes, "frames": frames, "ffmpeg_aac_frames": frames_ffmpeg_aac,
-            "snr": speech_snr(ours_wav, out("ours.mp3"), out("ours-whole.mp3"), timeline)}
+            "snr": speech_snr(ours_wav, out("ours.mp3"), out("ours-whole.mp3"), timeline),
+            "snr_aac": speech_snr(ours_wav, out("ours.m4a"), out("ours-whole.m4a"), timeline)}
 
 
 def queue_and_shard_rows(script, long_script, cache, bell, batch, batch_out):
@@ -311,7 +315,10 @@ def encoding_only():
         print(f"| {name} | {r['median'] * 1000:.1f} ms | {r['min'] * 1000:.1f} … {r['max'] * 1000:.1f} ms | "
               f"{encoding['sizes'][name] / 1000:,.0f} kB | {results['opusenc']['median'] / r['median']:.2f} | "
               f"{results['opusenc-c6']['median'] / r['median']:.2f} |")
-    print(f"decoded frames: {encoding['frames']}; speech SNR (skip, whole, between): {encoding['snr']}")
+    print(f"decoded frames: {encoding['frames']}; speech SNR (skip, whole, between): MP3 {encoding['snr']}, "
+          f"AAC {encoding['snr_aac']}; ffmpeg -c:a aac decodes to {encoding['ffmpeg_aac_frames']} frames")
+    print(f"render -o x.m4a is {results['ffmpeg-aac']['median'] / results['m4a']['median']:.2f}× faster than "
+          f"ffmpeg -c:a aac on our WAV")
     return 0
 
 
@@ -454,7 +461,9 @@ def main():
                  f"(the timeline has {encoding['frames']['ours.m4a (ffmpeg)'][1]})")
     lines.append(f"decoded frames: {encoding['frames']}; MP3 silence-skipping vs whole-file encode: "
                  f"speech SNR {encoding['snr'][0]:.2f} dB vs {encoding['snr'][1]:.2f} dB, "
-                 f"difference between them {encoding['snr'][2]:.1f} dB")
+                 f"difference between them {encoding['snr'][2]:.1f} dB; AAC: "
+                 f"{encoding['snr_aac'][0]:.2f} dB vs {encoding['snr_aac'][1]:.2f} dB, "
+                 f"difference between them {encoding['snr_aac'][2]:.1f} dB")
     checks += [
         ("render -o x.mp3 ≤ 0.35 s", median["mp3"] <= 0.35),
         ("render -o x.mp3 ≥ 4 × faster than lame on our WAV", median["lame"] / median["mp3"] >= 4),
