@@ -4,8 +4,9 @@ import TestSupport
 import Testing
 
 /// The preview page in a real browser: headless Chromium driven through WebDriver
-/// (`Tests/Browser/preview-page.py`), on a page `show` writes for a rendered fixture.
-@Suite("The preview page in headless Chromium", .serialized, .requiresBrowser)
+/// (`Tests/Browser/preview-page.py`), on a page `show` writes for a rendered fixture; and
+/// Chromium's own decoder as a second reader of our AAC files (`Tests/Browser/decode-audio.py`).
+@Suite("The preview page and our audio in headless Chromium", .serialized, .requiresBrowser)
 struct PreviewBrowserTests {
     /// One check the driver made.
     struct Check: Decodable {
@@ -62,5 +63,63 @@ struct PreviewBrowserTests {
         #expect(checks.map(\.name) == expected)
         for check in checks { #expect(check.ok, "\(check.name): \(check.detail)") }
         #expect(FileManager.default.fileExists(atPath: folder.path("shot.png")))
+    }
+
+    @Test(
+        "Chromium's decodeAudioData, a reader apart from ffmpeg, gives an M4A and an M4B exactly the timeline's frames, the first sound where the WAV has it"
+    )
+    func chromiumDecodesAAC() throws {
+        let folder = try TemporaryFolder()
+        var timelines: [String: Timeline] = [:]
+        for suffix in ["wav", "m4a", "m4b"] {
+            let audio = folder.path("edge-cases.\(suffix)")
+            let render = try renderSession([
+                "render", "Fixtures/scripts/edge-cases.json", "--cache", "Fixtures/cache", "--offline", "--seed", "3",
+                "-o", audio, "--timeline", audio + ".timeline.json",
+            ])
+            #expect(render.status == 0, "\(render.standardError)")
+            timelines[suffix] = try JSONDecoder().decode(
+                Timeline.self,
+                from: Data(contentsOf: URL(fileURLWithPath: audio + ".timeline.json"))
+            )
+        }
+        let wav = try #require(timelines["wav"])
+        let driver = Process()
+        driver.executableURL = URL(fileURLWithPath: BrowserSupport.python)
+        driver.arguments =
+            [Repository.root.appendingPathComponent("Tests/Browser/decode-audio.py").path, "\(wav.sampleRate.hertz)"]
+            + ["wav", "m4a", "m4b"].map { folder.path("edge-cases.\($0)") }
+        let output = Pipe()
+        let errors = Pipe()
+        driver.standardOutput = output
+        driver.standardError = errors
+        try driver.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let complaints = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        driver.waitUntilExit()
+        #expect(
+            driver.terminationStatus == 0,
+            "decode-audio.py: \(String(decoding: printed, as: UTF8.self)) \(complaints)"
+        )
+
+        struct Decoded: Decodable {
+            var path: String
+            var frames: Int64?
+            var firstSound: Int64?
+            var error: String?
+        }
+        struct Report: Decodable { var files: [Decoded] }
+        let files = try JSONDecoder().decode(Report.self, from: printed).files
+        try #require(files.count == 3)
+        let reference = try #require(files[0].firstSound)
+        for (file, suffix) in zip(files, ["wav", "m4a", "m4b"]) {
+            #expect(file.error == nil, "\(suffix): \(file.error ?? "")")
+            #expect(file.frames == timelines[suffix]?.totalFrames.count, "\(suffix)")
+            // The codec moves the first sample over 0.01 by a few frames at most (264 in both here).
+            #expect(
+                abs((file.firstSound ?? -1) - reference) <= 16,
+                "\(suffix): \(file.firstSound ?? -1) against \(reference)"
+            )
+        }
     }
 }
