@@ -38,15 +38,14 @@ final class AACEncoder: SpanEncoder {
         guard let codec = avcodec_find_encoder_by_name("aac") else {
             throw AudioError(.cannotEncode, path: nil, reason: "this libavcodec has no AAC encoder")
         }
-        guard let context = avcodec_alloc_context3(codec), let frame = av_frame_alloc(),
-            let packet = av_packet_alloc()
-        else {
+        // Each handle is kept as soon as it is made, so that deinit frees it if a later one fails.
+        context = avcodec_alloc_context3(codec)
+        frame = av_frame_alloc()
+        packet = av_packet_alloc()
+        channels = channelCount
+        guard let context, frame != nil, packet != nil else {
             throw AudioError(.cannotEncode, path: nil, reason: "libavcodec cannot allocate an AAC encoder")
         }
-        self.context = context
-        self.frame = frame
-        self.packet = packet
-        self.channels = channelCount
         context.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
         context.pointee.sample_rate = Int32(sampleRate)
         context.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))

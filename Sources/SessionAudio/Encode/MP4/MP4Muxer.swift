@@ -44,11 +44,11 @@ final class MP4Muxer {
         let url = "file:" + path
         var context: UnsafeMutablePointer<AVFormatContext>?
         let allocated = avformat_alloc_output_context2(&context, nil, "ipod", url)
-        guard allocated >= 0, let context, let packet = av_packet_alloc() else {
+        self.context = context
+        self.packet = av_packet_alloc()
+        guard allocated >= 0, let context, packet != nil else {
             throw AudioError(.cannotEncode, path: path, reason: "libavformat: \(FFmpegError.message(allocated))")
         }
-        self.context = context
-        self.packet = packet
         guard let stream = avformat_new_stream(context, nil), let parameters = encoder.codecContext else {
             throw AudioError(.cannotEncode, path: path, reason: "libavformat cannot add a stream")
         }
