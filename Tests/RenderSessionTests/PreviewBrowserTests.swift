@@ -34,24 +34,12 @@ struct PreviewBrowserTests {
             from: Data(contentsOf: URL(fileURLWithPath: audio + ".timeline.json"))
         )
 
-        let driver = Process()
-        driver.executableURL = URL(fileURLWithPath: BrowserSupport.python)
-        driver.arguments = [
-            Repository.root.appendingPathComponent("Tests/Browser/preview-page.py").path, page,
-            "--items", "\(timeline.items.count + timeline.overlays.count)", "--click-index", "3",
-            "--screenshot", folder.path("shot.png"),
-        ]
-        let output = Pipe()
-        let errors = Pipe()
-        driver.standardOutput = output
-        driver.standardError = errors
-        try driver.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaints = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        driver.waitUntilExit()
-        #expect(
-            driver.terminationStatus == 0,
-            "preview-page.py: \(String(decoding: printed, as: UTF8.self)) \(complaints)"
+        let printed = try Self.runDriver(
+            "preview-page.py",
+            [
+                page, "--items", "\(timeline.items.count + timeline.overlays.count)", "--click-index", "3",
+                "--screenshot", folder.path("shot.png"),
+            ]
         )
 
         struct Report: Decodable { var checks: [Check] }
@@ -84,22 +72,9 @@ struct PreviewBrowserTests {
             )
         }
         let wav = try #require(timelines["wav"])
-        let driver = Process()
-        driver.executableURL = URL(fileURLWithPath: BrowserSupport.python)
-        driver.arguments =
-            [Repository.root.appendingPathComponent("Tests/Browser/decode-audio.py").path, "\(wav.sampleRate.hertz)"]
-            + ["wav", "m4a", "m4b"].map { folder.path("edge-cases.\($0)") }
-        let output = Pipe()
-        let errors = Pipe()
-        driver.standardOutput = output
-        driver.standardError = errors
-        try driver.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaints = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        driver.waitUntilExit()
-        #expect(
-            driver.terminationStatus == 0,
-            "decode-audio.py: \(String(decoding: printed, as: UTF8.self)) \(complaints)"
+        let printed = try Self.runDriver(
+            "decode-audio.py",
+            ["\(wav.sampleRate.hertz)"] + ["wav", "m4a", "m4b"].map { folder.path("edge-cases.\($0)") }
         )
 
         struct Decoded: Decodable {
@@ -121,5 +96,23 @@ struct PreviewBrowserTests {
                 "\(suffix): \(file.firstSound ?? -1) against \(reference)"
             )
         }
+    }
+
+    /// Runs `Tests/Browser/<script>` with `arguments` under Debian's Python; returns what it printed,
+    /// expecting exit status 0 (else the failure names the script, with its output and errors).
+    static func runDriver(_ script: String, _ arguments: [String]) throws -> Data {
+        let driver = Process()
+        driver.executableURL = URL(fileURLWithPath: BrowserSupport.python)
+        driver.arguments = [Repository.root.appendingPathComponent("Tests/Browser/\(script)").path] + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        driver.standardOutput = output
+        driver.standardError = errors
+        try driver.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let complaints = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        driver.waitUntilExit()
+        #expect(driver.terminationStatus == 0, "\(script): \(String(decoding: printed, as: UTF8.self)) \(complaints)")
+        return printed
     }
 }
