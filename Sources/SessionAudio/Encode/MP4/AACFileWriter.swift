@@ -73,15 +73,15 @@ package final class AACFileWriter: AudioFileSink {
         let probe: AACEncoder
         let silence: [UInt8]
         do throws(AudioError) {
+            // One encoder gives the stream's parameters (the muxer copies them) and the packet made
+            // from zeros after zeros, which decodes to zero between spans.
             probe = try AACEncoder(sampleRate: rate, channelCount: channels, rateControl: rateControl)
-            // A packet made from zeros after zeros: what decodes to zero between spans.
             let zeros = [Float](repeating: 0, count: 3 * Int(size) * channels)
-            let sample = try AACEncoder(sampleRate: rate, channelCount: channels, rateControl: rateControl)
             try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
-                try sample.encode(buffer, frames: 3 * Int(size))
+                try probe.encode(buffer, frames: 3 * Int(size))
             }
-            try sample.flush()
-            let packets = try sample.takePackets()
+            try probe.flush()
+            let packets = try probe.takePackets()
             guard packets.count == 4 else {
                 throw AudioError(
                     .cannotEncode,
