@@ -11,7 +11,11 @@ import Glibc
 /// interrupts (`EINTR`) is made again. Descriptors are opened close-on-exec, so no child process
 /// (a Piper worker) inherits one. As swift-system's `FileDescriptor`, but non-copyable, as
 /// swift-subprocess's `IODescriptor` is.
-package struct FileDescriptor: ~Copyable {
+///
+/// It is `Sendable`, as swift-system's is: the value is the kernel's number for the open file, and
+/// the kernel orders calls made on it from several threads (a lock taken on one thread and released
+/// on another, say); being non-copyable, it is still closed exactly once.
+package struct FileDescriptor: ~Copyable, Sendable {
     /// What a descriptor is opened for.
     package enum Access: Sendable {
         /// Reading only (`O_RDONLY`).

@@ -2,11 +2,14 @@ import Foundation
 
 /// A value that threads share, reached only while holding its lock.
 ///
+/// Like swift-nio's `NIOLockedValueBox`, it is `Sendable` only because its value is: a value that
+/// is not could escape the lock in what `withLock` returns, and be used by two threads at once.
 /// The lock is an `NSLock`, a pthread mutex, which the thread sanitizer understands.
 /// (`Synchronization.Mutex` locks with a bare futex on Linux, and the sanitizer reports every
 /// access to the value it guards as a race.)
-package final class Locked<Value>: @unchecked Sendable {
-    // @unchecked: `value` is read and written only inside `withLock`, under `lock`.
+package final class Locked<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `value` is read and written only inside `withLock`, under `lock`, and is itself
+    // Sendable, so nothing `withLock` hands out is shared unsafely.
     private let lock = NSLock()
     private var value: Value
 

@@ -9,7 +9,10 @@ internal import SessionAudio
 /// processes do, and the kernel drops it when the file is closed or the process ends, however it
 /// ends. Byte ranges let one lock file carry independent locks: a lock file's bytes need not exist
 /// to be locked.
-final class FileRangeLock {
+///
+/// It is `Sendable`: both its properties are constants, and the kernel orders lock calls on the
+/// one descriptor from any thread.
+final class FileRangeLock: Sendable {
     /// A byte range of the lock file; a `length` of 0 reaches past the end, however far.
     struct Range: Sendable, Equatable {
         let start: Int64
