@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // FilePath, the path type swift-subprocess's `run` takes.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C libraries, one system-library target each (Debian packages in `providers`).
@@ -105,6 +107,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The Piper voice's long-lived worker processes.
                 .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
 
@@ -161,6 +164,11 @@ if Context.environment["RENDER_SESSION_FUZZ"] == "1" {
     )
 }
 
+// A clean build is a rule: CI (`.ci/run`, `scripts/test` with CI=true) sets this, and a warning in
+// any of our targets fails it. Left off elsewhere, so that a newer compiler's new warning never
+// stops a user's build; SwiftPM applies none of it to the packages we depend on.
+let warningsAreErrors = Context.environment["RENDER_SESSION_WARNINGS_AS_ERRORS"] == "1"
+
 // The same language settings for every Swift target, as swift-crypto applies its own.
 for target in package.targets where target.type != .system && target.type != .plugin {
     target.swiftSettings =
@@ -169,5 +177,5 @@ for target in package.targets where target.type != .system && target.type != .pl
             .enableUpcomingFeature("ExistentialAny"),
             .enableUpcomingFeature("MemberImportVisibility"),
             .enableUpcomingFeature("InternalImportsByDefault"),
-        ]
+        ] + (warningsAreErrors ? [.treatAllWarnings(as: .error)] : [])
 }

@@ -49,13 +49,7 @@ struct RenderSession: AsyncParsableCommand {
             ProcessControl.exit(status: ExitCode.validationFailure.rawValue)
         }
         do {
-            var command = try parseAsRoot(arguments)
-            if let told = command as? any TakesVerbosity { Console.level.withLock { $0 = told.verbosity.level } }
-            if var asynchronous = command as? any AsyncParsableCommand {
-                try await asynchronous.run()
-            } else {
-                try command.run()
-            }
+            try await parseAndRun(arguments)
         } catch {
             let code = exitCode(for: error)
             let message = withoutOppositeSuggestion(fullMessage(for: error))
@@ -67,6 +61,18 @@ struct RenderSession: AsyncParsableCommand {
                 }
             }
             ProcessControl.exit(status: code.rawValue)
+        }
+    }
+
+    /// Parses `arguments` and runs the command they name. Off the main actor, which `@main`
+    /// gives `main()`: the parsed command is a plain value the command's own task then owns.
+    private nonisolated static func parseAndRun(_ arguments: [String]) async throws {
+        var command = try parseAsRoot(arguments)
+        if let told = command as? any TakesVerbosity { Console.level.withLock { $0 = told.verbosity.level } }
+        if var asynchronous = command as? any AsyncParsableCommand {
+            try await asynchronous.run()
+        } else {
+            try command.run()
         }
     }
 

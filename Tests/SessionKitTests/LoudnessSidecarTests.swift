@@ -101,6 +101,8 @@ struct LoudnessSidecarTests {
             let path = folder.path("\(clip.key).mp3")
             let measured = try AudioFileDecoder.measureLoudness(path: path, levelsSpeech: true)
             let source = try Self.source(result, clip.key)
+            let loudness = try #require(measured.loudness)
+            let leveledLoudness = try #require(measured.leveledLoudness)
             #expect(
                 source
                     == AudioSourceInfo(
@@ -108,8 +110,8 @@ struct LoudnessSidecarTests {
                         sampleRate: measured.sampleRate,
                         frameCount: Frames(clip.sourceFrames),
                         gapless: true,
-                        loudness: try #require(measured.loudness),
-                        leveledLoudness: try #require(measured.leveledLoudness)
+                        loudness: loudness,
+                        leveledLoudness: leveledLoudness
                     )
             )
             let sidecarPath = folder.path("\(clip.key).loudness.json")

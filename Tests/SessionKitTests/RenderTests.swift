@@ -207,7 +207,7 @@ struct RenderTests {
     @Test("A 270 s silence at 8 kHz is 2,160,000 frames in 4,320,044 bytes")
     func silenceFile() throws {
         let folder = try TemporaryFolder()
-        let rate = try #require(SampleRate(8_000))
+        let rate: SampleRate = 8_000
         try SilenceFile.write(
             frameCount: rate.frames(atSeconds: 270)!,
             sampleRate: rate,

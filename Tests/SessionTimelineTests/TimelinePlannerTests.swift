@@ -205,7 +205,7 @@ struct ScriptPlanningTests {
             .init(windowStartSeconds: 20, windowEndSeconds: 20, textOptions: ["X"])
         ])
         let resolved = script.guided.resolveInterjections(seed: 1)
-        let rate = try #require(SampleRate(1_000))
+        let rate = SampleRate(1_000)
         let timeline = Timeline.plan(
             script: script,
             session: script.guided,
@@ -246,7 +246,7 @@ struct ScriptPlanningTests {
     @Test("A script without interjections plans its segments and the bell")
     func noInterjections() throws {
         let script = Self.script(interjections: [])
-        let rate = try #require(SampleRate(1_000))
+        let rate = SampleRate(1_000)
         let timeline = Timeline.plan(
             script: script,
             session: script.guided,

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Testing
 
 /// The headless browser the preview page is tested in: Debian's `chromium`, `chromium-driver`

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Testing
 
 /// ffmpeg, as an independent meter: its `ebur128` filter's integrated loudness and true peak.

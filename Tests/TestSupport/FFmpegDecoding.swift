@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// ffmpeg and ffprobe as independent decoders: what another player hears in a written file.
 extension FFmpeg {

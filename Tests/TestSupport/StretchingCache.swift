@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Caches in the stretching app's layout, `{sha256(text)}.mp3`, made without the code under test.
 public enum StretchingCache {

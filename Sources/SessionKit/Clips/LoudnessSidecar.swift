@@ -119,7 +119,7 @@ struct LoudnessSidecar: Codable, Equatable {
             sidecar.version == version, sidecar.bytes >= 0, sidecar.frames > .zero,
             sidecar.integratedLoudness.map(plausibleLoudness.contains) ?? true,
             sidecar.leveledLoudness.map(plausibleLoudness.contains) ?? true,
-            sidecar.truePeak.map { $0.map(plausibleTruePeak.contains) ?? true } ?? true
+            sidecar.truePeak.map({ $0.map(plausibleTruePeak.contains) ?? true }) ?? true
         else { return nil }
         return sidecar
     }

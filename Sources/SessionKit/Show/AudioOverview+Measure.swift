@@ -1,4 +1,4 @@
-package import SessionAudio
+internal import SessionAudio
 package import SessionTimeline
 
 extension AudioOverview {

@@ -1,5 +1,5 @@
-package import Foundation
-package import SessionTimeline
+internal import Foundation
+internal import SessionTimeline
 
 /// A batch's previews: each session's page (``PreviewPage``) beside its audio, `{name}.html`,
 /// and `index.html` in the output folder with a row per session (title, kind, length, speech and

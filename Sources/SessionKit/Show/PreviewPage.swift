@@ -1,5 +1,5 @@
-package import Foundation
-package import SessionAudio
+internal import Foundation
+internal import SessionAudio
 package import SessionTimeline
 
 /// A session's preview: one self-contained HTML page with the picture inline and a player for

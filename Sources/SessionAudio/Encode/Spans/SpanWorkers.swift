@@ -3,7 +3,7 @@ import Foundation
 /// An encoder of one span of sound (``SilenceSplicer``): fed interleaved floats, flushed once,
 /// it gives back whole packets (MP3 frames, AAC access units), each `frameSize` frames long.
 /// It is used on one worker thread at a time.
-protocol SpanEncoder: AnyObject {
+protocol SpanEncoder: AnyObject, SendableMetatype {
     /// Encodes `frames` frames of interleaved `samples`.
     func encode(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws(AudioError)
     /// Encodes what is buffered, padding the last packet with zeros, and ends the stream.

@@ -175,7 +175,7 @@ final class PiperWorker: Sendable {
                         guard var job = held else { break }
                         job.attempts += 1
                         held = job
-                        try await execution.standardInputWriter.write(Array(job.request.line))
+                        _ = try await execution.standardInputWriter.write(Array(job.request.line))
                         let header = try await reader.header()
                         if let frames = header.frames {
                             let (byteCount, overflow) = frames.multipliedReportingOverflow(by: 2)
