@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 import TestSupport
 import Testing
 
@@ -94,7 +95,8 @@ struct HostileClipCommandTests {
         environment["PYTHONSTARTUP"] = folder.path("sitecustomize.py")
         let result = try renderSession(
             [
-                "render", "s.json", "-o", "s.wav", "--voice", PiperSupport.voice, "--cache", "cache", "--no-fallback",
+                "render", "s.json", "-o", "s.wav", "--voice", PiperSupport.voice.id, "--cache", "cache",
+                "--no-fallback",
                 "--seed", "7",
             ],
             environment: environment,

@@ -70,7 +70,7 @@ struct VoicesCommandTests {
     func installedPiper() throws {
         let result = try renderSession(["voices"])
         #expect(result.status == 0)
-        let model = try PiperSupport.installation!.model(forVoice: PiperSupport.voice)
+        let model = try PiperSupport.installation!.model(for: PiperSupport.voice)
         let line = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("piper:en_US-joe-medium\t") }
         #expect(
             line.map(String.init) == "piper:en_US-joe-medium\tpiper\ten_US\tavailable\t\(model.modelPath) (22050 Hz)"
@@ -132,7 +132,7 @@ struct VoicesCommandTests {
     func interruptedWhileSpeaking() throws {
         let folder = try TemporaryFolder()
         // The model in a folder of the test's own, so that its workers are told apart by their arguments.
-        let model = try PiperSupport.installation!.model(forVoice: PiperSupport.voice)
+        let model = try PiperSupport.installation!.model(for: PiperSupport.voice)
         try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
         for (source, name) in [
             (model.modelPath, "en_US-joe-medium.onnx"), (model.configPath, "en_US-joe-medium.onnx.json"),

@@ -58,7 +58,7 @@ struct BadClipTests {
         let cache = folder.url.appendingPathComponent("cache")
         try FileManager.default.copyItem(at: Repository.cache, to: cache)
         let script = try ScriptFile.load(Repository.script("edge-cases").path)
-        let tied = ClipCache(directory: cache.path).entry(text: "Tied.", voice: ClipIdentity.defaultVoice, speed: 1)
+        let tied = ClipCache(directory: cache.path).entry(text: "Tied.", voice: Voice.defaultVoice.id, speed: 1)
         try FileManager.default.removeItem(atPath: tied.path)
         try FileManager.default.copyItem(
             atPath: Self.bad.appendingPathComponent("html-error-page.mp3").path,

@@ -17,7 +17,7 @@ struct CacheKeySchemeTests {
         // Expected values from `printf '%s' 'Now switch to the other side.' | sha256sum`.
         #expect(try StretchingCache.sha256sum(text) == expected, "the vector itself, by coreutils")
         #expect(ClipCache.key(text: text) == expected)
-        for (voice, speed) in [("espeak:en-us", 1.0), ("nova", 1.25)] {
+        for (voice, speed) in [("espeak:en-us", 1.0), ("nova", 1.25)] as [(Voice, Double)] {
             let identity = ClipIdentity(cacheFolder: "/c", voice: voice, speed: speed, keyScheme: .text)
             let entry = identity.entry(for: text)
             #expect(entry.key == expected, "\(voice) \(speed)")
@@ -72,10 +72,9 @@ struct CacheKeySchemeTests {
     func writesStretchingLayout() async throws {
         let server = try TTSServer()
         let folder = try TemporaryFolder()
-        let settings = ProviderSettings(
-            kind: .proxy,
+        let settings = ProviderSettings.proxy(
             baseURL: server.baseURL,
-            retry: RetryPolicy(maximumAttempts: 1, initialDelay: 0.05, maximumDelay: 1)
+            http: HTTPSettings(retry: RetryPolicy(maximumAttempts: 1, initialDelay: 0.05, maximumDelay: 1))
         )
         let preparer = ClipPreparer(
             identity: ClipIdentity(cacheFolder: folder.url.path, voice: "nova", keyScheme: .text),

@@ -25,7 +25,7 @@ struct ClipCacheTests {
     @Test("Every fixture clip sits under its key")
     func fixtureKeys() throws {
         for clip in try FixtureClip.all() {
-            #expect(ClipCache.key(text: clip.text, voice: ClipIdentity.defaultVoice, speed: 1.0) == clip.key)
+            #expect(ClipCache.key(text: clip.text, voice: Voice.defaultVoice.id, speed: 1.0) == clip.key)
         }
     }
 

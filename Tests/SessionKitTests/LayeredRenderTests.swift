@@ -100,7 +100,7 @@ struct LayeredRenderTests {
             library: library.url.path,
             audio: folder.path("s.wav")
         )
-        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
         let rate = timeline.sampleRate
         #expect(timeline.leadInFrames == rate.frames(atSeconds: 1))
         let gongs = timeline.overlays.filter { $0.kind == .gong }
@@ -141,7 +141,7 @@ struct LayeredRenderTests {
         )
         pipeline.observer = PipelineObserver(warning: { line in warnings.withLock { $0.append(line) } })
         let error = await #expect(throws: SessionError.self) {
-            try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+            try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
         }
         let notFound = #"Start gong "gnog" is not in the sound library \#(library.url.path) (did you mean "gong"?)"#
         #expect(error?.code == .missingSound)
@@ -149,7 +149,7 @@ struct LayeredRenderTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")))
 
         pipeline.plan.allowsMissingSounds = true
-        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
         let tried = SoundLibrary.extensions.map { library.path("gnog.\($0)") }
         #expect(warnings.withLock { $0 } == [notFound + "; it is left out"])
         #expect(timeline.overlays.isEmpty)
@@ -167,7 +167,7 @@ struct LayeredRenderTests {
             audio: folder.path("s.wav")
         )
         let error = await #expect(throws: SessionError.self) {
-            try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+            try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
         }
         #expect(error?.code == .unusableSound)
         #expect(error?.lines.count == 1)
@@ -186,7 +186,7 @@ struct LayeredRenderTests {
             SoundSettings(loudness: .target(-16), truePeak: -1, speechLeveling: leveling),
             audio: folder.path("s.wav")
         )
-        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("ten-minute-session").path))
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("ten-minute-session").path)).timeline
         let rate = Double(timeline.sampleRate.hertz)
         #expect(timeline.loudness?.speechLeveling == leveling)
         #expect((timeline.loudness?.leveler != nil) == leveling)

@@ -14,11 +14,11 @@ struct ListsTellTheTruthTests {
         let catalog = VoiceCatalog()
         let local = catalog.voices.filter { $0.available && ["espeak", "piper"].contains($0.provider) }
         #expect(local.count >= 100, "eSpeak NG lists about 130 voices; \(local.count) were listed")
-        let provider = try ProviderSettings(kind: .espeak).makeProvider()
+        let provider = try ProviderSettings.local().makeProvider()
         var failures: [String] = []
         for voice in local {
             let pipeline = SessionPipeline(
-                clips: ClipIdentity(cacheFolder: folder.path("cache"), voice: voice.id),
+                clips: ClipIdentity(cacheFolder: folder.path("cache"), voice: Voice(id: voice.id)),
                 plan: PlanSettings(sound: SoundSettings(loudness: .off)),
                 source: .provider(provider)
             )

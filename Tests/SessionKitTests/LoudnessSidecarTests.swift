@@ -12,9 +12,9 @@ struct FixedProvider: SpeechProvider {
     let requests = Locked(0)
     var name: String { "fixed" }
     var defaultJobs: Int { 1 }
-    func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
+    func speak(_ request: SpeechRequest) async throws(SessionError) -> SpeechResult {
         requests.withLock { $0 += 1 }
-        return audio
+        return SpeechResult(audio: audio)
     }
 }
 
@@ -233,7 +233,7 @@ struct LoudnessSidecarTests {
         let preparer = Self.preparer(folder, provider: provider)
         let result = try await preparer.prepare(texts: [Self.newText])
         #expect(result.synthesized == 1)
-        let key = ClipCache.key(text: Self.newText, voice: ClipIdentity.defaultVoice, speed: 1.0)
+        let key = ClipCache.key(text: Self.newText, voice: Voice.defaultVoice.id, speed: 1.0)
         let measured = try AudioFileDecoder.measureLoudness(path: clip.path)
         let source = try Self.source(result, key)
         #expect(source.loudness == measured.loudness && source.frameCount == measured.frameCount)
@@ -258,7 +258,7 @@ struct LoudnessSidecarTests {
         let provider = FixedProvider(audio: Data(silence))
         let folder = try TemporaryFolder()
         let result = try await Self.preparer(folder, provider: provider).prepare(texts: ["…"])
-        let key = ClipCache.key(text: "…", voice: ClipIdentity.defaultVoice, speed: 1.0)
+        let key = ClipCache.key(text: "…", voice: Voice.defaultVoice.id, speed: 1.0)
         #expect(try Self.source(result, key).loudness == nil)
         #expect(try Self.sidecar(folder.path("\(key).loudness.json"))["integratedLoudness"] is NSNull)
     }

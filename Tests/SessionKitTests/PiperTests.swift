@@ -18,9 +18,7 @@ struct PiperTests {
     func clipIsExact() async throws {
         let folder = try TemporaryFolder()
         let (audio, mp3) = try await Self.provider.clip(
-            text: "Notice the breath. Let it go.",
-            voice: PiperSupport.voice,
-            speed: 1
+            SpeechRequest(text: "Notice the breath. Let it go.", voice: PiperSupport.voice)
         )
         #expect(audio.sampleRate == 22_050)
         // 0.6 s between the two sentences: a run of digital silence at least that long.
@@ -72,10 +70,12 @@ struct PiperTests {
     func sentences() async throws {
         let pause = 13_230
         for text in ["Sit with Dr. Smith today.", "Read J. R. R. Tolkien slowly."] {
-            let audio = try await Self.provider.speak(text: text, voice: PiperSupport.voice, speed: 1)
+            let audio = try await Self.provider.speech(SpeechRequest(text: text, voice: PiperSupport.voice))
             #expect(Self.longestZeros(audio.samples) < pause, "no 0.6 s pause inside \"\(text)\"")
         }
-        let two = try await Self.provider.speak(text: "Sit with Dr. Smith. Rest.", voice: PiperSupport.voice, speed: 1)
+        let two = try await Self.provider.speech(
+            SpeechRequest(text: "Sit with Dr. Smith. Rest.", voice: PiperSupport.voice)
+        )
         #expect(Self.longestZeros(two.samples) >= pause, "the one real sentence end keeps its pause")
         // A text the rule parts otherwise is keyed apart from its old clip; the others keep their keys.
         let identity = ClipIdentity(cacheFolder: "/tmp/c", voice: PiperSupport.voice)
@@ -98,8 +98,8 @@ struct PiperTests {
     func speed() async throws {
         let provider = Self.provider
         let text = "Breathe in slowly, and let the shoulders drop as you breathe out, all the way down to the ground."
-        let normal = try await provider.speak(text: text, voice: PiperSupport.voice, speed: 1)
-        let fast = try await provider.speak(text: text, voice: PiperSupport.voice, speed: 2)
+        let normal = try await provider.speech(SpeechRequest(text: text, voice: PiperSupport.voice))
+        let fast = try await provider.speech(SpeechRequest(text: text, voice: PiperSupport.voice, speed: 2))
         let ratio = Double(fast.samples.count) / Double(normal.samples.count)
         #expect(ratio > 0.4 && ratio < 0.72, "speed 2 took \(ratio) of the frames")
     }
@@ -137,7 +137,7 @@ struct PiperTests {
             }
             guard progress.synthesized == 1, first else { return }
             Task {
-                for pid in await provider.workerProcessIdentifiers(forVoice: PiperSupport.voice) { kill(pid, SIGKILL) }
+                for pid in await provider.workerProcessIdentifiers(for: PiperSupport.voice) { kill(pid, SIGKILL) }
             }
         }
         #expect(killed.withLock { $0 })
@@ -155,7 +155,7 @@ struct PiperTests {
         let folder = try TemporaryFolder()
         let models = folder.path("models")
         try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
-        let real = try PiperSupport.installation!.model(forVoice: PiperSupport.voice)
+        let real = try PiperSupport.installation!.model(for: PiperSupport.voice)
         try Data("not a network".utf8).write(to: URL(fileURLWithPath: models + "/en_US-joe-medium.onnx"))
         try FileManager.default.copyItem(atPath: real.configPath, toPath: models + "/en_US-joe-medium.onnx.json")
         let installation = PiperInstallation(python: PiperSupport.installation!.python, modelFolders: [models])
@@ -194,13 +194,13 @@ struct VoiceFallbackTests {
         let models = folder.path("no-models")
         try? FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
         var pipeline = SessionPipeline(
-            clips: ClipIdentity(cacheFolder: folder.path("cache"), voice: PiperModel.defaultVoice),
+            clips: ClipIdentity(cacheFolder: folder.path("cache"), voice: PiperSupport.voice),
             plan: PlanSettings(seed: 7),
-            source: .provider(try! ProviderSettings(kind: .piper, piperModelFolders: [models]).makeProvider()),
+            source: .provider(try! ProviderSettings.local(piperModelFolders: [models]).makeProvider()),
             output: OutputSettings(audio: .path(folder.path("s.wav"))),
             observer: PipelineObserver(warning: warnings.add)
         )
-        pipeline.fallbackVoice = fallback ? SessionPipeline.embeddedFallback : nil
+        pipeline.fallbackVoice = fallback ? .embedded : nil
         return pipeline
     }
 
@@ -208,7 +208,7 @@ struct VoiceFallbackTests {
     func fallsBack() async throws {
         let folder = try TemporaryFolder()
         let warnings = Warnings()
-        let timeline = try await Self.pipeline(folder, warnings: warnings).run(try Self.script(in: folder))
+        let timeline = try await Self.pipeline(folder, warnings: warnings).run(try Self.script(in: folder)).timeline
         #expect(warnings.all.count == 1)
         let reason = "no en_US-joe-medium.onnx with its .onnx.json in \(folder.path("no-models"))"
         let engine = "no Piper engine at \(PiperInstallation.located().python); scripts/setup-piper installs it"
@@ -256,6 +256,6 @@ struct VoiceFallbackTests {
     func fallbackLanguage(voice: String, fallback: String) throws {
         let languages = Set(try EmbeddedVoice.voices().flatMap(\.languages))
         #expect(languages.isSuperset(of: ["en-us", "en-gb", "de", "fr-fr"]))
-        #expect(PiperModel.fallbackVoice(for: voice, languages: languages) == fallback)
+        #expect(PiperModel.fallbackVoice(for: Voice(id: voice), languages: languages) == Voice(id: fallback))
     }
 }

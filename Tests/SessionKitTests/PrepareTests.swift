@@ -25,13 +25,13 @@ struct PrepareTests {
         timeout: Double = 10,
         environment: [String: String] = ["OPENAI_API_KEY": "sk-test"]
     ) throws -> ClipPreparer {
-        let settings = ProviderSettings(
-            kind: kind,
-            baseURL: server.baseURL,
-            headers: headers,
-            timeoutSeconds: timeout,
-            retry: fastRetry
-        )
+        let http = HTTPSettings(headers: headers, timeoutSeconds: timeout, retry: fastRetry)
+        let settings: ProviderSettings =
+            switch kind {
+            case .proxy: .proxy(baseURL: server.baseURL, http: http)
+            case .openai: .openAI(baseURL: server.baseURL, http: http)
+            case .espeak, .piper: .local()
+            }
         return ClipPreparer(
             identity: ClipIdentity(cacheFolder: cache, voice: kind.defaultVoice),
             provider: try settings.makeProvider(environment: environment),
@@ -75,12 +75,11 @@ struct PrepareTests {
     func openAI() async throws {
         let server = try TTSServer()
         let folder = try TemporaryFolder()
-        let settings = ProviderSettings(
-            kind: .openai,
+        let settings = ProviderSettings.openAI(
             baseURL: server.baseURL,
-            apiKeyVariable: "MY_TTS_KEY",
             model: "kokoro",
-            retry: Self.fastRetry
+            apiKeyVariable: "MY_TTS_KEY",
+            http: HTTPSettings(retry: Self.fastRetry)
         )
         let preparer = ClipPreparer(
             identity: ClipIdentity(cacheFolder: folder.path("c"), voice: "nova", speed: 1.25),
@@ -251,12 +250,12 @@ struct EmbeddedVoiceTests {
                 "eSpeak NG has no voice named \"xx-nonexistent\" (`render-session voices` lists them)"
             )
         ) {
-            _ = try await provider.synthesize(text: "Hi", voice: "espeak:xx-nonexistent", speed: 1)
+            _ = try await provider.speak(SpeechRequest(text: "Hi", voice: "espeak:xx-nonexistent"))
         }
         await #expect(
             throws: SessionError(.providerFailed, "the embedded voice takes voice ids like espeak:en-us, not \"alloy\"")
         ) {
-            _ = try await provider.synthesize(text: "Hi", voice: "alloy", speed: 1)
+            _ = try await provider.speak(SpeechRequest(text: "Hi", voice: "alloy"))
         }
     }
 }

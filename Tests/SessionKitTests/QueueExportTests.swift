@@ -37,8 +37,8 @@ struct QueueExportTests {
         let folder = try TemporaryFolder()
         let pipeline = RenderTests.pipeline(audio: folder.path("s.wav"))
         let script = try ScriptFile.load(Repository.script("ten-minute-session").path)
-        let timeline = try await pipeline.run(script)
-        let queue = try await pipeline.writeQueue(script, to: folder.path("queue"), reencode: false)
+        let timeline = try await pipeline.run(script).timeline
+        let queue = try await pipeline.writeQueue(script, to: folder.path("queue"), reencode: false).queue
         #expect(try folder.contents() == ["queue", "s.wav"], "no temporary folder is left")
 
         let render = try Self.decode(folder.path("s.wav")).values
@@ -112,7 +112,7 @@ struct QueueExportTests {
         var pipeline = RenderTests.pipeline(sound: SoundSettings())
         pipeline.output.format = .mp3
         let script = try ScriptFile.load(Repository.script("ten-minute-session").path)
-        let queue = try await pipeline.writeQueue(script, to: folder.path("queue"), reencode: true)
+        let queue = try await pipeline.writeQueue(script, to: folder.path("queue"), reencode: true).queue
         #expect(
             queue.items.filter { $0.kind != .silence }.map(\.file) == [
                 "001-opening.mp3", "003-teachings.mp3", "005-interjection.mp3", "007-interjection.mp3",

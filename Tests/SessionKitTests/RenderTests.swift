@@ -92,7 +92,7 @@ struct RenderTests {
     func tenMinuteSession() async throws {
         let folder = try TemporaryFolder()
         let pipeline = Self.pipeline(audio: folder.path("s.wav"), timeline: folder.path("s.json"))
-        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("ten-minute-session").path))
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("ten-minute-session").path)).timeline
         #expect(try folder.contents() == ["s.json", "s.wav"], "no temporary files are left")
 
         #expect(timeline.sampleRate.hertz == 22_050, "the first segment's clip rate")
@@ -155,7 +155,7 @@ struct RenderTests {
     func edgeCases() async throws {
         let folder = try TemporaryFolder()
         let pipeline = Self.pipeline(seed: 3, channels: .stereo, sampleRate: 48_000, audio: folder.path("e.wav"))
-        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
         let kinds = timeline.items.map(\.kind)
         #expect(
             kinds == [

@@ -17,7 +17,7 @@ struct VerifierTests {
     /// segment `tie` (clip 086967d1…) at frame 231,525, after a silence from frame 178,320.
     static func render(in folder: TemporaryFolder) async throws -> Timeline {
         let pipeline = RenderTests.pipeline(audio: folder.path("x.wav"))
-        return try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path))
+        return try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
     }
 
     /// Writes 16-bit `values` as a mono WAV file at `rate`.

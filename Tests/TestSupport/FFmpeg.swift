@@ -21,6 +21,16 @@ public enum FFmpeg {
 
         /// The most the true peak can be, given the rounding: `truePeak + 0.0005`, in dBTP.
         public var truePeakUpperBoundDecibels: Double { 20 * log10(truePeak + 0.0005) }
+
+        /// Whether the true peak, as ffmpeg prints it, is at most `ceiling` (dBTP) printed the
+        /// same way: the judgement at the meter's own resolution. Near −1 dBTP a printed step
+        /// (0.001 linear) is 0.01 dB, so a file that a finer meter puts a few thousandths of a dB
+        /// under the ceiling can print as one step over it: ``truePeakUpperBoundDecibels`` would
+        /// fail it, depending on which side of the step the peak fell (a lossy file's peak moves
+        /// with the encoder's work). A file a whole step over still fails.
+        public func truePeakIsWithin(ceilingDecibels ceiling: Double) -> Bool {
+            truePeak <= (pow(10, ceiling / 20) * 1_000).rounded() / 1_000
+        }
         /// The true peak in dBTP.
         public var truePeakDecibels: Double { 20 * log10(truePeak) }
     }

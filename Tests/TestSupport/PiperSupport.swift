@@ -4,12 +4,12 @@ public import Testing
 /// The Piper engine and voice `scripts/setup-piper` installs, when this machine has them.
 public enum PiperSupport {
     /// The default voice, as the tests speak it.
-    public static let voice = PiperModel.defaultVoice
+    public static let voice: Voice = "piper:en_US-joe-medium"
 
     /// The installation found the way the command finds it, if it has the engine and the default voice.
     public static let installation: PiperInstallation? = {
         let installation = PiperInstallation.located()
-        guard installation.engineInstalled, (try? installation.model(forVoice: voice)) != nil else { return nil }
+        guard installation.engineInstalled, (try? installation.model(for: voice)) != nil else { return nil }
         return installation
     }()
 }

@@ -20,6 +20,9 @@ package struct BatchOptions: Sendable {
     package var force: Bool
     /// The share of the sessions to render, when several processes split the batch; `nil` for all.
     package var shard: BatchShard?
+    /// Whether to write a preview page beside each session's audio and `index.html`, each
+    /// session's file verified against its timeline (``BatchPreview``).
+    package var writesPreviews = false
 
     package init(
         outputFolder: String,
@@ -72,9 +75,9 @@ package struct BatchLateness: Sendable, Equatable, Codable {
 }
 
 /// What became of a batch session.
-package enum BatchResult: Sendable, Equatable {
-    /// Rendered now.
-    case rendered(BatchLateness)
+package enum BatchResult: Sendable {
+    /// Rendered now, to this outcome.
+    case rendered(RenderOutcome)
     /// Its output was already up to date, with the lateness recorded when it was rendered.
     case upToDate(BatchLateness?)
     /// `rendered`, `upToDate`, `failed` or `lacksClips`: the case's name, as `batch --json` gives it.
@@ -91,7 +94,7 @@ package enum BatchResult: Sendable, Equatable {
     /// whose manifest recorded it.
     package var lateness: BatchLateness? {
         switch self {
-        case .rendered(let lateness): lateness
+        case .rendered(let outcome): BatchLateness(outcome.timeline)
         case .upToDate(let lateness): lateness
         case .failed, .lacksClips: nil
         }
@@ -117,6 +120,8 @@ package struct BatchReport: Sendable {
     package let results: [BatchResult]
     /// The clips every session drew on, prepared once for all.
     package let clips: PreparedClips
+    /// Each session's row of the preview index, in ``sessions``' order, when previews were asked for.
+    package var previews: [BatchPreview.Row]?
 }
 
 /// Renders many sessions through one pipeline, several at once, skipping those whose output is
@@ -174,6 +179,18 @@ package enum BatchRenderer {
         options: BatchOptions,
         progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) async throws(SessionError) -> BatchReport {
+        // On the pool: reading manifests and scripts, waiting for the folder's lock, and each
+        // session's render (the task group's children run there too).
+        try await options.pipeline.pool.run { () async throws(SessionError) in
+            try await renderAll(library, options: options, progress: progress)
+        }
+    }
+
+    private static func renderAll(
+        _ library: ScriptLibrary,
+        options: BatchOptions,
+        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void
+    ) async throws(SessionError) -> BatchReport {
         // `progress` is told (0, total) once the clips are ready, then after each session.
         guard !library.entries.isEmpty || !library.problems.isEmpty else {
             throw SessionError(
@@ -181,7 +198,13 @@ package enum BatchRenderer {
                 "No scripts to render: \(library.paths.joined(separator: ", ")) holds no *.json file"
             )
         }
-        try options.pipeline.checkVoices(of: library.entries.map(\.script))
+        // The batch owns its output folder: every output in it is replaced when out of date, and
+        // a link planted there is refused, never written through.
+        var pipeline = options.pipeline
+        pipeline.output.replaceExisting = true
+        pipeline.output.inOwnedFolder = true
+        let job = try RenderJob(pipeline)
+        try job.checkVoices(of: library.entries.map(\.script))
         let folder = options.outputFolder
         let all = sessions(of: library, options: options)
         guard !all.isEmpty else {
@@ -210,7 +233,9 @@ package enum BatchRenderer {
         // Only the clips of the scripts this batch renders; a script's variants share them.
         let scriptPaths = Set(sessions.map(\.scriptPath))
         let scripts = library.entries.filter { scriptPaths.contains($0.path) }.map(\.script)
-        let clips = try await options.pipeline.prepare(scripts: scripts)
+        try job.checkSounds(of: scripts)
+        let clips = try await job.prepare(scripts: scripts)
+        let adopted = job.adopting(clips)
         // Every clip is made: rendering starts now, and with it the clock of the sessions' ETA.
         progress(0, sessions.count)
         var results = [BatchResult?](repeating: nil, count: sessions.count)
@@ -220,11 +245,13 @@ package enum BatchRenderer {
                 guard next < sessions.count, !Task.isCancelled else { return }
                 let index = next
                 next += 1
-                // Each render blocks its thread for as long as it takes: threads of its own, not the shared pool.
+                // Each render blocks a thread of the pool for as long as it takes (the batch runs
+                // on the pool, and its child tasks with it): as many at once as it has threads.
                 group.addTask {
-                    await RenderThreads.shared.run {
-                        (index, render(sessions[index], clips: clips, options: options, manifest: manifest))
-                    }
+                    (
+                        index,
+                        render(sessions[index], clips: clips, job: adopted, force: options.force, manifest: manifest)
+                    )
                 }
             }
             for _ in 0..<options.jobs { startNext() }
@@ -237,35 +264,34 @@ package enum BatchRenderer {
             }
         }
         if Task.isCancelled { throw SessionError.cancelled }
-        return BatchReport(
+        var report = BatchReport(
             sessions: sessions,
             totalCount: all.count,
             shard: options.shard,
             results: results.map { $0 ?? .failed(["not run"]) },
             clips: clips
         )
+        if options.writesPreviews { report.previews = try BatchPreview.write(report, folder: folder) }
+        return report
     }
 
     private static func render(
         _ session: BatchSession,
         clips: PreparedClips,
-        options: BatchOptions,
+        job batch: RenderJob,
+        force: Bool,
         manifest: BatchManifest
     ) -> BatchResult {
-        var pipeline = options.pipeline.adopting(clips)
+        let observer = batch.pipeline.observer
+        // Its warnings name it; its audio's progress is the batch's line, not one of its own.
+        let job = batch.observed(by: PipelineObserver(warning: { observer.warning("\(session.name): \($0)") }))
+        var pipeline = job.pipeline
         pipeline.plan.seed = session.seed
-        pipeline.output.audio = .path(session.outputPath)
-        pipeline.output.timeline = .path(session.timelinePath)
-        pipeline.output.replaceExisting = true
-        // The batch owns its output folder: a link planted there is refused, never written through.
-        pipeline.output.inOwnedFolder = true
-        let observer = pipeline.observer
-        pipeline.observer = PipelineObserver(warning: { observer.warning("\(session.name): \($0)") })
         // The texts are asked once: for a kind other than guided, asking reads the sound library.
-        let texts = (try? pipeline.texts(of: session.script)) ?? session.script.allTexts
+        let texts = (try? job.texts(of: session.script)) ?? session.script.allTexts
         let hash = inputsHash(session, texts: texts, pipeline: pipeline)
         let outputs = [session.outputPath, session.timelinePath]
-        if !options.force, manifest.hash(for: session.name) == hash {
+        if !force, manifest.hash(for: session.name) == hash {
             // The files must still be the ones recorded, byte for byte: one cut short or changed is rendered again.
             if let change = manifest.change(of: session.name, outputs: outputs) {
                 observer.warning("\(session.name): \(change); rendering it again")
@@ -279,8 +305,12 @@ package enum BatchRenderer {
         let needed = texts.filter { failed.contains(identity.entry(for: $0).key) }
         if !needed.isEmpty && !pipeline.plan.allowMissing { return .lacksClips(needed.count) }
         do {
-            let timeline = try pipeline.plan(session.script, clips: clips)
-            try pipeline.render(timeline)
+            let timeline = try job.plan(session.script, clips: clips, seed: session.seed)
+            let targets = try job.resolveOutputs(
+                audio: .path(session.outputPath),
+                timeline: .path(session.timelinePath)
+            )
+            let rendered = try job.render(timeline, to: targets)
             manifest.record(
                 session.name,
                 hash: hash,
@@ -288,9 +318,9 @@ package enum BatchRenderer {
                 file: (session.outputPath as NSString).lastPathComponent,
                 format: pipeline.output.resolvedFormat,
                 outputs: outputs,
-                lateness: BatchLateness(timeline)
+                lateness: BatchLateness(rendered)
             )
-            return .rendered(BatchLateness(timeline))
+            return .rendered(RenderOutcome(timeline: rendered, clips: clips, warnings: job.warnings.all))
         } catch {
             return .failed(error.lines { $0.marker })
         }

@@ -36,12 +36,17 @@ extension ClipCache {
     ///   - replacingExisting: whether to replace an entry that is there (one found corrupt).
     ///   - lengthLimit: the longest the clip may be for its text (``ClipLengthLimit``): longer
     ///     audio is refused, never stored.
+    ///   - marks: where the engine said the clip's words and sentences are: they must fit the
+    ///     clip as decoded (its rate, every mark inside it and in order), or the clip is refused
+    ///     (an engine's broken marks are a fault, not a guess to keep); kept in the clip's marks
+    ///     sidecar (``marks(of:measured:)``), written after the clip.
     package func store(
         _ audio: Data,
         for entry: Entry,
         measuringLoudness: Bool = false,
         replacingExisting: Bool = false,
-        lengthLimit: ClipLengthLimit? = nil
+        lengthLimit: ClipLengthLimit? = nil,
+        marks: SpeechMarks? = nil
     ) throws(SessionError) -> AudioSourceInfo {
         let file = AtomicFile(destination: entry.path, removingStaleTemporaries: false)
         try write(audio, to: file)
@@ -53,12 +58,17 @@ extension ClipCache {
             file.discard()
             throw SessionError(
                 .providerFailed,
-                "the audio received (\(audio.count) bytes) is not a usable MP3: \(error.reason)"
+                "the audio received (\(audio.count) bytes) is not a usable MP3: \(error.reason)",
+                underlyingError: error
             )
         }
         if let lengthLimit, let problem = lengthLimit.problem(measurement.frameCount, at: measurement.sampleRate) {
             file.discard()
             throw SessionError(.providerFailed, problem)
+        }
+        if let problem = marks?.problem(forClipOf: measurement.frameCount, at: measurement.sampleRate) {
+            file.discard()
+            throw SessionError(.providerFailed, "the engine's marks do not fit its audio: \(problem)")
         }
         if replacingExisting {
             try file.commit()
@@ -71,6 +81,7 @@ extension ClipCache {
             // What is there is not a usable clip: this one replaces it.
             try file.commit()
         }
+        if let marks { MarksSidecar(marks, of: ClipFingerprint(audio)).write(to: marksPath(forKey: entry.key)) }
         guard measuringLoudness else {
             measurement.loudness = nil
             return AudioSourceInfo(measurement, path: entry.path)
@@ -94,7 +105,8 @@ extension ClipCache {
             file.discard()
             return SessionError(
                 .providerFailed,
-                "the audio received (\(audio.count) bytes) is not a usable AAC clip: \(error.reason)"
+                "the audio received (\(audio.count) bytes) is not a usable AAC clip: \(error.reason)",
+                underlyingError: error
             )
         }
         let measurement: AudioMeasurement
@@ -223,6 +235,7 @@ package struct ClipPreparer: Sendable {
             switch outcome {
             case .success(let measurement?):
                 result.states[entry.key] = .ready(measurement)
+                result.marks[entry.key] = cache.marks(of: entry, measured: measurement)
                 result.alreadyCached += 1
                 result.done += 1
             case .success(nil):
@@ -249,21 +262,24 @@ package struct ClipPreparer: Sendable {
         try await provider.prepareVoice(identity.voice, concurrency: min(jobs, toMake.count))
         AtomicFile.removeStaleTemporaries(in: cache.directory)
         let (identity, corruptKeys) = (identity, corrupt)
-        await withTaskGroup(of: (ClipCache.Entry, Result<AudioSourceInfo, SessionError>).self) { group in
+        await withTaskGroup(of: (ClipCache.Entry, Result<(AudioSourceInfo, SpeechMarks?), SessionError>).self) {
+            group in
             var pending = toMake.makeIterator()
             func startNext() {
                 guard !Task.isCancelled, let entry = pending.next() else { return }
                 group.addTask {
                     do throws(SessionError) {
                         try Task.checkCancellation(or: .cancelled)
-                        let audio = try await provider.synthesize(
-                            text: entry.text,
-                            voice: identity.voice,
-                            speed: identity.speed,
-                            pacing: identity.pacing
+                        let spoken = try await provider.speak(
+                            SpeechRequest(
+                                text: entry.text,
+                                voice: identity.voice,
+                                speed: identity.speed,
+                                pacing: identity.pacing
+                            )
                         )
                         let stored = try cache.store(
-                            audio,
+                            spoken.audio,
                             for: entry,
                             measuringLoudness: measureLoudness,
                             replacingExisting: corruptKeys.contains(entry.key),
@@ -271,9 +287,11 @@ package struct ClipPreparer: Sendable {
                                 text: entry.text,
                                 speed: identity.speed,
                                 pacing: identity.pacing
-                            )
+                            ),
+                            marks: spoken.marks
                         )
-                        return (entry, .success(stored))
+                        // Read back from the sidecar: the clip kept may be another process's.
+                        return (entry, .success((stored, cache.marks(of: entry, measured: stored))))
                     } catch {
                         return (entry, .failure(error))
                     }
@@ -282,8 +300,9 @@ package struct ClipPreparer: Sendable {
             for _ in 0..<jobs { startNext() }
             while let (entry, outcome) = await group.next() {
                 switch outcome {
-                case .success(let measurement):
+                case .success(let (measurement, marks)):
                     result.states[entry.key] = .ready(measurement)
+                    result.marks[entry.key] = marks
                     result.synthesized += 1
                 case .failure(let error) where error.code == .cancelled:
                     break

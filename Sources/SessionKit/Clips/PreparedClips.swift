@@ -42,7 +42,9 @@ public struct PreparedClips: Sendable {
     /// Time since preparing started.
     public var elapsed: Duration = .zero
     /// Voices that could not be had and the voice that spoke their clips instead: requested → used.
-    public var voiceFallbacks: [String: String] = [:]
+    public var voiceFallbacks: [Voice: Voice] = [:]
+    /// Where each ready clip's words and sentences are, by key, for the clips whose engine said so.
+    public var marks: [String: SpeechMarks] = [:]
 
     init(entries: [ClipCache.Entry]) {
         self.entries = entries
@@ -59,6 +61,7 @@ public struct PreparedClips: Sendable {
         merged.elapsed = elapsed + other.elapsed
         merged.done = done + other.done
         merged.voiceFallbacks = voiceFallbacks.merging(other.voiceFallbacks) { first, _ in first }
+        merged.marks = marks.merging(other.marks) { first, _ in first }
         return merged
     }
 

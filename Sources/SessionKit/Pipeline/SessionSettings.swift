@@ -8,13 +8,10 @@ public import SessionTimeline
 public struct ClipIdentity: Sendable, Equatable, Encodable {
     /// The range of speaking speeds accepted (the OpenAI speech API's range).
     public static let speedRange: ClosedRange<Double> = 0.25...4.0
-    /// The voice used when none is chosen.
-    public static let defaultVoice = "espeak:en-us"
-
     /// The clip cache folder.
     public var cacheFolder: String
-    /// The voice id, such as `espeak:en-us`.
-    public var voice: String
+    /// The voice, such as `espeak:en-us`.
+    public var voice: Voice
     /// The speaking speed, 1.0 being normal.
     public var speed: Double
     /// How the key is made: from text, voice and speed (the default), or the text alone.
@@ -24,7 +21,7 @@ public struct ClipIdentity: Sendable, Equatable, Encodable {
 
     public init(
         cacheFolder: String = ClipCache.defaultDirectory(),
-        voice: String = Self.defaultVoice,
+        voice: Voice = .defaultVoice,
         speed: Double = 1.0,
         keyScheme: CacheKeyScheme = .textVoiceSpeed,
         pacing: SpeechPacing = .standard
@@ -45,17 +42,18 @@ public struct ClipIdentity: Sendable, Equatable, Encodable {
     public var cache: ClipCache { ClipCache(directory: cacheFolder) }
 
     /// The voice as the cache key names it: the voice id, and for a voice that applies
-    /// ``pacing``, pauses that differ from the defaults (``SpeechPacing/keySuffix``).
+    /// ``pacing`` (Piper's), pauses that differ from the defaults (``SpeechPacing/keySuffix``).
     public var keyedVoice: String {
-        PiperModel.isPiperVoice(voice) ? voice + pacing.keySuffix : voice
+        if case .piper = voice { voice.id + pacing.keySuffix } else { voice.id }
     }
 
     /// The cache entry of `text` spoken with this voice, speed and pacing, keyed by ``keyScheme``;
     /// for a Piper voice, a text whose sentences are parted otherwise than at every full stop is
     /// keyed apart (``SpeechPacing/sentenceKeySuffix(for:)``).
     public func entry(for text: String) -> ClipCache.Entry {
-        let voice = PiperModel.isPiperVoice(voice) ? keyedVoice + SpeechPacing.sentenceKeySuffix(for: text) : keyedVoice
-        return cache.entry(text: text, voice: voice, speed: speed, scheme: keyScheme)
+        let keyed =
+            if case .piper = voice { keyedVoice + SpeechPacing.sentenceKeySuffix(for: text) } else { keyedVoice }
+        return cache.entry(text: text, voice: keyed, speed: speed, scheme: keyScheme)
     }
 }
 
@@ -200,6 +198,9 @@ public struct OutputSettings: Sendable, Equatable {
     public var timeline: OutputDestination?
     /// Whether an existing output may be replaced; if not, an existing one fails the render before any work.
     public var replaceExisting: Bool
+    /// Whether a render decodes the audio file it wrote and checks it against its timeline
+    /// (``RenderOutcome/verification``); audio written to standard output cannot be.
+    public var verifies = false
     /// Whether the outputs go into a folder the tool owns (a batch's), where a link or anything but
     /// a regular file at an output's path is refused rather than followed or written through.
     var inOwnedFolder = false

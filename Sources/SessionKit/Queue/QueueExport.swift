@@ -14,44 +14,47 @@ extension SessionPipeline {
         to folder: String,
         reencode: Bool,
         progress: @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
-    ) async throws(SessionError) -> SessionQueue {
-        let encoder: EncoderSettings
-        do {
-            encoder = try checkSettings()
-        } catch {
-            throw SessionError(.invalidSetting, error.lines.first ?? "")
-        }
-        try QueueWriter.checkDestination(folder, replaceExisting: output.replaceExisting)
-        let timeline = try plan(script, clips: try await prepare(scripts: [script]))
-        if !reencode, let item = timeline.items.first(where: { $0.gain != 1 }) {
-            throw SessionError(
-                .invalidSetting,
-                "Cannot write the queue of \(script.id): item \(item.index) (\(item.kind.rawValue)) plays at gain \(item.gain) for loudness \(timeline.loudness.map { "\($0.target)" } ?? "") LUFS, which a copied clip cannot carry; write it with \(SettingReference.reencode.marker), or with \(SettingReference.loudnessOff.marker)"
-            )
-        }
-        let delivery: QueuePlanner.Delivery =
-            reencode ? .rendered(fileExtension: output.resolvedFormat.fileExtension) : .originals
-        let queue: SessionQueue
-        do {
-            queue = try QueuePlanner.plan(timeline, delivery: delivery)
-        } catch {
-            throw SessionError(
-                .invalidSetting,
-                lines: error.problems.map { "Cannot write the queue of \(script.id): \($0)" }
-            )
-        }
-        // Re-encoding every item blocks for as long as it takes: on threads of its own.
-        let replaceExisting = output.replaceExisting
-        try await RenderThreads.shared.run { () throws(SessionError) in
+    ) async throws(SessionError) -> (queue: SessionQueue, outcome: RenderOutcome) {
+        try await pool.run { () async throws(SessionError) in
+            let job: RenderJob
+            do throws(SessionError) {
+                job = try RenderJob(self)
+            } catch {
+                throw SessionError(.invalidSetting, error.lines.first ?? "", underlyingError: error)
+            }
+            try QueueWriter.checkDestination(folder, replaceExisting: output.replaceExisting)
+            try job.checkSounds(of: [script])
+            try job.checkVoices(of: [script])
+            let prepared = try await job.prepare(scripts: [script])
+            let timeline = try job.plan(script, clips: prepared)
+            if !reencode, let item = timeline.items.first(where: { $0.gain != 1 }) {
+                throw SessionError(
+                    .invalidSetting,
+                    "Cannot write the queue of \(script.id): item \(item.index) (\(item.kind.rawValue)) plays at gain \(item.gain) for loudness \(timeline.loudness.map { "\($0.target)" } ?? "") LUFS, which a copied clip cannot carry; write it with \(SettingReference.reencode.marker), or with \(SettingReference.loudnessOff.marker)"
+                )
+            }
+            let delivery: QueuePlanner.Delivery =
+                reencode ? .rendered(fileExtension: output.resolvedFormat.fileExtension) : .originals
+            let queue: SessionQueue
+            do throws(ScriptError) {
+                queue = try QueuePlanner.plan(timeline, delivery: delivery)
+            } catch {
+                throw SessionError(
+                    .invalidSetting,
+                    lines: error.problems.map { "Cannot write the queue of \(script.id): \($0)" },
+                    underlyingError: error
+                )
+            }
+            // Re-encoding every item blocks for as long as it takes: on the pool's threads.
             try QueueWriter.write(
                 queue,
                 of: timeline,
                 to: folder,
-                encoder: encoder,
-                replaceExisting: replaceExisting,
+                encoder: job.encoder,
+                replaceExisting: output.replaceExisting,
                 progress: progress
             )
+            return (queue, RenderOutcome(timeline: timeline, clips: prepared, warnings: job.warnings.all))
         }
-        return queue
     }
 }

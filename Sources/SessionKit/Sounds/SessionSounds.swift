@@ -6,24 +6,26 @@ internal import SessionTimeline
 /// ``SessionLayers`` the planner places.
 ///
 /// A name is looked up in the sound library, which is opened (and the default one made) only
-/// when a name needs it. A sound that is not found fails the plan, naming the nearest names the
-/// library has (a typo must not ship a session without its gong), or, when missing sounds are
-/// allowed, is left out with one warning line; a sound that is found but cannot be decoded always
-/// fails it.
+/// when a name needs it, and then once for the whole job (``SharedSoundLibrary``). A sound that
+/// is not found fails the plan, naming the nearest names the library has (a typo must not ship a
+/// session without its gong), or, when missing sounds are allowed, is left out with one warning
+/// line; a sound that is found but cannot be decoded always fails it.
 struct SessionSounds {
-    /// The library folder; `nil` is the default library.
-    let libraryFolder: String?
+    /// The library, opened when first needed.
+    let library: SharedSoundLibrary
     /// Whether a missing sound is left out (with a warning) instead of failing the plan.
     let allowsMissing: Bool
     /// Told of each sound left out.
     let warn: (String) -> Void
-    private var library: SoundLibrary?
 
-    init(libraryFolder: String?, allowsMissing: Bool, warn: @escaping (String) -> Void) {
-        self.libraryFolder = libraryFolder
+    init(library: SharedSoundLibrary, allowsMissing: Bool, warn: @escaping (String) -> Void) {
+        self.library = library
         self.allowsMissing = allowsMissing
         self.warn = warn
     }
+
+    /// The library folder; `nil` is the default library.
+    var libraryFolder: String? { library.folder }
 
     /// How far under the limiter's aim a sound's true peak stays, dB: the limiter's own margin
     /// (0.2 dB) and the change resampling to the session's rate can make to a peak.
@@ -33,7 +35,7 @@ struct SessionSounds {
     /// `builtinBell` says whether an unset bell is the built-in one (guided scripts) or none
     /// (other kinds, whose end sound is chosen by their score). `codecHeadroom` is the room the
     /// limiter leaves under the ceiling for the output's codec: sounds' peaks stay under both.
-    mutating func layers(
+    func layers(
         for sound: SoundSettings,
         sampleRate: SampleRate,
         builtinBell: Bool = true,
@@ -114,14 +116,14 @@ struct SessionSounds {
     }
 
     /// Whether `name` (a library name or a path) is a sound that can be found.
-    mutating func has(_ name: String) throws(SessionError) -> Bool {
+    func has(_ name: String) throws(SessionError) -> Bool {
         if name.contains("/") { return FileManager.default.fileExists(atPath: name) }
         if case .found = try openLibrary().resolve(name) { return true }
         return false
     }
 
     /// Looks `name` up and measures what is found.
-    mutating func choose(
+    func choose(
         _ name: String,
         as role: Role,
         gain: Double? = nil,
@@ -165,7 +167,7 @@ struct SessionSounds {
 
     /// Refuses, before any work, a sound `sound` names that is not found, in the words a plan
     /// would fail with; nothing when missing sounds are allowed.
-    mutating func check(_ sound: SoundSettings) throws(SessionError) {
+    func check(_ sound: SoundSettings) throws(SessionError) {
         guard !allowsMissing else { return }
         let named: [(String?, Role)] = [
             (sound.bell, .bell), (sound.startGong, .startGong), (sound.effectiveIntervalGong, .intervalGong),
@@ -192,12 +194,8 @@ struct SessionSounds {
             + didYouMean(name, among: known)
     }
 
-    private mutating func openLibrary() throws(SessionError) -> SoundLibrary {
-        if let library { return library }
-        let opened = try SoundLibrary.open(folder: libraryFolder)
-        for line in opened.warnings { warn(line) }
-        library = opened
-        return opened
+    private func openLibrary() throws(SessionError) -> SoundLibrary {
+        try library.opened()
     }
 
     /// The built-in bell's loudness and true peak at each rate measured so far. The bell is the
@@ -242,5 +240,35 @@ struct SessionSounds {
                 truePeak: truePeak
             )
         )
+    }
+}
+
+/// A job's sound library, opened (and the default one made) the first time a sound name needs it
+/// and then shared by every stage and session of the job: a batch reads `sounds.json` once, and
+/// says what is wrong with it once.
+final class SharedSoundLibrary: Sendable {
+    /// The library folder; `nil` is the default library.
+    let folder: String?
+    /// Told what is wrong with the library when it is opened (keys it does not know, …).
+    private let warn: @Sendable (String) -> Void
+    private let state = Locked<Result<SoundLibrary, SessionError>?>(nil)
+
+    init(folder: String?, warn: @escaping @Sendable (String) -> Void) {
+        self.folder = folder
+        self.warn = warn
+    }
+
+    /// The library, opened on the first call (its warnings told, once); a library that cannot be
+    /// opened fails every call the same way.
+    func opened() throws(SessionError) -> SoundLibrary {
+        let (outcome, isFirst) = state.withLock { (state) -> (Result<SoundLibrary, SessionError>, Bool) in
+            if let state { return (state, false) }
+            PipelineProbe.current?.count(.soundLibraryOpen)
+            let outcome = Result { () throws(SessionError) in try SoundLibrary.open(folder: folder) }
+            state = outcome
+            return (outcome, true)
+        }
+        if isFirst, case .success(let library) = outcome { for line in library.warnings { warn(line) } }
+        return try outcome.get()
     }
 }

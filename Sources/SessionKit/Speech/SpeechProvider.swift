@@ -1,6 +1,6 @@
 public import Foundation
 internal import SessionAudio
-internal import SessionTimeline
+public import SessionTimeline
 
 /// Something that speaks text: the embedded eSpeak NG voice, Piper, the app backend's TTS proxy,
 /// or an OpenAI-compatible speech server. Whatever it returns is checked and stored in the clip
@@ -10,20 +10,18 @@ public protocol SpeechProvider: Sendable {
     var name: String { get }
     /// How many clips to synthesize at once unless `--jobs` says otherwise.
     var defaultJobs: Int { get }
-    /// Speaks `text` in `voice` at `speed` and returns the audio as MP3 bytes.
-    func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data
-    /// Speaks `text` with `pacing`'s pauses inside it, for voices that apply them; the default
-    /// ignores `pacing`.
-    func synthesize(
-        text: String,
-        voice: String,
-        speed: Double,
-        pacing: SpeechPacing
-    ) async throws(SessionError) -> Data
+    /// Speaks `request`: its audio (MP3 or AAC, gapless; the cache checks and keeps it) and,
+    /// when the engine gives them, where its words and sentences are.
+    func speak(_ request: SpeechRequest) async throws(SessionError) -> SpeechResult
+    /// Refuses, before any work, a voice this provider cannot speak in (a typo, a model that is
+    /// not installed), naming the nearest voices it has. The default refuses what names nothing
+    /// whatever speaks it (``Voice``'s own rules, eSpeak NG's languages) and lets every other
+    /// name through, for a server to judge.
+    func checkVoice(_ voice: Voice) throws(SessionError)
     /// Gets `voice` ready before `concurrency` clips are synthesized at once (loads a model), so
     /// that a voice that cannot be had at all is found out once, not once per clip.
     /// - Throws: ``SessionError`` (`voiceUnavailable`) when the voice cannot be had; the default does nothing.
-    func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError)
+    func prepareVoice(_ voice: Voice, concurrency: Int) async throws(SessionError)
     /// Lets go of what ``prepareVoice(_:concurrency:)`` started (worker processes and their
     /// memory), once no more clips are wanted for now; the next clip starts them again. The
     /// default does nothing.
@@ -31,27 +29,48 @@ public protocol SpeechProvider: Sendable {
 }
 
 extension SpeechProvider {
-    public func synthesize(
-        text: String,
-        voice: String,
-        speed: Double,
-        pacing: SpeechPacing
-    ) async throws(SessionError) -> Data {
-        try await synthesize(text: text, voice: voice, speed: speed)
+    public func checkVoice(_ voice: Voice) throws(SessionError) {
+        try voice.check()
     }
 
-    public func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError) {}
+    public func prepareVoice(_ voice: Voice, concurrency: Int) async throws(SessionError) {}
 
     public func releaseVoices() async {}
 }
 
-/// A provider that applies ``SpeechPacing`` itself: it implements the paced `synthesize`, and the
-/// plain one speaks with the default pauses.
-public protocol PacedSpeechProvider: SpeechProvider {}
+/// What a provider is asked to speak.
+public struct SpeechRequest: Sendable, Equatable {
+    /// The text, as the script gives it.
+    public var text: String
+    /// The voice.
+    public var voice: Voice
+    /// The speaking speed, 1.0 being the voice's normal speed.
+    public var speed: Double
+    /// The pauses inside the clip, for voices that apply them (Piper's); others pace speech themselves.
+    public var pacing: SpeechPacing
 
-extension PacedSpeechProvider {
-    public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
-        try await synthesize(text: text, voice: voice, speed: speed, pacing: .standard)
+    public init(text: String, voice: Voice, speed: Double = 1.0, pacing: SpeechPacing = .standard) {
+        self.text = text
+        self.voice = voice
+        self.speed = speed
+        self.pacing = pacing
+    }
+}
+
+/// What a provider answers: the clip's audio, and where its words and sentences are when the
+/// engine says so. A type that can grow (as swift-subprocess's `CollectedResult` does): a voice's
+/// sample rate or a recognizer's verdict can be added without breaking a provider.
+public struct SpeechResult: Sendable, Equatable {
+    /// The encoded audio: MP3 (gapless, with LAME's tag) or AAC (MP4, CAF, ADTS), which the cache
+    /// checks, decodes in full and stores as MP3.
+    public var audio: Data
+    /// Each word and sentence of the text at its frames in the decoded audio; `nil` when the
+    /// engine gives none (a server), never invented.
+    public var marks: SpeechMarks?
+
+    public init(audio: Data, marks: SpeechMarks? = nil) {
+        self.audio = audio
+        self.marks = marks
     }
 }
 
@@ -68,55 +87,63 @@ package enum ProviderKind: String, Sendable, CaseIterable {
     case openai
 
     /// The voice used when `--voice` is not given.
-    package var defaultVoice: String {
+    package var defaultVoice: Voice {
         switch self {
-        case .espeak: "espeak:en-us"
-        case .piper: PiperModel.defaultVoice
-        case .proxy: "en-US-Chirp3-HD-Algenib"
-        case .openai: "alloy"
+        case .espeak: .defaultVoice
+        case .piper: .piperDefault
+        case .proxy: .server(name: "en-US-Chirp3-HD-Algenib")
+        case .openai: .server(name: "alloy")
         }
     }
 }
 
-/// How to reach and talk to a provider.
-package struct ProviderSettings: Sendable {
-    /// Which provider.
-    package var kind: ProviderKind
-    /// The server's base URL (proxy: required; OpenAI: default `https://api.openai.com`).
-    package var baseURL: URL?
-    /// Extra request headers, such as App Check or authorization tokens.
+/// How a speech server is talked to: the extra headers every request carries (App Check,
+/// authorization), how long one exchange may take, and when a failed one is tried again.
+package struct HTTPSettings: Sendable {
+    /// Extra request headers, in the order they apply.
     package var headers: [(name: String, value: String)]
-    /// The environment variable that holds the OpenAI API key.
-    package var apiKeyVariable: String
-    /// The OpenAI model.
-    package var model: String
-    /// The folders Piper models are looked for in first (`--piper-models`); `nil` for the
-    /// environment's and the installed voice packages (``PiperInstallation``).
-    package var piperModelFolders: [String]?
     /// How long one request may take, in seconds.
     package var timeoutSeconds: Double
     /// When and how often a failed request is tried again.
     package var retry: RetryPolicy
 
     package init(
-        kind: ProviderKind = .espeak,
-        baseURL: URL? = nil,
         headers: [(name: String, value: String)] = [],
-        apiKeyVariable: String = "OPENAI_API_KEY",
-        model: String = "tts-1",
-        piperModelFolders: [String]? = nil,
         timeoutSeconds: Double = 60,
         retry: RetryPolicy = RetryPolicy()
     ) {
-        self.kind = kind
-        self.baseURL = baseURL
         self.headers = headers
-        self.apiKeyVariable = apiKeyVariable
-        self.model = model
-        self.piperModelFolders = piperModelFolders
         self.timeoutSeconds = timeoutSeconds
         self.retry = retry
     }
+
+    /// The transport these settings describe, once every header is known to be sendable.
+    func transport() throws(SessionError) -> HTTPTransport {
+        for header in headers {
+            if let problem = ProviderSettings.headerProblem(name: header.name, value: header.value) {
+                throw SessionError(.invalidSetting, problem)
+            }
+        }
+        return HTTPTransport(headers: headers, timeoutSeconds: timeoutSeconds, retry: retry)
+    }
+}
+
+/// Where missing clips are spoken, each provider with what it needs and nothing else.
+package enum ProviderSettings: Sendable {
+    /// The voices on this machine: eSpeak NG, and Piper's models found in `piperModelFolders`
+    /// first (`--piper-models`; `nil` for the environment's and the installed voice packages,
+    /// ``PiperInstallation``).
+    case local(piperModelFolders: [String]? = nil)
+    /// The app backend's TTS proxy at `baseURL` (the part before `/tts/synthesize`).
+    case proxy(baseURL: URL, http: HTTPSettings = HTTPSettings())
+    /// An OpenAI-compatible speech server at `baseURL`, speaking with `model`, its key read from
+    /// the environment variable `apiKeyVariable` (never a flag: `ps` shows those).
+    case openAI(
+        baseURL: URL = OpenAISpeechProvider.defaultBaseURL,
+        model: String = OpenAISpeechProvider.defaultModel,
+        apiKeyVariable: String = OpenAISpeechProvider.defaultAPIKeyVariable,
+        http: HTTPSettings = HTTPSettings()
+    )
 
     /// The environment variable that may hold extra request headers, one `Name: value` a line,
     /// so that tokens need not appear in a command line (`ps` shows those).
@@ -210,51 +237,32 @@ package struct ProviderSettings: Sendable {
     }
 
     /// The provider these settings describe.
-    /// - Throws: ``SessionError`` when a needed setting is missing, such as the proxy's URL.
+    /// - Throws: ``SessionError`` (`invalidSetting`) for a header that cannot be sent.
     package func makeProvider(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(SessionError) -> any SpeechProvider {
-        switch kind {
-        case .espeak, .piper:
+        switch self {
+        case .local(let folders):
             return LocalSpeechProvider(
-                piper: PiperSpeechProvider(
-                    installation: .located(modelFolders: piperModelFolders, environment: environment)
-                )
+                piper: PiperSpeechProvider(installation: .located(modelFolders: folders, environment: environment))
             )
-        case .proxy:
-            guard let baseURL else {
-                throw SessionError(
-                    .invalidSetting,
-                    "The proxy provider needs the backend's base URL (the part before /tts/synthesize)"
-                )
-            }
-            return ProxySpeechProvider(baseURL: baseURL, transport: try transport())
-        case .openai:
+        case .proxy(let baseURL, let http):
+            return ProxySpeechProvider(baseURL: baseURL, transport: try http.transport())
+        case .openAI(let baseURL, let model, let apiKeyVariable, let http):
             return OpenAISpeechProvider(
-                baseURL: baseURL ?? URL(string: "https://api.openai.com")!,
+                baseURL: baseURL,
                 model: model,
-                apiKey: environment[apiKeyVariable],
-                apiKeyVariable: apiKeyVariable,
-                transport: try transport()
+                apiKey: .environment(apiKeyVariable, environment[apiKeyVariable]),
+                transport: try http.transport()
             )
         }
-    }
-
-    /// The transport for the HTTP providers, once every header is known to be sendable.
-    private func transport() throws(SessionError) -> HTTPTransport {
-        for header in headers {
-            if let problem = Self.headerProblem(name: header.name, value: header.value) {
-                throw SessionError(.invalidSetting, problem)
-            }
-        }
-        return HTTPTransport(headers: headers, timeoutSeconds: timeoutSeconds, retry: retry)
     }
 }
 
 /// The embedded voice: eSpeak NG in-process, encoded to 64 kb/s MP3 with LAME.
 ///
-/// Voice ids are `espeak:NAME`, NAME being any eSpeak voice (`en-us`, `en-gb`, `de`, …);
-/// speed 1.0 is eSpeak's normal 175 words per minute.
+/// Voices are ``Voice/espeak(language:)``, the language being any eSpeak voice (`en-us`,
+/// `en-gb`, `de`, …); speed 1.0 is eSpeak's normal 175 words per minute.
 public struct EmbeddedSpeechProvider: SpeechProvider {
     public let name = "espeak"
     /// Synthesis is serialized (eSpeak has global state), but encoding runs alongside.
@@ -262,16 +270,16 @@ public struct EmbeddedSpeechProvider: SpeechProvider {
 
     public init() {}
 
-    public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
-        guard voice.hasPrefix("espeak:"), voice.count > "espeak:".count else {
+    public func speak(_ request: SpeechRequest) async throws(SessionError) -> SpeechResult {
+        guard case .espeak(let language) = request.voice, !language.isEmpty else {
             throw SessionError(
                 .providerFailed,
-                "the embedded voice takes voice ids like espeak:en-us, not \"\(voice)\""
+                "the embedded voice takes voice ids like espeak:en-us, not \"\(request.voice.id)\""
             )
         }
         do {
-            return Data(
-                try EmbeddedVoice.mp3(text: text, voice: String(voice.dropFirst("espeak:".count)), speed: speed)
+            return SpeechResult(
+                audio: Data(try EmbeddedVoice.mp3(text: request.text, voice: language, speed: request.speed))
             )
         } catch {
             throw SessionError(.providerFailed, error.reason, underlyingError: error)
@@ -279,9 +287,9 @@ public struct EmbeddedSpeechProvider: SpeechProvider {
     }
 }
 
-/// The voices that run on this machine: `piper:` voice ids go to Piper, every other to the
-/// embedded eSpeak NG voice (which names the voice ids it takes when given another).
-package struct LocalSpeechProvider: PacedSpeechProvider {
+/// The voices that run on this machine: Piper voices go to Piper, every other to the embedded
+/// eSpeak NG voice (which names the voices it takes when given another).
+package struct LocalSpeechProvider: SpeechProvider {
     package let name = "local"
     package let embedded = EmbeddedSpeechProvider()
     package let piper: PiperSpeechProvider
@@ -293,24 +301,25 @@ package struct LocalSpeechProvider: PacedSpeechProvider {
     /// One clip per core at once, for either engine.
     package var defaultJobs: Int { embedded.defaultJobs }
 
-    package func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError) {
-        if PiperModel.isPiperVoice(voice) { try await piper.prepareVoice(voice, concurrency: concurrency) }
+    /// ``Voice``'s own rules and eSpeak NG's languages, and for a Piper voice its model on the
+    /// search path (Piper's default voice passes, installed or not: missing, it is unavailable,
+    /// which a fallback voice may stand in for).
+    package func checkVoice(_ voice: Voice) throws(SessionError) {
+        try voice.check()
+        if case .piper = voice { try piper.installation.checkModel(of: voice) }
+    }
+
+    package func prepareVoice(_ voice: Voice, concurrency: Int) async throws(SessionError) {
+        if case .piper = voice { try await piper.prepareVoice(voice, concurrency: concurrency) }
     }
 
     package func releaseVoices() async {
         await piper.releaseVoices()
     }
 
-    package func synthesize(
-        text: String,
-        voice: String,
-        speed: Double,
-        pacing: SpeechPacing
-    ) async throws(SessionError) -> Data {
-        guard PiperModel.isPiperVoice(voice) else {
-            return try await embedded.synthesize(text: text, voice: voice, speed: speed)
-        }
-        return try await piper.synthesize(text: text, voice: voice, speed: speed, pacing: pacing)
+    package func speak(_ request: SpeechRequest) async throws(SessionError) -> SpeechResult {
+        guard case .piper = request.voice else { return try await embedded.speak(request) }
+        return try await piper.speak(request)
     }
 }
 
@@ -324,10 +333,31 @@ public struct ProxySpeechProvider: SpeechProvider {
     let baseURL: URL
     let transport: HTTPTransport
 
-    public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
-        let body = (try? JSONEncoder().encode(["text": text])) ?? Data()
+    init(baseURL: URL, transport: HTTPTransport) {
+        self.baseURL = baseURL
+        self.transport = transport
+    }
+
+    /// The proxy at `baseURL` (the part before `/tts/synthesize`), sending `headers` with every
+    /// request (an App Check token, say), each exchange allowed `timeoutSeconds`; timeouts,
+    /// HTTP 429 and 5xx are tried again, up to 3 tries.
+    /// - Throws: ``SessionError`` (`invalidSetting`) for a header that cannot be sent (its name
+    ///   is said, never its value).
+    public init(
+        baseURL: URL,
+        headers: [(name: String, value: String)] = [],
+        timeoutSeconds: Double = 60
+    ) throws(SessionError) {
+        self.init(
+            baseURL: baseURL,
+            transport: try HTTPSettings(headers: headers, timeoutSeconds: timeoutSeconds).transport()
+        )
+    }
+
+    public func speak(_ request: SpeechRequest) async throws(SessionError) -> SpeechResult {
+        let body = (try? JSONEncoder().encode(["text": request.text])) ?? Data()
         let answer = try await transport.post(baseURL.appendingPathComponent("tts/synthesize"), json: body)
-        return try Self.audio(inAnswer: answer)
+        return SpeechResult(audio: try Self.audio(inAnswer: answer))
     }
 
     /// The MP3 bytes in the proxy's answer `{"success": true, "data": {"audio": "<base64>"}}`.
@@ -356,41 +386,95 @@ public struct ProxySpeechProvider: SpeechProvider {
 
 /// An OpenAI-compatible speech server: `POST {base}/v1/audio/speech` with
 /// `{"model", "input", "voice", "response_format": "mp3", "speed"}` and `Authorization: Bearer KEY`,
-/// answered by the MP3 bytes. The key comes from an environment variable, never a flag.
+/// answered by the MP3 bytes.
 public struct OpenAISpeechProvider: SpeechProvider {
     public let name = "openai"
     public let defaultJobs = 4
+    /// OpenAI's own server.
+    public static let defaultBaseURL = URL(string: "https://api.openai.com")!
+    /// The model spoken with unless another is named.
+    public static let defaultModel = "tts-1"
+    /// The environment variable the command reads the key from unless told another.
+    public static let defaultAPIKeyVariable = "OPENAI_API_KEY"
+
+    /// Where the key came from, so that a missing or broken one is named as the user gave it.
+    enum APIKey: Sendable {
+        /// Read from this environment variable (`nil`: it holds nothing).
+        case environment(String, String?)
+        /// Given by the caller.
+        case given(String?)
+
+        var value: String? {
+            switch self {
+            case .environment(_, let value), .given(let value): value
+            }
+        }
+
+        /// `the environment variable OPENAI_API_KEY` or `the API key given`.
+        var source: String {
+            switch self {
+            case .environment(let name, _): "the environment variable \(name)"
+            case .given: "the API key given"
+            }
+        }
+    }
+
     let baseURL: URL
     let model: String
-    let apiKey: String?
-    let apiKeyVariable: String
+    let apiKey: APIKey
     let transport: HTTPTransport
 
-    public func synthesize(text: String, voice: String, speed: Double) async throws(SessionError) -> Data {
-        guard let apiKey, !apiKey.isEmpty else {
+    init(baseURL: URL, model: String, apiKey: APIKey, transport: HTTPTransport) {
+        self.baseURL = baseURL
+        self.model = model
+        self.apiKey = apiKey
+        self.transport = transport
+    }
+
+    /// The server at `baseURL` speaking with `model`, authorized by `apiKey`; `headers` go with
+    /// every request, each exchange is allowed `timeoutSeconds`, and timeouts, HTTP 429 and 5xx
+    /// are tried again, up to 3 tries.
+    /// - Throws: ``SessionError`` (`invalidSetting`) for a header that cannot be sent.
+    public init(
+        baseURL: URL = Self.defaultBaseURL,
+        model: String = Self.defaultModel,
+        apiKey: String?,
+        headers: [(name: String, value: String)] = [],
+        timeoutSeconds: Double = 60
+    ) throws(SessionError) {
+        self.init(
+            baseURL: baseURL,
+            model: model,
+            apiKey: .given(apiKey),
+            transport: try HTTPSettings(headers: headers, timeoutSeconds: timeoutSeconds).transport()
+        )
+    }
+
+    public func speak(_ request: SpeechRequest) async throws(SessionError) -> SpeechResult {
+        guard let key = apiKey.value, !key.isEmpty else {
+            let advice = if case .environment = apiKey { " (name another variable to read it from)" } else { "" }
+            throw SessionError(.providerFailed, "\(apiKey.source) holds no API key\(advice)")
+        }
+        guard !key.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw SessionError(
                 .providerFailed,
-                "the environment variable \(apiKeyVariable) holds no API key (name another variable to read it from)"
+                "the API key in \(apiKey.source) holds a control character (a line break or carriage return?)"
             )
         }
-        guard !apiKey.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw SessionError(
-                .providerFailed,
-                "the API key in the environment variable \(apiKeyVariable) holds a control character (a line break or carriage return?)"
-            )
-        }
-        struct Request: Encodable {
+        struct Body: Encodable {
             let model: String
             let input: String
             let voice: String
             let response_format = "mp3"
             let speed: Double
         }
-        let body = (try? JSONEncoder().encode(Request(model: model, input: text, voice: voice, speed: speed))) ?? Data()
-        return try await transport.post(
+        let body = Body(model: model, input: request.text, voice: request.voice.id, speed: request.speed)
+        let data = (try? JSONEncoder().encode(body)) ?? Data()
+        let audio = try await transport.post(
             baseURL.appendingPathComponent("v1/audio/speech"),
-            json: body,
-            headers: [("Authorization", "Bearer \(apiKey)")]
+            json: data,
+            headers: [("Authorization", "Bearer \(key)")]
         )
+        return SpeechResult(audio: audio)
     }
 }

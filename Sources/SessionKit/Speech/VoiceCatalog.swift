@@ -1,4 +1,4 @@
-internal import Foundation
+package import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
@@ -30,12 +30,17 @@ package struct VoiceCatalog: Sendable, Encodable {
     package let voices: [Voice]
     package let piper: PiperEngine
 
-    /// The voices on this machine, with the servers judged by `settings` and `environment`.
+    /// The voices on this machine: Piper's models in `piperModelFolders` first (`nil` for the
+    /// default search path), and the servers judged by what is set up: the proxy at `proxyURL`
+    /// (`nil`: none), an OpenAI-compatible server's `model` with its key in `apiKeyVariable`.
     package init(
-        settings: ProviderSettings = ProviderSettings(),
+        piperModelFolders: [String]? = nil,
+        proxyURL: URL? = nil,
+        model: String = OpenAISpeechProvider.defaultModel,
+        apiKeyVariable: String = OpenAISpeechProvider.defaultAPIKeyVariable,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
-        let installation = PiperInstallation.located(modelFolders: settings.piperModelFolders, environment: environment)
+        let installation = PiperInstallation.located(modelFolders: piperModelFolders, environment: environment)
         piper = PiperEngine(
             python: installation.python,
             installed: installation.engineInstalled,
@@ -48,7 +53,7 @@ package struct VoiceCatalog: Sendable, Encodable {
             let rate = description.sampleRate.map { "\($0) Hz" } ?? "rate unknown"
             voices.append(
                 Voice(
-                    id: model.voice,
+                    id: model.voice.id,
                     provider: "piper",
                     language: description.language,
                     available: installation.engineInstalled,
@@ -58,10 +63,10 @@ package struct VoiceCatalog: Sendable, Encodable {
                 )
             )
         }
-        if !models.contains(where: { $0.voice == PiperModel.defaultVoice }) {
+        if !models.contains(where: { $0.voice == .piperDefault }) {
             voices.append(
                 Voice(
-                    id: PiperModel.defaultVoice,
+                    id: SessionKit.Voice.piperDefault.id,
                     provider: "piper",
                     language: "en_US",
                     available: false,
@@ -75,7 +80,7 @@ package struct VoiceCatalog: Sendable, Encodable {
             guard let language = voice.languages.first, seen.insert(language).inserted else { continue }
             voices.append(
                 Voice(
-                    id: "espeak:\(language)",
+                    id: SessionKit.Voice.espeak(language: language).id,
                     provider: "espeak",
                     language: language,
                     available: true,
@@ -83,19 +88,18 @@ package struct VoiceCatalog: Sendable, Encodable {
                 )
             )
         }
-        let proxyReady = settings.kind == .proxy && settings.baseURL != nil
         voices.append(
             Voice(
-                id: ProviderKind.proxy.defaultVoice,
+                id: ProviderKind.proxy.defaultVoice.id,
                 provider: "proxy",
                 language: "en-US",
-                available: proxyReady,
-                detail: proxyReady
-                    ? "the proxy at \(settings.baseURL.map(redacted) ?? "") chooses the voice"
+                available: proxyURL != nil,
+                detail: proxyURL != nil
+                    ? "the proxy at \(proxyURL.map(redacted) ?? "") chooses the voice"
                     : "needs \(SettingReference.proxyProvider.marker) (the backend chooses the voice)"
             )
         )
-        let keySet = !(environment[settings.apiKeyVariable] ?? "").isEmpty
+        let keySet = !(environment[apiKeyVariable] ?? "").isEmpty
         for name in Self.openAIVoices {
             voices.append(
                 Voice(
@@ -103,7 +107,7 @@ package struct VoiceCatalog: Sendable, Encodable {
                     provider: "openai",
                     language: nil,
                     available: keySet,
-                    detail: keySet ? "model \(settings.model)" : "needs an API key in $\(settings.apiKeyVariable)"
+                    detail: keySet ? "model \(model)" : "needs an API key in $\(apiKeyVariable)"
                 )
             )
         }

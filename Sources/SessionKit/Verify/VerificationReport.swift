@@ -1,13 +1,13 @@
-package import SessionTimeline
+public import SessionTimeline
 
 /// What ``SessionVerifier`` found out about a rendered file: the facts it measured and every
 /// problem, one sentence each.
 ///
 /// It is `Encodable` so that `render-session verify --json` prints it as it is; the keys are
 /// documented in docs/verify.md.
-package struct VerificationReport: Sendable, Equatable, Encodable {
+public struct VerificationReport: Sendable, Equatable, Encodable {
     /// The file verified, as given.
-    package var path: String
+    public var path: String
     /// The format the file's content and extension say it is; `nil` when it could not be opened
     /// or is a container none of the output formats uses (AIFF, CAF, …).
     package var format: AudioFileFormat?
@@ -20,16 +20,16 @@ package struct VerificationReport: Sendable, Equatable, Encodable {
     /// The decoded channel count; `nil` when the file could not be opened.
     package var channelCount: ChannelCount?
     /// How many frames were decoded (up to where decoding stopped, if it failed).
-    package var decodedFrames: Frames
+    public var decodedFrames: Frames
     /// The timeline's length, when there was a timeline to check against.
-    package var expectedFrames: Frames?
+    public var expectedFrames: Frames?
     /// The largest absolute sample decoded, in dBFS; `nil` when nothing was decoded or all was zero.
     package var peakDecibels: Double?
     /// Whether the file's length and the timeline's silences and items were checked: `false`
     /// without a timeline, or when the file's rate differs from the timeline's.
     package var checkedTimeline: Bool
     /// Every problem, in the order of the checks (format, length, decoding, clipping, then by frame).
-    package var problems: [VerificationProblem]
+    public var problems: [VerificationProblem]
     /// What the decoded file measured against the timeline's loudness target and ceiling, when
     /// the timeline has them and was checked.
     package var loudness: VerifiedLoudness?
@@ -63,10 +63,10 @@ package struct VerificationReport: Sendable, Equatable, Encodable {
     }
 
     /// Whether no problem was found.
-    package var isClean: Bool { problems.isEmpty }
+    public var isClean: Bool { problems.isEmpty }
 
     /// One line for a person: `verified out/x.mp3: 0 problems, 26,818,560 frames at 44100 Hz`.
-    package var summary: String {
+    public var summary: String {
         let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
         let rate = sampleRate.map { " at \($0)" } ?? ""
         let measured = loudness.map { ", \($0.summary)" } ?? ""
@@ -78,7 +78,7 @@ package struct VerificationReport: Sendable, Equatable, Encodable {
         case timelineChecked, problems, ok, loudness
     }
 
-    package func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(path, forKey: .file)
         try container.encode(format?.rawValue, forKey: .format)
@@ -179,7 +179,7 @@ package struct VerifiedLoudness: Sendable, Equatable, Encodable {
 }
 
 /// One thing wrong with a rendered file, with where it is and a sentence that says it.
-package struct VerificationProblem: Sendable, Equatable, Encodable {
+public struct VerificationProblem: Sendable, Equatable, Encodable {
     /// What kind of problem it is; its raw value is the `code` in JSON.
     package enum Kind: String, Sendable, Equatable, Encodable {
         /// The file could not be decoded, or decoding stopped part of the way.
@@ -204,11 +204,11 @@ package struct VerificationProblem: Sendable, Equatable, Encodable {
     /// What kind of problem it is.
     package var kind: Kind
     /// Where it is: the first frame concerned, at the file's rate; `nil` for the file as a whole.
-    package var frame: Frames?
+    public var frame: Frames?
     /// ``frame`` in seconds.
     package var seconds: Double?
     /// The timeline item concerned (its ``TimelineItem/index``), if any.
-    package var itemIndex: Int?
+    public var itemIndex: Int?
     /// The item's name: a segment's id, an interjection's text, the bell's or a cue's name.
     package var itemName: String?
     /// The item's clip key, for segments and interjections.
@@ -217,7 +217,7 @@ package struct VerificationProblem: Sendable, Equatable, Encodable {
     /// earlier or fewer.
     package var offsetFrames: Int64?
     /// One sentence, without the file's name: `item 3 (segment "tie", clip 086967d1…) starts 300 ms late …`.
-    package var message: String
+    public var message: String
 
     package init(
         kind: Kind,
@@ -243,7 +243,7 @@ package struct VerificationProblem: Sendable, Equatable, Encodable {
         case code, frame, seconds, item, name, key, offsetFrames, message
     }
 
-    package func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .code)
         try container.encode(frame, forKey: .frame)

@@ -82,6 +82,7 @@ extension Timeline {
                         key: clip.key
                     ),
                     source: clip.source,
+                    marks: clip.marks,
                     content: { [spokenCue = spokenCues[index]] in
                         .spokenCue($0, $1, name: cue.name, cue: spokenCue)
                     },

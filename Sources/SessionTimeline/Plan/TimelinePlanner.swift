@@ -57,16 +57,19 @@ package enum TimelinePlanner {
     }
 }
 
-/// A clip chosen for a cue: its cache key and its measured source.
+/// A clip chosen for a cue: its cache key, its measured source, and where its words are.
 public struct SourcedClip: Sendable, Equatable {
     /// The clip's cache key.
     public var key: String
     /// The clip's file, rate and exact length.
     public var source: AudioSourceInfo
+    /// Where its words and sentences are in it, when its engine said; `nil` when not known.
+    public var marks: SpeechMarks?
 
-    public init(key: String, source: AudioSourceInfo) {
+    public init(key: String, source: AudioSourceInfo, marks: SpeechMarks? = nil) {
         self.key = key
         self.source = source
+        self.marks = marks
     }
 }
 
@@ -107,6 +110,7 @@ extension Timeline {
                         key: clip.key
                     ),
                     source: clip.source,
+                    marks: clip.marks,
                     content: TimelineItem.Content.segment
                 )
             )
@@ -124,6 +128,7 @@ extension Timeline {
                         key: clip.key
                     ),
                     source: clip.source,
+                    marks: clip.marks,
                     content: TimelineItem.Content.interjection
                 )
             )
@@ -170,6 +175,8 @@ extension Timeline {
 struct LaneClip {
     var clip: PlacedClip
     var source: AudioSourceInfo
+    /// Where the clip's words are in it, to be placed with it.
+    var marks: SpeechMarks?
     /// The item it becomes once placed (its lateness set) and given its gain.
     var content: (PlacedClip, ItemAudio) -> TimelineItem.Content
     /// Where it is placed from; `nil` is its planned start.
@@ -205,6 +212,7 @@ extension TimelinePlanner {
                 let lane = clips[cue]
                 var clip = lane.clip
                 clip.lateByFrames = max(start - clip.plannedStartFrame, .zero)
+                if let marks = lane.marks { (clip.words, clip.sentences) = marks.placed(at: start, in: sampleRate) }
                 let gain = Loudness.speechGain(lane.source, in: layers)
                 items.append(
                     TimelineItem(

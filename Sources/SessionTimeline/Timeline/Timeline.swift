@@ -401,7 +401,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
 
     private enum CodingKeys: String, CodingKey {
         case index, kind, startFrame, frameCount, startSeconds, durationSeconds
-        case text, phase, segmentId, plannedStartFrame, lateByFrames, key, gain, name
+        case text, phase, segmentId, plannedStartFrame, lateByFrames, key, gain, name, words, sentences
     }
 
     func encode(to encoder: any Encoder, sampleRate: SampleRate) throws {
@@ -419,6 +419,8 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
             try container.encode(clip.plannedStartFrame, forKey: .plannedStartFrame)
             try container.encode(clip.lateByFrames, forKey: .lateByFrames)
             try container.encode(clip.key, forKey: .key)
+            try container.encodeIfPresent(clip.words, forKey: .words)
+            try container.encodeIfPresent(clip.sentences, forKey: .sentences)
         }
         try container.encodeIfPresent(name, forKey: .name)
         try cue?.encode(to: encoder)
@@ -442,7 +444,9 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
                 segmentId: try container.decodeIfPresent(String.self, forKey: .segmentId),
                 plannedStartFrame: try container.decode(Frames.self, forKey: .plannedStartFrame),
                 lateByFrames: try container.decode(Frames.self, forKey: .lateByFrames),
-                key: key
+                key: key,
+                words: try container.decodeIfPresent([SpeechMark].self, forKey: .words),
+                sentences: try container.decodeIfPresent([SpeechMark].self, forKey: .sentences)
             )
         }
         let source = try AudioSourceInfo(decodingIfPresentFrom: decoder)
@@ -518,6 +522,10 @@ public struct PlacedClip: Sendable, Equatable {
     public var lateByFrames: Frames
     /// The clip's cache key.
     public var key: String
+    /// Each word where it is spoken in the output, when the clip's engine said; `nil` when not known.
+    public var words: [SpeechMark]?
+    /// Each sentence where it is spoken in the output, when the clip's engine said; `nil` when not known.
+    public var sentences: [SpeechMark]?
 
     public init(
         text: String,
@@ -525,7 +533,9 @@ public struct PlacedClip: Sendable, Equatable {
         segmentId: String?,
         plannedStartFrame: Frames,
         lateByFrames: Frames,
-        key: String
+        key: String,
+        words: [SpeechMark]? = nil,
+        sentences: [SpeechMark]? = nil
     ) {
         self.text = text
         self.phase = phase
@@ -533,6 +543,8 @@ public struct PlacedClip: Sendable, Equatable {
         self.plannedStartFrame = plannedStartFrame
         self.lateByFrames = lateByFrames
         self.key = key
+        self.words = words
+        self.sentences = sentences
     }
 }
 

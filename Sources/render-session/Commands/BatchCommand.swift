@@ -123,16 +123,19 @@ struct BatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (paths, folder, shard, shards, json, preview) = (paths, output, shard, shards, json, preview)
-        let options = BatchOptions(
-            outputFolder: folder,
-            pipeline: try options.pipeline(),
-            baseSeed: seed,
-            variants: variants,
-            jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
-            force: force
-        )
-        try await runCommand {
-            var options = options
+        let (pipelineOptions, seed, variants, force) = (options, seed, variants, force)
+        let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        // One thread of the pool for each session rendered at once.
+        try await runCommand(threads: jobs) { pool in
+            var options = BatchOptions(
+                outputFolder: folder,
+                pipeline: try pipelineOptions.pipeline(pool: pool),
+                baseSeed: seed,
+                variants: variants,
+                jobs: jobs,
+                force: force
+            )
+            options.writesPreviews = preview
             switch shard {
             case .share(let share): options.shard = share
             case .auto: options.shard = try BatchShard.fromEnvironment(count: shards)
@@ -175,10 +178,7 @@ struct BatchCommand: AsyncParsableCommand {
                 }
             }
             var previewText = ""
-            if preview {
-                let rows = try await RenderThreads.shared.run { () throws(SessionError) in
-                    try BatchPreview.write(report, folder: folder)
-                }
+            if let rows = report.previews {
                 // A session verify faults, or whose page cannot be made, failed though it rendered.
                 for row in rows where row.isRendered && !row.isClean {
                     Console.error("\(row.name): \(row.verification)")

@@ -30,7 +30,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (markdownPath, output) = (markdownPath, output)
-        try await runCommand {
+        try await runCommand { _ in
             let written = try MeditationImport.run(markdownPath: markdownPath, into: output)
             for path in written { print(path) }
             Console.status("Imported \(written.count) scripts from \(markdownPath) into \(output)")
@@ -62,7 +62,7 @@ struct ListCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (paths, json) = (paths, json)
-        try await runCommand {
+        try await runCommand { _ in
             let library = try ScriptLibrary(paths: paths)
             for problem in library.problems {
                 for line in problem.error.flagLines { Console.error(line) }

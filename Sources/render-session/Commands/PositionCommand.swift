@@ -70,7 +70,7 @@ struct PositionCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (path, at, item, offset) = (file, at, item, offset)
-        try await runCommand {
+        try await runCommand { _ in
             let file = try PlaybackFile.read(path)
             let answer: any Encodable
             do throws(ScriptError) {

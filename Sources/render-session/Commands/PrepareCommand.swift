@@ -68,8 +68,11 @@ struct PrepareCommand: AsyncParsableCommand {
             source: try source.source(offline: false, jobs: jobs),
             observer: Console.observer(summarizingCache: false)
         )
-        pipeline.fallbackVoice = source.noFallback ? nil : source.fallbackVoice
-        try await runCommand {
+        pipeline.fallbackVoice = source.fallback
+        // One thread of the pool for each clip synthesized at once.
+        try await runCommand(threads: jobs) { pool in
+            var pipeline = pipeline
+            pipeline.pool = pool
             let library = try ScriptLibrary(paths: paths, warn: Console.warning)
             for problem in library.problems {
                 for line in problem.error.flagLines { Console.error(line) }

@@ -76,13 +76,13 @@ struct QueueCommand: AsyncParsableCommand {
     func run() async throws {
         let (options, folder, reencode) = (options, output, reencode)
         let scriptPath = session.scriptPath
-        try await runCommand {
+        try await runCommand { pool in
             let clock = ContinuousClock()
             let started = clock.now
-            let pipeline = try options.pipeline()
+            let pipeline = try options.pipeline(pool: pool)
             let script = try ScriptFile.load(scriptPath, strict: options.plan.sound.strict, warn: Console.warning)
             let progress = ProgressLine { done, total, _ in "\(done)/\(total) files" }
-            let queue = try await pipeline.writeQueue(script, to: folder, reencode: reencode) { done, total in
+            let (queue, _) = try await pipeline.writeQueue(script, to: folder, reencode: reencode) { done, total in
                 progress.update(Int64(done), total: Int64(total))
             }
             progress.finish()

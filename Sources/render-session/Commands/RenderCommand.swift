@@ -61,13 +61,13 @@ struct RenderCommand: AsyncParsableCommand {
     var json = false
 
     var options: PipelineOptions {
-        session.options(
-            output: encoding.settings(
-                audio: OutputDestination(argument: output),
-                timeline: timeline.map(OutputDestination.init(argument:)),
-                replaceExisting: !overwrite.noOverwrite
-            )
+        var output = encoding.settings(
+            audio: OutputDestination(argument: output),
+            timeline: timeline.map(OutputDestination.init(argument:)),
+            replaceExisting: !overwrite.noOverwrite
         )
+        output.verifies = verify
+        return session.options(output: output)
     }
 
     func validate() throws {
@@ -84,17 +84,16 @@ struct RenderCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (options, verify, json) = (options, verify, json)
+        let (options, json) = (options, json)
         let scriptPath = session.scriptPath
-        try await runCommand {
+        try await runCommand { pool in
             let clock = ContinuousClock()
             let started = clock.now
-            let outcome = try await options.run(scriptAt: scriptPath, summarizingCache: false)
-            let timeline = outcome.timeline
+            let (outcome, voiceOrigin) = try await options.run(scriptAt: scriptPath, on: pool, summarizingCache: false)
             let summary = SessionSummary(
-                timeline,
-                prepared: outcome.prepared,
-                voiceOrigin: outcome.voiceOrigin,
+                outcome.timeline,
+                prepared: outcome.clips,
+                voiceOrigin: voiceOrigin,
                 output: options.output,
                 elapsed: clock.now - started
             )
@@ -104,11 +103,8 @@ struct RenderCommand: AsyncParsableCommand {
             } else {
                 Console.printWritten([options.output.audio, options.output.timeline])
             }
-            if verify, case .path(let path)? = options.output.audio {
-                let report = try await RenderThreads.shared.run { () throws(SessionError) in
-                    try SessionVerifier.verify(file: path, timeline: timeline)
-                }
-                for problem in report.problems { Console.error("\(path): \(problem.message)") }
+            if let report = outcome.verification {
+                for problem in report.problems { Console.error("\(report.path): \(problem.message)") }
                 Console.status(report.summary)
                 if !report.isClean { throw ExitCode.failure }
             }
@@ -150,8 +146,8 @@ struct TimelineCommand: AsyncParsableCommand {
     func run() async throws {
         let options = options
         let scriptPath = session.scriptPath
-        try await runCommand {
-            try await options.run(scriptAt: scriptPath)
+        try await runCommand { pool in
+            try await options.run(scriptAt: scriptPath, on: pool)
         }
     }
 }
@@ -174,34 +170,23 @@ struct SessionOptions: ParsableArguments {
     }
 }
 
-/// What running one session came to, for its summary.
-struct SessionOutcome {
-    var timeline: Timeline
-    /// How its clips were had; `nil` if preparing did not finish.
-    var prepared: PreparedClips?
-    /// Where the voice asked for came from: `--voice`, `$RENDER_SESSION_VOICE`, `script`, `default`.
-    var voiceOrigin: String
-}
-
 extension PipelineOptions {
-    /// Loads the script at `path` and runs the pipeline on it; with `--offline`, missing clips end
-    /// with what to do about them. The cache's filling is said in a line of its own only if
-    /// `summarizingCache` (a render's summary says it instead).
+    /// Loads the script at `path` and runs the pipeline on it, its blocking work on `pool`; with
+    /// `--offline`, missing clips end with what to do about them. The cache's filling is said in
+    /// a line of its own only if `summarizingCache` (a render's summary says it instead).
+    /// - Returns: what the render came to, and where the voice asked for came from (`--voice`,
+    ///   `$RENDER_SESSION_VOICE`, `script`, `default`).
     @discardableResult
-    func run(scriptAt path: String, summarizingCache: Bool = true) async throws -> SessionOutcome {
-        let prepared = Locked<PreparedClips?>(nil)
-        var observer = Console.observer(summarizingCache: summarizingCache)
-        let told = observer.prepared
-        observer.prepared = { result in
-            told(result)
-            prepared.withLock { $0 = result }
-        }
-        let pipeline = try pipeline(observer: observer)
+    func run(
+        scriptAt path: String,
+        on pool: BlockingPool,
+        summarizingCache: Bool = true
+    ) async throws -> (outcome: RenderOutcome, voiceOrigin: String) {
+        let pipeline = try pipeline(observer: Console.observer(summarizingCache: summarizingCache), pool: pool)
         let script = try ScriptFile.load(path, strict: plan.sound.strict, warn: Console.warning)
         let origin = script.voice == nil ? clip.voiceChoice(for: source.provider).origin : "script"
         do {
-            let timeline = try await pipeline.run(script)
-            return SessionOutcome(timeline: timeline, prepared: prepared.withLock { $0 }, voiceOrigin: origin)
+            return (try await pipeline.run(script), origin)
         } catch {
             guard error.code == .missingClips, plan.offline else { throw error }
             let cache = clip.cache.map { " --cache \($0)" } ?? ""
@@ -210,7 +195,7 @@ extension PipelineOptions {
             let scheme = clip.cacheKey == .textVoiceSpeed ? "" : " --cache-key \(clip.cacheKey.rawValue)"
             let hint =
                 "The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(path)\(cache)\(scheme)\(voice)`, or run without --offline"
-            throw SessionError(.missingClips, lines: error.flagLines + [hint])
+            throw SessionError(.missingClips, lines: error.flagLines + [hint], underlyingError: error)
         }
     }
 }

@@ -124,7 +124,7 @@ struct ShowCommand: AsyncParsableCommand {
     func run() async throws {
         let (path, width) = (file, width ?? FileDescriptor.standardOutput.terminalColumns.map { max(60, $0) } ?? 100)
         let (output, replace, embed, named) = (output, !noOverwrite, embedAudio, audio)
-        try await runCommand {
+        try await runCommand { _ in
             if let output, let drawing = Self.drawing(output) {
                 guard case .timeline(let timeline) = try ShownFile.read(path) else {
                     throw SessionError(

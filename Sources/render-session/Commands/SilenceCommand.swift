@@ -83,7 +83,7 @@ struct SilenceCommand: AsyncParsableCommand {
         let (seconds, rate, destination, replace, pipeline) = (
             seconds, self.rate, OutputDestination(argument: output), !overwrite.noOverwrite, checkedPipeline
         )
-        try await runCommand {
+        try await runCommand { _ in
             let encoder = try pipeline.checkSettings()
             let frames = rate.frames(atSeconds: seconds)!
             try SilenceFile.write(

@@ -34,7 +34,7 @@ struct SoundsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let folder = sounds
-        try await runCommand {
+        try await runCommand { _ in
             let library = try SoundLibrary.open(folder: folder)
             for line in library.warnings { Console.warning(line) }
             let listing = library.listing()

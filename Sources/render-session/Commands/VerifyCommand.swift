@@ -48,14 +48,12 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (file, timelinePath, json) = (file, timeline, json)
-        try await runCommand {
+        try await runCommand { _ in
             let report: VerificationReport
             do {
                 let (timeline, name) = try Self.timeline(at: timelinePath, for: file)
-                // Decoding a long file blocks for as long as it takes: on threads of its own.
-                report = try await RenderThreads.shared.run { () throws(SessionError) in
-                    try SessionVerifier.verify(file: file, timeline: timeline, timelineName: name)
-                }
+                // The command runs on its pool: decoding a long file blocks one of its threads.
+                report = try SessionVerifier.verify(file: file, timeline: timeline, timelineName: name)
             } catch let error as SessionError where error.code != .cancelled {
                 // 1 means "problems found"; a file or timeline that cannot be read is an input's 65.
                 for line in error.flagLines { Console.error(line) }

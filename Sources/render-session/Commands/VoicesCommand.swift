@@ -42,13 +42,11 @@ struct VoicesCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let settings = ProviderSettings(
-            kind: provider,
-            baseURL: ttsURL.flatMap(URL.init(string:)),
-            apiKeyVariable: apiKeyVariable,
-            piperModelFolders: piper.folders
+        let catalog = VoiceCatalog(
+            piperModelFolders: piper.folders,
+            proxyURL: provider == .proxy ? ttsURL.flatMap(URL.init(string:)) : nil,
+            apiKeyVariable: apiKeyVariable
         )
-        let catalog = VoiceCatalog(settings: settings)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

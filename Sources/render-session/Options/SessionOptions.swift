@@ -71,9 +71,11 @@ struct ClipOptions: ParsableArguments {
     func voiceChoice(
         for provider: ProviderKind,
         environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> (voice: String, origin: String) {
-        if let voice { return (voice, "--voice") }
-        if let named = environment[Self.voiceVariable], !named.isEmpty { return (named, "$\(Self.voiceVariable)") }
+    ) -> (voice: Voice, origin: String) {
+        if let voice { return (Voice(id: voice), "--voice") }
+        if let named = environment[Self.voiceVariable], !named.isEmpty {
+            return (Voice(id: named), "$\(Self.voiceVariable)")
+        }
         return (provider.defaultVoice, "default")
     }
 
@@ -152,6 +154,11 @@ struct ProviderOptions: ParsableArguments {
     )
     var fallbackVoice: String?
 
+    /// The fallback voice, unless none was given (or `--no-fallback`, now the default, was).
+    var fallback: FallbackVoice? {
+        noFallback ? nil : fallbackVoice.map(FallbackVoice.init(id:))
+    }
+
     /// What was once needed to make a missing voice an error, now the default; still accepted.
     @Flag(name: .customLong("no-fallback"), help: .hidden)
     var noFallback = false
@@ -203,17 +210,34 @@ struct ProviderOptions: ParsableArguments {
         return resolved + headers.compactMap(ProviderSettings.header)
     }
 
-    /// The provider settings these options describe.
+    /// The provider settings these options describe (``validate()`` has made sure the proxy has
+    /// its URL, and that a URL given is one).
     func settings() throws(SessionError) -> ProviderSettings {
-        ProviderSettings(
-            kind: provider,
-            baseURL: ttsURL.flatMap(URL.init(string:)),
-            headers: try resolvedHeaders(),
-            apiKeyVariable: apiKeyVariable,
-            model: model,
-            piperModelFolders: piper.folders,
-            timeoutSeconds: timeout
-        )
+        let url = ttsURL.flatMap(URL.init(string:))
+        switch provider {
+        case .espeak, .piper:
+            return .local(piperModelFolders: piper.folders)
+        case .proxy:
+            guard let url else {
+                throw SessionError(
+                    .invalidSetting,
+                    "The proxy provider needs the backend's base URL (the part before /tts/synthesize)"
+                )
+            }
+            return .proxy(baseURL: url, http: try http())
+        case .openai:
+            return .openAI(
+                baseURL: url ?? OpenAISpeechProvider.defaultBaseURL,
+                model: model,
+                apiKeyVariable: apiKeyVariable,
+                http: try http()
+            )
+        }
+    }
+
+    /// How the speech server is talked to: the headers, and the time one request may take.
+    private func http() throws(SessionError) -> HTTPSettings {
+        HTTPSettings(headers: try resolvedHeaders(), timeoutSeconds: timeout)
     }
 }
 
@@ -356,12 +380,13 @@ struct PipelineOptions {
         SessionPipeline(clips: clip.identity(for: source.provider), plan: plan.settings(seed: seed), output: output)
     }
 
-    /// The pipeline the options describe, telling the console what it does.
-    func pipeline(observer: PipelineObserver = Console.observer) throws -> SessionPipeline {
+    /// The pipeline the options describe, telling the console what it does, its blocking work on `pool`.
+    func pipeline(observer: PipelineObserver = Console.observer, pool: BlockingPool) throws -> SessionPipeline {
         var pipeline = settings
         pipeline.source = try source.source(offline: plan.offline)
         pipeline.observer = observer
-        pipeline.fallbackVoice = source.noFallback ? nil : source.fallbackVoice
+        pipeline.fallbackVoice = source.fallback
+        pipeline.pool = pool
         return pipeline
     }
 

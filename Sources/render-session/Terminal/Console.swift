@@ -129,12 +129,21 @@ extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
-/// Runs a command's work as a task that SIGINT and SIGTERM cancel, and turns its outcome into
+/// Runs a command's work as a task that SIGINT and SIGTERM cancel, on a pool of its own for
+/// everything that blocks (`threads` threads, at least one per core), and turns its outcome into
 /// what a shell expects: a ``SessionError`` is printed as one `error:` line per problem and exits
 /// with its kind's status (``SessionError/exitStatus``); a signal exits with 128 + its number
-/// after the work has unwound.
-func runCommand(_ work: sending @escaping () async throws -> Void) async throws {
-    let outcome = await Interruption.cancellingOnSignals(work)
+/// after the work has unwound. The pool is shut down before it returns: its threads end.
+func runCommand(
+    threads: Int? = nil,
+    _ work: sending @escaping (BlockingPool) async throws -> Void
+) async throws {
+    let pool = BlockingPool(threadCount: max(BlockingPool.shared.threadCount, threads ?? 0))
+    let outcome = await Interruption.cancellingOnSignals {
+        // The whole command runs on the pool: nothing it does blocks one of Swift's shared threads.
+        try await pool.run((any Error).self) { () async throws in try await work(pool) }
+    }
+    await pool.shutdownGracefully()
     if let signal = outcome.signal {
         Console.status(SessionError.cancelled.description)
         throw ExitCode(128 + signal)

@@ -83,23 +83,23 @@ public struct PiperInstallation: Sendable, Equatable {
     /// that are: a typo must not be taken for a voice that is merely not installed. The default
     /// voice passes, installed or not (`scripts/setup-piper` installs it; missing, it is
     /// unavailable, which a fallback voice may stand in for).
-    package func checkModelName(ofVoice voice: String) throws(SessionError) {
-        guard let name = PiperModel.name(ofVoice: voice), voice != PiperModel.defaultVoice else { return }
-        let known = models.map(\.voice) + [PiperModel.defaultVoice]
-        guard !known.contains(voice) else { return }
+    package func checkModel(of voice: Voice) throws(SessionError) {
+        guard case .piper(let name) = voice, voice != .piperDefault else { return }
+        let known = models.map(\.voice.id) + [Voice.piperDefault.id]
+        guard !known.contains(voice.id) else { return }
         let searched = modelFolders.isEmpty ? "no model folders" : modelFolders.joined(separator: ", ")
         throw SessionError(
             .unknownVoice,
-            "unknown voice \(quoted(voice)): no \(name).onnx with its .onnx.json in \(searched)"
-                + "\(didYouMean(voice, among: known)); `render-session voices` lists them"
+            "unknown voice \(quoted(voice.id)): no \(name).onnx with its .onnx.json in \(searched)"
+                + "\(didYouMean(voice.id, among: known)); `render-session voices` lists them"
         )
     }
 
-    /// The model of `voice` (`piper:NAME`).
+    /// The model of `voice` (`.piper(model:)`).
     /// - Throws: ``SessionError`` (`voiceUnavailable`) naming what is missing: the engine, or
     ///   the model and the folders searched.
-    package func model(forVoice voice: String) throws(SessionError) -> PiperModel {
-        let name = PiperModel.name(ofVoice: voice) ?? voice
+    package func model(for voice: Voice) throws(SessionError) -> PiperModel {
+        let name = if case .piper(let model) = voice { model } else { voice.id }
         guard engineInstalled else {
             throw SessionError(
                 .voiceUnavailable,

@@ -2,13 +2,8 @@ internal import Foundation
 
 /// A Piper voice: its ONNX network (`NAME.onnx`) and the configuration beside it
 /// (`NAME.onnx.json`: sample rate, phoneme map, eSpeak voice, inference scales).
-/// Its voice id is `piper:NAME`, such as `piper:en_US-joe-medium`.
+/// Its voice is ``Voice/piper(model:)``: `piper:NAME`, such as `piper:en_US-joe-medium`.
 package struct PiperModel: Sendable, Equatable {
-    /// The voice id prefix of Piper voices.
-    package static let voicePrefix = "piper:"
-    /// The Piper voice `--provider piper` speaks in unless another is chosen.
-    package static let defaultVoice = "piper:en_US-joe-medium"
-
     /// The model's name: its file name without `.onnx`.
     package let name: String
     /// The `.onnx` file.
@@ -16,13 +11,8 @@ package struct PiperModel: Sendable, Equatable {
     /// The `.onnx.json` file.
     package let configPath: String
 
-    /// `piper:NAME`.
-    package var voice: String { Self.voicePrefix + name }
-
-    /// Whether `voice` names a Piper voice (`piper:NAME`).
-    package static func isPiperVoice(_ voice: String) -> Bool {
-        voice.hasPrefix(voicePrefix) && voice.count > voicePrefix.count
-    }
+    /// Its voice: `piper:NAME`.
+    package var voice: Voice { .piper(model: name) }
 
     /// Whether `name` can be a model's name: a plain file name (letters, digits, `_`, `-`, `.`,
     /// not starting with a dot), never a path.
@@ -34,25 +24,20 @@ package struct PiperModel: Sendable, Equatable {
         }
     }
 
-    /// The model name of a Piper voice id; `nil` for other voices.
-    package static func name(ofVoice voice: String) -> String? {
-        isPiperVoice(voice) ? String(voice.dropFirst(voicePrefix.count)) : nil
-    }
-
     /// The embedded voice that stands in for `voice` when it cannot be had: eSpeak NG in the
     /// model's language, read from its name as Piper names models (`en_US-joe-medium` → `espeak:en-us`),
     /// the language alone (`de`) when eSpeak has no voice for the region, and `espeak:en-us` for a
     /// name that carries no language.
     /// - Parameter languages: the languages eSpeak NG speaks (`en-us`, `de`, …).
-    package static func fallbackVoice(for voice: String, languages: Set<String>) -> String {
-        guard let name = name(ofVoice: voice), let tag = name.split(separator: "-").first,
+    package static func fallbackVoice(for voice: Voice, languages: Set<String>) -> Voice {
+        guard case .piper(let name) = voice, let tag = name.split(separator: "-").first,
             tag.range(of: #"^[a-z]{2,3}_[A-Z]{2}$"#, options: .regularExpression) != nil
-        else { return ClipIdentity.defaultVoice }
+        else { return .defaultVoice }
         let regional = tag.replacingOccurrences(of: "_", with: "-").lowercased()
         let language = String(regional.prefix { $0 != "-" })
-        if languages.contains(regional) { return "espeak:" + regional }
-        if languages.contains(language) { return "espeak:" + language }
-        return ClipIdentity.defaultVoice
+        if languages.contains(regional) { return .espeak(language: regional) }
+        if languages.contains(language) { return .espeak(language: language) }
+        return .defaultVoice
     }
 
     /// The models in `folder`: every `NAME.onnx` with a `NAME.onnx.json` beside it, by name.

@@ -6,10 +6,10 @@ package import SessionTimeline
 /// a model once and speak clip after clip (``PiperWorkerPool``), each clip stored as every clip
 /// is, MP3 with the gapless tag at the model's rate (22,050 Hz for `medium` voices).
 ///
-/// Voice ids are `piper:NAME` for a model `NAME.onnx` on the search path (``PiperInstallation``).
-/// Speed maps to Piper's length scale: the model's own scale ÷ speed. The pauses of
-/// ``SpeechPacing`` are put between sentences and paragraphs inside the clip.
-public struct PiperSpeechProvider: PacedSpeechProvider {
+/// Voices are ``Voice/piper(model:)`` for a model `NAME.onnx` on the search path
+/// (``PiperInstallation``). Speed maps to Piper's length scale: the model's own scale ÷ speed.
+/// The pauses of ``SpeechPacing`` are put between sentences and paragraphs inside the clip.
+public struct PiperSpeechProvider: SpeechProvider {
     public let name = "piper"
     /// One worker per core: a batch keeps every core speaking.
     public var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
@@ -22,10 +22,17 @@ public struct PiperSpeechProvider: PacedSpeechProvider {
         self.pools = PiperPools(installation: installation)
     }
 
+    /// ``Voice``'s own rules, and the model on the search path (the default voice passes,
+    /// installed or not).
+    public func checkVoice(_ voice: Voice) throws(SessionError) {
+        try voice.check()
+        try installation.checkModel(of: voice)
+    }
+
     /// Finds `voice`'s model and starts `concurrency` workers for it, waiting for the first to load.
     /// - Throws: ``SessionError`` (`voiceUnavailable`) when the engine or model is missing or does not load.
-    public func prepareVoice(_ voice: String, concurrency: Int) async throws(SessionError) {
-        _ = try await pools.pool(forVoice: voice).start(count: concurrency)
+    public func prepareVoice(_ voice: Voice, concurrency: Int) async throws(SessionError) {
+        _ = try await pools.pool(for: voice).start(count: concurrency)
     }
 
     /// Stops every worker (each ends when it finishes the clip it holds); the next clip starts them again.
@@ -33,23 +40,13 @@ public struct PiperSpeechProvider: PacedSpeechProvider {
         await pools.removeAll()
     }
 
-    public func synthesize(
-        text: String,
-        voice: String,
-        speed: Double,
-        pacing: SpeechPacing
-    ) async throws(SessionError) -> Data {
-        try await clip(text: text, voice: voice, speed: speed, pacing: pacing).mp3
+    public func speak(_ request: SpeechRequest) async throws(SessionError) -> SpeechResult {
+        SpeechResult(audio: try await clip(request).mp3)
     }
 
-    /// Piper's speech for `text`, and the MP3 the cache stores of it (which decodes to exactly its frames).
-    package func clip(
-        text: String,
-        voice: String,
-        speed: Double,
-        pacing: SpeechPacing = .standard
-    ) async throws(SessionError) -> (audio: PiperAudio, mp3: Data) {
-        let audio = try await speak(text: text, voice: voice, speed: speed, pacing: pacing)
+    /// Piper's speech for `request`, and the MP3 the cache stores of it (which decodes to exactly its frames).
+    package func clip(_ request: SpeechRequest) async throws(SessionError) -> (audio: PiperAudio, mp3: Data) {
+        let audio = try await speech(request)
         do {
             return (audio, Data(try SpeechClip.mp3(audio.samples, sampleRate: audio.sampleRate.hertz, voice: "Piper")))
         } catch {
@@ -57,29 +54,24 @@ public struct PiperSpeechProvider: PacedSpeechProvider {
         }
     }
 
-    /// Piper's speech for `text` as it came from the engine: 16-bit mono at the model's rate.
-    package func speak(
-        text: String,
-        voice: String,
-        speed: Double,
-        pacing: SpeechPacing = .standard
-    ) async throws(SessionError) -> PiperAudio {
-        let pool = try await pools.pool(forVoice: voice)
+    /// Piper's speech for `request` as it came from the engine: 16-bit mono at the model's rate.
+    package func speech(_ request: SpeechRequest) async throws(SessionError) -> PiperAudio {
+        let pool = try await pools.pool(for: request.voice)
         let sampleRate = try await pool.start(count: 1)
-        let pauses = pacing.frames(at: sampleRate)
-        let request = PiperBridge.Request(
-            paragraphs: SentenceSplitter.paragraphs(of: text),
-            lengthScale: 1 / speed,
+        let pauses = request.pacing.frames(at: sampleRate)
+        let bridged = PiperBridge.Request(
+            paragraphs: SentenceSplitter.paragraphs(of: request.text),
+            lengthScale: 1 / request.speed,
             sentencePauseFrames: pauses.sentence.count,
             paragraphPauseFrames: pauses.paragraph.count
         )
-        let limit = ClipLengthLimit(text: text, speed: speed, pacing: pacing)
-        return try await pool.speak(request, maximumFrames: Int(limit.frames(at: sampleRate).count)).get()
+        let limit = ClipLengthLimit(text: request.text, speed: request.speed, pacing: request.pacing)
+        return try await pool.speak(bridged, maximumFrames: Int(limit.frames(at: sampleRate).count)).get()
     }
 
     /// The process ids of `voice`'s running workers: for tests that kill one mid-batch.
-    public func workerProcessIdentifiers(forVoice voice: String) async -> [Int32] {
-        guard let pool = try? await pools.pool(forVoice: voice) else { return [] }
+    package func workerProcessIdentifiers(for voice: Voice) async -> [Int32] {
+        guard let pool = try? await pools.pool(for: voice) else { return [] }
         return await pool.processIdentifiers
     }
 }
@@ -102,15 +94,15 @@ package struct PiperAudio: Sendable, Equatable {
 /// One worker pool per model, made when the model is first asked for and kept while the provider lives.
 private actor PiperPools {
     let installation: PiperInstallation
-    private var pools: [String: PiperWorkerPool] = [:]
+    private var pools: [Voice: PiperWorkerPool] = [:]
 
     init(installation: PiperInstallation) {
         self.installation = installation
     }
 
-    func pool(forVoice voice: String) throws(SessionError) -> PiperWorkerPool {
+    func pool(for voice: Voice) throws(SessionError) -> PiperWorkerPool {
         if let pool = pools[voice] { return pool }
-        let pool = PiperWorkerPool(installation: installation, model: try installation.model(forVoice: voice))
+        let pool = PiperWorkerPool(installation: installation, model: try installation.model(for: voice))
         pools[voice] = pool
         return pool
     }

@@ -1,0 +1,292 @@
+internal import Foundation
+internal import SessionAudio
+internal import SessionTimeline
+
+/// One job of a pipeline (a render, a batch, a queue, a prepare): its settings checked once,
+/// its sound library opened once for all its stages and sessions, its voices and sounds checked
+/// once before any work, and the stages that follow (prepare, plan, render, verify), which check
+/// none of it again.
+///
+/// A ``SessionPipeline`` is the description a caller fills in; a job is what that description
+/// resolved to. Every public entry point of the pipeline makes one job and runs its stages.
+struct RenderJob: Sendable {
+    /// The settings as given, with the voice fallbacks preparing made (``adopting(_:)``).
+    private(set) var pipeline: SessionPipeline
+    /// The encoder's settings, checked with every other setting when the job was made.
+    let encoder: EncoderSettings
+    /// The sound library every stage and session looks sounds up in, opened on first need.
+    let library: SharedSoundLibrary
+    /// Every warning told, in order, for the job's outcome.
+    private(set) var warnings: WarningLog
+
+    /// Checks every setting of `pipeline` (``SessionPipeline/problems``), once.
+    /// - Throws: ``SessionError`` (`invalidSetting`), a line for each problem.
+    init(_ pipeline: SessionPipeline) throws(SessionError) {
+        encoder = try pipeline.checkSettings()
+        warnings = WarningLog()
+        self.pipeline = pipeline
+        self.pipeline.observer = Self.logging(pipeline.observer, into: warnings)
+        library = SharedSoundLibrary(folder: pipeline.plan.soundLibrary, warn: self.pipeline.observer.warning)
+    }
+
+    /// This job telling `observer` instead, its warnings kept in a log of its own: a batch's
+    /// session, whose warnings name it and are its outcome's.
+    func observed(by observer: PipelineObserver) -> RenderJob {
+        var job = self
+        job.warnings = WarningLog()
+        job.pipeline.observer = Self.logging(observer, into: job.warnings)
+        return job
+    }
+
+    /// `observer`, its warnings kept in `log` as well.
+    private static func logging(_ observer: PipelineObserver, into log: WarningLog) -> PipelineObserver {
+        var logged = observer
+        let told = observer.warning
+        logged.warning = { line in
+            log.add(line)
+            told(line)
+        }
+        return logged
+    }
+
+    /// The job's sounds, telling `warn` of a sound left out.
+    func sounds(warn: @escaping (String) -> Void) -> SessionSounds {
+        SessionSounds(library: library, allowsMissing: pipeline.plan.allowsMissingSounds, warn: warn)
+    }
+
+    // MARK: Checks before any work
+
+    /// Refuses, before any work, a voice `scripts` are spoken in (or the fallback voice) that
+    /// names no voice of its engine, each voice checked once.
+    func checkVoices(of scripts: [Script]) throws(SessionError) {
+        var voices = Set(scripts.map { pipeline.requestedClips(for: $0).voice })
+        if case .voice(let fallback)? = pipeline.fallbackVoice { voices.insert(fallback) }
+        for voice in voices.sorted(by: { $0.id < $1.id }) { try check(voice) }
+    }
+
+    /// Refuses a voice its source cannot speak in: the provider's check, or offline the checks
+    /// that hold whatever speaks it.
+    private func check(_ voice: Voice) throws(SessionError) {
+        switch pipeline.source {
+        case .offline: try voice.check()
+        case .provider(let provider, _): try provider.checkVoice(voice)
+        }
+    }
+
+    /// Refuses, before any work, a sound `scripts` name (in their `sound` blocks or the plan's)
+    /// that is not found, unless missing sounds are allowed.
+    func checkSounds(of scripts: [Script]) throws(SessionError) {
+        let sounds = sounds(warn: { _ in })
+        for script in scripts { try sounds.check(pipeline.plan.sound.overriding(script.sound)) }
+    }
+
+    /// Where a render's audio and timeline go: each checked (its folder made, an existing file
+    /// refused unless replacing is allowed), so that a mistake costs no synthesis.
+    func resolveOutputs(
+        audio: OutputDestination?,
+        timeline: OutputDestination?
+    ) throws(SessionError) -> ResolvedOutputs {
+        let output = pipeline.output
+        func resolve(_ destination: OutputDestination) throws(SessionError) -> OutputTarget {
+            try OutputTarget.resolve(
+                destination,
+                replaceExisting: output.replaceExisting,
+                inOwnedFolder: output.inOwnedFolder
+            )
+        }
+        return ResolvedOutputs(
+            audio: try audio.map { (destination) throws(SessionError) in try resolve(destination) },
+            timeline: try timeline.map { (destination) throws(SessionError) in try resolve(destination) }
+        )
+    }
+
+    // MARK: Stages
+
+    /// Every text a render of `script` can need. For kinds other than guided this asks the sound
+    /// library which cue sounds it has, since a missing one is spoken instead.
+    func texts(of script: Script) throws(SessionError) -> [String] {
+        if case .guided = script.kind { return script.allTexts }
+        let plan = pipeline.plan
+        return try sounds(warn: { _ in }).texts(
+            of: plan.selectingStretches(of: script),
+            sound: plan.sound.overriding(script.sound)
+        )
+    }
+
+    /// Prepares every text `scripts` can need, each script's in its own voice, as one result;
+    /// a voice that cannot be had falls back as the pipeline says.
+    func prepare(scripts: [Script]) async throws(SessionError) -> PreparedClips {
+        var voices: [Voice] = []
+        var textsByVoice: [Voice: [String]] = [:]
+        for script in scripts {
+            let voice = pipeline.requestedClips(for: script).voice
+            if textsByVoice[voice] == nil { voices.append(voice) }
+            textsByVoice[voice, default: []] += try texts(of: script)
+        }
+        guard let first = voices.first else { return try await prepare(texts: [], voice: pipeline.clips.voice) }
+        var prepared = try await prepareFallingBack(texts: textsByVoice[first] ?? [], voice: first)
+        for voice in voices.dropFirst() {
+            prepared = prepared.merging(try await prepareFallingBack(texts: textsByVoice[voice] ?? [], voice: voice))
+        }
+        // Every clip these scripts need is made: the voices' workers (Piper's hold a model each)
+        // give their memory back to the render.
+        if case .provider(let provider, _) = pipeline.source { await provider.releaseVoices() }
+        return prepared
+    }
+
+    /// Prepares `texts` in `voice`, or in its fallback when `voice` cannot be had.
+    private func prepareFallingBack(texts: [String], voice: Voice) async throws(SessionError) -> PreparedClips {
+        if let fallback = pipeline.voiceFallbacks[voice] { return try await prepare(texts: texts, voice: fallback) }
+        do {
+            return try await prepare(texts: texts, voice: voice)
+        } catch  where error.code == .voiceUnavailable {
+            guard let fallbackVoice = pipeline.fallbackVoice else {
+                throw SessionError(
+                    .voiceUnavailable,
+                    "\(error.lines[0]); \(SettingReference.fallbackVoice.marker) names a voice to speak in instead",
+                    underlyingError: error
+                )
+            }
+            let fallback: Voice
+            switch fallbackVoice {
+            case .voice(let chosen):
+                fallback = chosen
+            case .embedded:
+                let languages = Set(((try? EmbeddedVoice.voices()) ?? []).compactMap(\.languages.first))
+                fallback = PiperModel.fallbackVoice(for: voice, languages: languages)
+            }
+            pipeline.observer.warning("\(error.lines[0]); using \(fallback)")
+            var prepared = try await prepare(texts: texts, voice: fallback)
+            prepared.voiceFallbacks[voice] = fallback
+            return prepared
+        }
+    }
+
+    /// Makes sure the cache holds every clip `texts` need in `voice`, and measures each once.
+    func prepare(texts: [String], voice: Voice) async throws(SessionError) -> PreparedClips {
+        var identity = pipeline.clips
+        identity.voice = voice
+        let (provider, jobs): ((any SpeechProvider)?, Int?) =
+            switch pipeline.source {
+            case .offline: (nil, nil)
+            case .provider(let chosen, let chosenJobs): (chosen, chosenJobs)
+            }
+        // Loudness is measured unless it is off here: a script's own `sound` block is not known yet,
+        // and a measurement it does not need costs one decode, once (it is kept beside the clip).
+        let result = try await ClipPreparer(
+            identity: identity,
+            provider: provider,
+            jobs: jobs,
+            measureLoudness: pipeline.plan.sound.loudness != .off
+        )
+        .prepare(texts: texts, warn: pipeline.observer.warning, progress: pipeline.observer.preparing)
+        pipeline.observer.prepared(result)
+        return result
+    }
+
+    /// This job with the voice fallbacks that preparing `prepared` made, for the stages after it.
+    func adopting(_ prepared: PreparedClips) -> RenderJob {
+        var job = self
+        job.pipeline = pipeline.adopting(prepared)
+        return job
+    }
+
+    /// Places `script`'s clips, silences and sounds in frames, from prepared measurements, with
+    /// `seed` when given (else the plan's); warnings go to `warn` (the observer's by default).
+    ///
+    /// The timeline records the voice its clips are in, and the one asked for when another stood
+    /// in. With the program loudness anchor, the mix is measured here (written nowhere), so that
+    /// the timeline's gains are those a render plays.
+    func plan(
+        _ script: Script,
+        clips prepared: PreparedClips,
+        seed: UInt64? = nil,
+        warn: ((String) -> Void)? = nil
+    ) throws(SessionError) -> Timeline {
+        var settings = pipeline.plan
+        if let seed { settings.seed = seed }
+        settings.sampleRate = pipeline.sampleRate
+        let adopted = pipeline.adopting(prepared)
+        let identity = adopted.clips(for: script)
+        var timeline = try SessionPlanner.plan(
+            script,
+            clips: prepared,
+            identity: identity,
+            settings: settings,
+            encoder: encoder,
+            sounds: sounds(warn: warn ?? pipeline.observer.warning)
+        )
+        let requested = pipeline.requestedClips(for: script).voice
+        timeline.voice = identity.voice.id
+        timeline.requestedVoice = requested == identity.voice ? nil : requested.id
+        try checkLateness(of: timeline)
+        return try SessionRenderer.anchoringProgram(timeline, encoder: encoder)
+    }
+
+    /// Refuses a plan whose speech starts later than ``PlanSettings/maximumLateSeconds``.
+    private func checkLateness(of timeline: Timeline) throws(SessionError) {
+        guard let maximum = pipeline.plan.maximumLateSeconds else { return }
+        let rate = timeline.sampleRate
+        let late = TimelineLateness(timeline, beyond: rate.frames(atSeconds: maximum) ?? .zero)
+        guard let worst = late.worst else { return }
+        let others = late.lateCount > 1 ? " (and \(late.lateCount - 1) more past it)" : ""
+        throw SessionError(
+            .lateSpeech,
+            "\(quoted(printable(worst.text, limit: 60))) starts \(String(format: "%.1f", rate.seconds(of: worst.frames))) s late\(others), more than the \(formatted(maximum)) s allowed: the clip before it runs past its start"
+        )
+    }
+
+    /// Writes `timeline` to `targets`.
+    /// - Returns: `timeline` with how the audio was encoded and, when loudness is on and audio
+    ///   was written, the output's measured loudness.
+    func render(_ timeline: Timeline, to targets: ResolvedOutputs) throws(SessionError) -> Timeline {
+        let total = timeline.totalFrames
+        if let audio = targets.audio,
+            let problem = encoder.problem(
+                sampleRate: timeline.sampleRate.hertz,
+                channelCount: timeline.channelCount.count
+            )
+        {
+            throw SessionError(.invalidSetting, "Cannot write \(audio.destination): \(problem)")
+        }
+        let observer = pipeline.observer
+        let rendered = try SessionRenderer.render(
+            timeline,
+            encoder: encoder,
+            metadata: pipeline.output.metadata(for: timeline),
+            audio: targets.audio,
+            timelineJSON: targets.timeline
+        ) { written in observer.rendering(written, total, timeline.sampleRate) }
+        if let line = SessionPipeline.squashWarning(rendered.loudness) { observer.warning(line) }
+        return rendered
+    }
+
+    /// Decodes the audio written to `destination` and checks it against `timeline`, when the
+    /// output asks for it (``OutputSettings/verifies``) and the audio went to a file.
+    func verification(
+        of timeline: Timeline,
+        at destination: OutputDestination?
+    ) throws(SessionError)
+        -> VerificationReport?
+    {
+        guard pipeline.output.verifies, case .path(let path)? = destination else { return nil }
+        return try SessionVerifier.verify(file: path, timeline: timeline)
+    }
+}
+
+/// Where a render's audio and timeline go.
+struct ResolvedOutputs: Sendable {
+    var audio: OutputTarget?
+    var timeline: OutputTarget?
+}
+
+/// The warnings a job told, in order, for its outcome.
+final class WarningLog: Sendable {
+    private let lines = Locked<[String]>([])
+
+    func add(_ line: String) {
+        lines.withLock { $0.append(line) }
+    }
+
+    var all: [String] { lines.withLock { $0 } }
+}
