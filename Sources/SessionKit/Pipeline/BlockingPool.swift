@@ -60,6 +60,13 @@ public final class BlockingPool: TaskExecutor, Sendable {
     /// started on first use and never shut down (a command makes and shuts down its own).
     public static let shared = BlockingPool(threadCount: max(2, ProcessInfo.processInfo.activeProcessorCount))
 
+    /// The pool the running task's blocking work goes to: the one whose ``run(_:)`` it is in, so
+    /// that a provider called from a pipeline synthesizes on the pipeline's pool; `nil` outside.
+    @TaskLocal package static var current: BlockingPool?
+
+    /// ``current``, or ``shared`` outside any pool's work.
+    package static var currentOrShared: BlockingPool { current ?? shared }
+
     /// A pool of `threadCount` threads (at least 1), not yet started.
     public init(threadCount: Int, name: String = "session.pool") {
         self.threadCount = max(1, threadCount)
@@ -110,16 +117,24 @@ public final class BlockingPool: TaskExecutor, Sendable {
             preconditionFailure("a pool that is shutting down refuses work; \(Failure.self) cannot say so")
         }
         defer { finishedRun() }
-        return try await withTaskExecutorPreference(self) { () async throws(Failure) -> Result in
-            // The preference takes effect when the task next enters a nonisolated async function.
-            try await Self.call(body)
+        // The outcome crosses `withValue` as a value: its closure rethrows untyped.
+        let outcome = await Self.$current.withValue(self) { () async -> Swift.Result<Result, Failure> in
+            await withTaskExecutorPreference(self) { () async -> Swift.Result<Result, Failure> in
+                // The preference takes effect when the task next enters a nonisolated async function.
+                await Self.call(body)
+            }
         }
+        return try outcome.get()
     }
 
     private nonisolated static func call<Result: Sendable, Failure: Error>(
         _ body: () async throws(Failure) -> Result
-    ) async throws(Failure) -> Result {
-        try await body()
+    ) async -> Swift.Result<Result, Failure> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Refuses new work, lets what is running finish, and returns once every thread has ended.

@@ -277,12 +277,16 @@ public struct EmbeddedSpeechProvider: SpeechProvider {
                 "the embedded voice takes voice ids like espeak:en-us, not \"\(request.voice.id)\""
             )
         }
-        do {
-            return SpeechResult(
-                audio: Data(try EmbeddedVoice.mp3(text: request.text, voice: language, speed: request.speed))
-            )
-        } catch {
-            throw SessionError(.providerFailed, error.reason, underlyingError: error)
+        // eSpeak NG and LAME block for as long as the text takes: on a pool's thread (the
+        // pipeline's, when it asks), never one of Swift's shared ones.
+        return try await BlockingPool.currentOrShared.run { () throws(SessionError) in
+            do throws(AudioError) {
+                return SpeechResult(
+                    audio: Data(try EmbeddedVoice.mp3(text: request.text, voice: language, speed: request.speed))
+                )
+            } catch {
+                throw SessionError(.providerFailed, error.reason, underlyingError: error)
+            }
         }
     }
 }

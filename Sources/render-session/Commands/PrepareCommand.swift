@@ -62,16 +62,15 @@ struct PrepareCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (paths, json) = (paths, json)
-        var pipeline = SessionPipeline(
-            clips: clip.identity(for: source.provider),
-            source: try source.source(offline: false, jobs: jobs),
-            observer: Console.observer(summarizingCache: false)
-        )
-        pipeline.fallbackVoice = source.fallback
+        let (paths, json, clip, source, jobs) = (paths, json, clip, source, jobs)
         // One thread of the pool for each clip synthesized at once.
         try await runCommand(threads: jobs) { pool in
-            var pipeline = pipeline
+            var pipeline = SessionPipeline(
+                clips: clip.identity(for: source.provider),
+                source: try source.source(offline: false, jobs: jobs),
+                observer: Console.observer(summarizingCache: false)
+            )
+            pipeline.fallbackVoice = source.fallback
             pipeline.pool = pool
             let library = try ScriptLibrary(paths: paths, warn: Console.warning)
             for problem in library.problems {

@@ -42,11 +42,20 @@ struct VoicesCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let catalog = VoiceCatalog(
-            piperModelFolders: piper.folders,
-            proxyURL: provider == .proxy ? ttsURL.flatMap(URL.init(string:)) : nil,
-            apiKeyVariable: apiKeyVariable
-        )
+        let (folders, json) = (piper.folders, json)
+        let proxyURL = provider == .proxy ? ttsURL.flatMap(URL.init(string:)) : nil
+        let apiKeyVariable = apiKeyVariable
+        // eSpeak NG's list and the model folders are read on the pool, as every command's work is.
+        try await runCommand { _ in
+            Self.list(
+                VoiceCatalog(piperModelFolders: folders, proxyURL: proxyURL, apiKeyVariable: apiKeyVariable),
+                json: json
+            )
+        }
+    }
+
+    /// Prints `catalog`: one voice a line, its fields tab-separated, or one JSON object.
+    static func list(_ catalog: VoiceCatalog, json: Bool) {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

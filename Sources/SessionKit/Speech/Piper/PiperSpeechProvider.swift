@@ -47,10 +47,15 @@ public struct PiperSpeechProvider: SpeechProvider {
     /// Piper's speech for `request`, and the MP3 the cache stores of it (which decodes to exactly its frames).
     package func clip(_ request: SpeechRequest) async throws(SessionError) -> (audio: PiperAudio, mp3: Data) {
         let audio = try await speech(request)
-        do {
-            return (audio, Data(try SpeechClip.mp3(audio.samples, sampleRate: audio.sampleRate.hertz, voice: "Piper")))
-        } catch {
-            throw SessionError(.providerFailed, error.reason, underlyingError: error)
+        // LAME encodes on a pool's thread (the pipeline's, when it asks).
+        return try await BlockingPool.currentOrShared.run { () throws(SessionError) in
+            do throws(AudioError) {
+                return (
+                    audio, Data(try SpeechClip.mp3(audio.samples, sampleRate: audio.sampleRate.hertz, voice: "Piper"))
+                )
+            } catch {
+                throw SessionError(.providerFailed, error.reason, underlyingError: error)
+            }
         }
     }
 
