@@ -26,12 +26,12 @@ public struct ClipCache: Sendable {
     }
 
     /// The cache key of `text` spoken by `voice` at `speed`.
-    public static func key(text: String, voice: String, speed: Double) -> String {
+    package static func key(text: String, voice: String, speed: Double) -> String {
         hexDigest(of: text + voice + "\(speed)")
     }
 
     /// The cache key of `text` alone, as the stretching app names its clips (``CacheKeyScheme/text``).
-    public static func key(text: String) -> String {
+    package static func key(text: String) -> String {
         hexDigest(of: text)
     }
 
@@ -49,7 +49,7 @@ public struct ClipCache: Sendable {
     }
 
     /// Where the clip with `key` is stored.
-    public func path(forKey key: String) -> String {
+    package func path(forKey key: String) -> String {
         (directory as NSString).appendingPathComponent("\(key).mp3")
     }
 
@@ -64,7 +64,7 @@ public struct ClipCache: Sendable {
     }
 
     /// The entry for `text` spoken by `voice` at `speed`, keyed by `scheme`.
-    public func entry(
+    package func entry(
         text: String,
         voice: String,
         speed: Double,

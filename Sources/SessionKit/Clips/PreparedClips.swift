@@ -1,15 +1,15 @@
 internal import Foundation
-public import SessionTimeline
+package import SessionTimeline
 
 /// A clip that could not be made.
-public struct ClipFailure: Sendable, Equatable, CustomStringConvertible {
+package struct ClipFailure: Sendable, Equatable, CustomStringConvertible {
     /// The clip.
-    public let entry: ClipCache.Entry
+    package let entry: ClipCache.Entry
     /// Why, as a phrase.
-    public let reason: String
+    package let reason: String
 
     /// `Cannot synthesize "text…" (key …): reason`.
-    public var description: String {
+    package var description: String {
         "Cannot synthesize \(quoted(entry.text)) (key \(entry.key)): \(reason)"
     }
 }
@@ -18,7 +18,7 @@ public struct ClipFailure: Sendable, Equatable, CustomStringConvertible {
 /// Planning takes its measurements from here, so no clip is measured twice.
 public struct PreparedClips: Sendable {
     /// What became of one clip.
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// In the cache and measured: its file, rate and exact length.
         case ready(AudioSourceInfo)
         /// Not in the cache, and nothing made it.
@@ -32,19 +32,19 @@ public struct PreparedClips: Sendable {
     /// Every clip the texts need, each key once, in the order of the texts.
     public let entries: [ClipCache.Entry]
     /// Each clip's state, by key.
-    public var states: [String: State] = [:]
+    package var states: [String: State] = [:]
     /// Clips that were already in the cache.
     public var alreadyCached = 0
     /// Clips synthesized and stored.
     public var synthesized = 0
     /// Corrupt cache entries synthesized again.
-    public var replaced = 0
+    package var replaced = 0
     /// Time since preparing started.
-    public var elapsed: Duration = .zero
+    package var elapsed: Duration = .zero
     /// Voices that could not be had and the voice that spoke their clips instead: requested → used.
     public var voiceFallbacks: [Voice: Voice] = [:]
     /// Where each ready clip's words and sentences are, by key, for the clips whose engine said so.
-    public var marks: [String: SpeechMarks] = [:]
+    package var marks: [String: SpeechMarks] = [:]
 
     init(entries: [ClipCache.Entry]) {
         self.entries = entries
@@ -68,10 +68,10 @@ public struct PreparedClips: Sendable {
     /// Clips the texts need.
     public var needed: Int { entries.count }
     /// Clips finished so far: found in the cache, synthesized, or failed.
-    public var done = 0
+    package var done = 0
 
     /// The entries that are not ready, in order, with why.
-    public var problems: [(entry: ClipCache.Entry, state: State)] { problems(among: nil) }
+    package var problems: [(entry: ClipCache.Entry, state: State)] { problems(among: nil) }
 
     /// The entries with keys in `keys` (all if `nil`) that are not ready, in order, with why.
     func problems(among keys: Set<String>?) -> [(entry: ClipCache.Entry, state: State)] {
@@ -84,7 +84,7 @@ public struct PreparedClips: Sendable {
     }
 
     /// The clips the provider could not make, in order.
-    public var failures: [ClipFailure] {
+    package var failures: [ClipFailure] {
         problems.compactMap {
             if case .failed(let reason) = $0.state { ClipFailure(entry: $0.entry, reason: reason) } else { nil }
         }

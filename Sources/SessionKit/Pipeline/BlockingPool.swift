@@ -10,13 +10,13 @@ internal import SessionAudio
 /// so a server decides how many renders run at once however many requests come; work beyond it
 /// waits its turn.
 ///
-/// It is a `TaskExecutor`: ``run(_:)`` runs its body *in the calling task* on one of the
+/// It is a `TaskExecutor`: its `run` runs a body *in the calling task* on one of the
 /// pool's threads, so cancelling the task reaches the body (`Task.isCancelled`), task-locals
 /// hold, and child tasks the body starts (a batch's sessions, a prepare's clips) run on the pool
 /// too, as many at once as it has threads. A command runs its whole work there
 /// (`Task(executorPreference:)`), and nothing it does blocks a shared thread.
 ///
-/// Its lifecycle is ``start()`` (also on first use), then ``shutdownGracefully()``: work already
+/// Its lifecycle is a start (on first use, or ``run()``), then ``shutdownGracefully()``: work already
 /// running finishes, new work is refused with ``SessionError/Code/cancelled``, and the threads
 /// end. ``run()`` does both for a service group (swift-service-lifecycle's `Service` shape).
 public final class BlockingPool: TaskExecutor, Sendable {
@@ -74,7 +74,7 @@ public final class BlockingPool: TaskExecutor, Sendable {
     }
 
     /// Starts the threads, if they are not running yet. ``run(_:)`` starts them too.
-    public func start() {
+    package func start() {
         let count: Int? = withState { state in
             guard state.phase == .idle else { return nil }
             state.phase = .running

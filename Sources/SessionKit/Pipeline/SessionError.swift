@@ -40,7 +40,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The script is not valid JSON or Markdown, or breaks a rule.
         public static let invalidScript = Code(.invalidScript)
         /// A folder of scripts holds none.
-        public static let noScripts = Code(.noScripts)
+        package static let noScripts = Code(.noScripts)
         /// Clips the script needs are not in the cache.
         public static let missingClips = Code(.missingClips)
         /// Clips are in the cache but cannot be decoded.
@@ -71,7 +71,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         /// A timeline JSON file cannot be read, or is not a timeline; or a queue JSON file, likewise.
         public static let unreadableTimeline = Code(.unreadableTimeline)
         /// A position, item or offset asked of a timeline or queue lies outside it; the line gives the range.
-        public static let positionOutOfRange = Code(.positionOutOfRange)
+        package static let positionOutOfRange = Code(.positionOutOfRange)
         /// Speech starts later than ``PlanSettings/maximumLateSeconds`` allows.
         public static let lateSpeech = Code(.lateSpeech)
         /// The task was cancelled (Ctrl-C, SIGTERM); unfinished files were removed.
@@ -84,7 +84,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The error for work stopped by cancellation.
     public static let cancelled = SessionError(.cancelled, "Interrupted; unfinished files were removed")
 
-    public init(_ code: Code, lines: [String], underlyingError: (any Error & Sendable)? = nil) {
+    package init(_ code: Code, lines: [String], underlyingError: (any Error & Sendable)? = nil) {
         precondition(!lines.isEmpty, "a SessionError needs at least one line")
         self.code = code
         self.markedLines = lines
@@ -112,7 +112,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// Whether trying the same request again may succeed.
-    public var isRetryable: Bool { code == .providerUnavailable }
+    package var isRetryable: Bool { code == .providerUnavailable }
 
     /// The lines, joined by newlines.
     public var description: String { lines.joined(separator: "\n") }

@@ -42,7 +42,7 @@ public struct SessionPipeline: Sendable {
     public var fallbackVoice: FallbackVoice?
     /// Voices that gave way to another when their clips were prepared: requested → used
     /// (``PreparedClips/voiceFallbacks``, taken over by ``adopting(_:)``).
-    public var voiceFallbacks: [Voice: Voice] = [:]
+    package var voiceFallbacks: [Voice: Voice] = [:]
 
     public init(
         clips: ClipIdentity = ClipIdentity(),
@@ -168,7 +168,7 @@ public struct SessionPipeline: Sendable {
     }
 
     /// The clips `script`'s texts are: ``clips`` in the script's own voice when it names one, or
-    /// the voice that stood in for it (``voiceFallbacks``).
+    /// the voice that stood in for it.
     public func clips(for script: Script) -> ClipIdentity {
         var identity = requestedClips(for: script)
         if let fallback = voiceFallbacks[identity.voice] { identity.voice = fallback }
@@ -183,7 +183,7 @@ public struct SessionPipeline: Sendable {
     }
 
     /// This pipeline with the voice fallbacks that preparing `prepared` made.
-    public func adopting(_ prepared: PreparedClips) -> SessionPipeline {
+    package func adopting(_ prepared: PreparedClips) -> SessionPipeline {
         var pipeline = self
         pipeline.voiceFallbacks.merge(prepared.voiceFallbacks) { _, new in new }
         return pipeline
@@ -191,7 +191,7 @@ public struct SessionPipeline: Sendable {
 
     /// Every text a render of `script` can need. For kinds other than guided this asks the sound
     /// library which cue sounds it has, since a missing one is spoken instead.
-    public func texts(of script: Script) throws(SessionError) -> [String] {
+    package func texts(of script: Script) throws(SessionError) -> [String] {
         try RenderJob(self).texts(of: script)
     }
 
@@ -235,7 +235,7 @@ public struct SessionPipeline: Sendable {
 
     /// The rate sessions are rendered at: the one asked for, else the one the output format needs
     /// (48 kHz for Opus), else `nil` (the first clip's).
-    public var sampleRate: SampleRate? {
+    package var sampleRate: SampleRate? {
         plan.sampleRate ?? output.resolvedFormat.preferredSampleRate
     }
 

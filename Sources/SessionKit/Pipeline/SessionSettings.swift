@@ -7,7 +7,7 @@ public import SessionTimeline
 /// under ``CacheKeyScheme/text`` only the text does.
 public struct ClipIdentity: Sendable, Equatable, Encodable {
     /// The range of speaking speeds accepted (the OpenAI speech API's range).
-    public static let speedRange: ClosedRange<Double> = 0.25...4.0
+    package static let speedRange: ClosedRange<Double> = 0.25...4.0
     /// The clip cache folder.
     public var cacheFolder: String
     /// The voice, such as `espeak:en-us`.
@@ -39,18 +39,18 @@ public struct ClipIdentity: Sendable, Equatable, Encodable {
     }
 
     /// The cache these clips live in.
-    public var cache: ClipCache { ClipCache(directory: cacheFolder) }
+    package var cache: ClipCache { ClipCache(directory: cacheFolder) }
 
     /// The voice as the cache key names it: the voice id, and for a voice that applies
     /// ``pacing`` (Piper's), pauses that differ from the defaults (``SpeechPacing/keySuffix``).
-    public var keyedVoice: String {
+    package var keyedVoice: String {
         if case .piper = voice { voice.id + pacing.keySuffix } else { voice.id }
     }
 
     /// The cache entry of `text` spoken with this voice, speed and pacing, keyed by ``keyScheme``;
     /// for a Piper voice, a text whose sentences are parted otherwise than at every full stop is
     /// keyed apart (``SpeechPacing/sentenceKeySuffix(for:)``).
-    public func entry(for text: String) -> ClipCache.Entry {
+    package func entry(for text: String) -> ClipCache.Entry {
         let keyed =
             if case .piper = voice { keyedVoice + SpeechPacing.sentenceKeySuffix(for: text) } else { keyedVoice }
         return cache.entry(text: text, voice: keyed, speed: speed, scheme: keyScheme)
@@ -61,7 +61,7 @@ public struct ClipIdentity: Sendable, Equatable, Encodable {
 /// and loudness, and whether missing clips and sounds are tolerated.
 public struct PlanSettings: Sendable, Equatable, Encodable {
     /// The output channel counts accepted.
-    public static let channelCountRange: ClosedRange<Int> = 1...8
+    package static let channelCountRange: ClosedRange<Int> = 1...8
 
     /// The seed for the interjections' random choices; `nil` draws one (and records it in the timeline).
     public var seed: UInt64?
@@ -72,7 +72,7 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
     /// The bed, gongs, bell, lead-in and loudness; a field set here wins over the script's `sound` block.
     public var sound: SoundSettings
     /// The sound library sounds are looked up in by name; `nil` is the default library
-    /// (``SoundLibrary/defaultFolder(environment:)``), made on first use.
+    /// (`$XDG_CACHE_HOME/render-session/sounds/v3`, else `~/.cache/render-session/sounds/v3`), made on first use.
     public var soundLibrary: String?
     /// Whether a missing or unusable clip leaves its slot silent (with a warning) instead of failing.
     public var allowMissing: Bool
@@ -88,7 +88,7 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
     /// How many stretches a region file draws from each region; `nil` is one.
     public var stretchesPerRegion: Int?
     /// How long a stretch lasts whose length the file does not give (a region file's never do);
-    /// `nil` is ``StretchSession/defaultDurationSeconds``.
+    /// `nil` is 60 seconds.
     public var stretchSeconds: Double?
 
     public init(
@@ -165,7 +165,7 @@ public enum OutputDestination: Sendable, Equatable, CustomStringConvertible {
     case path(String)
 
     /// `-` for standard output, else the path: how a command line writes it.
-    public init(argument: String) {
+    package init(argument: String) {
         self = argument == "-" ? .standardOutput : .path(argument)
     }
 
@@ -183,11 +183,11 @@ public struct OutputSettings: Sendable, Equatable {
     public var sampleFormat: SampleFormat
     /// The file format; `nil` takes it from the audio path's extension (WAV for standard output).
     public var format: AudioFileFormat?
-    /// A constant bit rate in kb/s for a lossy format; see ``EncoderSettings/bitrate``.
+    /// A constant bit rate in kb/s for a lossy format; each format's range is in docs/formats.md.
     public var bitrate: Int?
-    /// A variable-rate quality; see ``EncoderSettings/quality``.
+    /// A variable-rate quality; each format's scale is in docs/formats.md.
     public var quality: Double?
-    /// Whether an MP3 skips encoding digital silence (see ``EncoderSettings/skipsSilence``).
+    /// Whether an MP3 skips encoding digital silence (docs/formats.md).
     public var skipsSilence: Bool
     /// The album and artist tags; the title tag is the script's title.
     public var album: String?
@@ -230,7 +230,7 @@ public struct OutputSettings: Sendable, Equatable {
     }
 
     /// The format the audio is written in: ``format``, else the audio path's extension, else WAV.
-    public var resolvedFormat: AudioFileFormat {
+    package var resolvedFormat: AudioFileFormat {
         if let format { return format }
         if case .path(let path) = audio, let named = AudioFileFormat(path: path) { return named }
         return .wav
@@ -264,7 +264,7 @@ public struct SettingProblem: Sendable, Equatable, CustomStringConvertible {
         case voice, speed, sampleRate, channelCount, audioOutput, timelineOutput
         /// ``ClipIdentity/pacing``'s two pauses.
         case sentencePause, paragraphPause
-        /// The output's format and its encoder's settings (``OutputSettings/encoder``).
+        /// The output's format and its encoder's settings (format, sample format, bit rate, quality).
         case encoding
         /// A field of ``PlanSettings/sound``.
         case sound(SoundSettings.Field)

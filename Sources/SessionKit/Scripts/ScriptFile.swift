@@ -5,7 +5,7 @@ public import SessionTimeline
 /// Reads script files, naming the file in every problem it reports.
 public enum ScriptFile {
     /// What a script read from standard input (`-`) is called in messages.
-    public static let standardInputName = "<stdin>"
+    package static let standardInputName = "<stdin>"
 
     /// Reads and validates the script at `path`; `-` reads standard input, and a pipe or process
     /// substitution (`<(…)`) is read like any file.
@@ -90,7 +90,7 @@ public enum ScriptFile {
     /// The script files `paths` name: files as given (`-` too), folders as every `*.json` file
     /// directly in them, sorted by name.
     /// - Throws: ``SessionError`` for a path that does not exist or a folder that cannot be read.
-    public static func scriptPaths(in paths: [String]) throws(SessionError) -> [String] {
+    package static func scriptPaths(in paths: [String]) throws(SessionError) -> [String] {
         var result: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false

@@ -5,7 +5,7 @@ internal import SessionTimeline
 /// putting them inside the clip keeps a segment one clip, placed as the script says.
 ///
 /// Only Piper voices apply them (eSpeak and the servers pace speech themselves). Pauses that
-/// differ from the defaults are part of a clip's cache key (``keySuffix``), so clips paced
+/// differ from the defaults are part of a clip's cache key, so clips paced
 /// differently never collide, and clips made with the defaults keep their keys.
 public struct SpeechPacing: Sendable, Equatable, Hashable, Codable {
     /// The pause between sentences used unless one is chosen, in seconds: an unhurried reading.
@@ -13,7 +13,7 @@ public struct SpeechPacing: Sendable, Equatable, Hashable, Codable {
     /// The pause between paragraphs used unless one is chosen, in seconds.
     public static let defaultParagraphPauseSeconds = 1.5
     /// The pauses accepted, in seconds.
-    public static let pauseRange: ClosedRange<Double> = 0...10
+    package static let pauseRange: ClosedRange<Double> = 0...10
 
     /// The default pacing.
     public static let standard = SpeechPacing()
@@ -33,7 +33,7 @@ public struct SpeechPacing: Sendable, Equatable, Hashable, Codable {
 
     /// What is appended to the voice id in the cache key: empty for the defaults, else
     /// `;sentence-pause=0.8;paragraph-pause=1.5` (each written as Swift writes a `Double`).
-    public var keySuffix: String {
+    package var keySuffix: String {
         self == .standard ? "" : ";sentence-pause=\(sentencePauseSeconds);paragraph-pause=\(paragraphPauseSeconds)"
     }
 

@@ -399,7 +399,7 @@ public struct OpenAISpeechProvider: SpeechProvider {
     /// The model spoken with unless another is named.
     public static let defaultModel = "tts-1"
     /// The environment variable the command reads the key from unless told another.
-    public static let defaultAPIKeyVariable = "OPENAI_API_KEY"
+    package static let defaultAPIKeyVariable = "OPENAI_API_KEY"
 
     /// Where the key came from, so that a missing or broken one is named as the user gave it.
     enum APIKey: Sendable {

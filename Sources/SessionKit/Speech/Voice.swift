@@ -13,7 +13,7 @@ public enum Voice: Sendable, Hashable, Codable, CustomStringConvertible, Express
     /// eSpeak NG's voice for a language (`espeak:en-us`): embedded, offline, no setup.
     case espeak(language: String)
     /// A Piper model by its file name without `.onnx` (`piper:en_US-joe-medium`): offline,
-    /// natural. A model name is a plain file name, never a path (``problem``).
+    /// natural. A model name is a plain file name, never a path.
     case piper(model: String)
     /// A voice a speech server knows by this name: the TTS proxy's
     /// (`en-US-Chirp3-HD-Algenib`) or an OpenAI-compatible server's (`alloy`).
@@ -62,7 +62,7 @@ public enum Voice: Sendable, Hashable, Codable, CustomStringConvertible, Express
     }
 
     /// Refuses a voice that names nothing whichever provider speaks it: a Piper model name that
-    /// is not a plain file name (``problem``), or a language eSpeak NG has no voice for (naming
+    /// is not a plain file name, or a language eSpeak NG has no voice for (naming
     /// the nearest it has). Other names are for a server to judge.
     func check() throws(SessionError) {
         PipelineProbe.current?.count(.voiceCheck)
@@ -100,7 +100,7 @@ public enum Voice: Sendable, Hashable, Codable, CustomStringConvertible, Express
 
 /// The voice that speaks when the one asked for cannot be had (a Piper engine or model missing or
 /// failing to load).
-public enum FallbackVoice: Sendable, Hashable, Encodable {
+public enum FallbackVoice: Sendable, Hashable {
     /// eSpeak NG in the language of the voice it stands in for (`piper:de_DE-thorsten-medium` →
     /// `espeak:de`), as the seed apps fall back; `espeak` on the command line.
     case embedded
@@ -114,13 +114,4 @@ public enum FallbackVoice: Sendable, Hashable, Encodable {
 
     /// What names ``embedded``.
     static let embeddedName = "espeak"
-
-    /// Encoded as the command line writes it: `espeak`, or the voice's id.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .embedded: try container.encode(Self.embeddedName)
-        case .voice(let voice): try container.encode(voice)
-        }
-    }
 }

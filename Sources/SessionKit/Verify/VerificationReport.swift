@@ -1,6 +1,6 @@
 public import SessionTimeline
 
-/// What ``SessionVerifier`` found out about a rendered file: the facts it measured and every
+/// What verifying a rendered file found out about it: the facts it measured and every
 /// problem, one sentence each.
 ///
 /// It is `Encodable` so that `render-session verify --json` prints it as it is; the keys are
@@ -22,7 +22,7 @@ public struct VerificationReport: Sendable, Equatable, Encodable {
     /// How many frames were decoded (up to where decoding stopped, if it failed).
     public var decodedFrames: Frames
     /// The timeline's length, when there was a timeline to check against.
-    public var expectedFrames: Frames?
+    package var expectedFrames: Frames?
     /// The largest absolute sample decoded, in dBFS; `nil` when nothing was decoded or all was zero.
     package var peakDecibels: Double?
     /// Whether the file's length and the timeline's silences and items were checked: `false`
@@ -208,7 +208,7 @@ public struct VerificationProblem: Sendable, Equatable, Encodable {
     /// ``frame`` in seconds.
     package var seconds: Double?
     /// The timeline item concerned (its ``TimelineItem/index``), if any.
-    public var itemIndex: Int?
+    package var itemIndex: Int?
     /// The item's name: a segment's id, an interjection's text, the bell's or a cue's name.
     package var itemName: String?
     /// The item's clip key, for segments and interjections.

@@ -58,15 +58,15 @@ package enum TimelinePlanner {
 }
 
 /// A clip chosen for a cue: its cache key, its measured source, and where its words are.
-public struct SourcedClip: Sendable, Equatable {
+package struct SourcedClip: Sendable, Equatable {
     /// The clip's cache key.
-    public var key: String
+    package var key: String
     /// The clip's file, rate and exact length.
-    public var source: AudioSourceInfo
+    package var source: AudioSourceInfo
     /// Where its words and sentences are in it, when its engine said; `nil` when not known.
-    public var marks: SpeechMarks?
+    package var marks: SpeechMarks?
 
-    public init(key: String, source: AudioSourceInfo, marks: SpeechMarks? = nil) {
+    package init(key: String, source: AudioSourceInfo, marks: SpeechMarks? = nil) {
         self.key = key
         self.source = source
         self.marks = marks

@@ -3,13 +3,13 @@
 /// triple gong at each change of block and the end gong after the last cycle.
 public struct BreathingSession: Sendable, Equatable {
     /// The start gong when none is chosen.
-    public static let defaultStartGong = "gong"
+    package static let defaultStartGong = "gong"
     /// The gong at each change of block (seed 003's `gong-dreimal`).
-    public static let blockChangeGong = "gong-dreimal"
+    package static let blockChangeGong = "gong-dreimal"
     /// The end gong when none is chosen.
-    public static let defaultEndGong = "completion"
+    package static let defaultEndGong = "completion"
     /// The time between the start gong and the first breath when none is given.
-    public static let defaultSettleSeconds = 3.0
+    package static let defaultSettleSeconds = 3.0
 
     /// The phases of one breath, in the order they are breathed.
     public enum BreathPhase: String, Sendable, CaseIterable {
@@ -30,7 +30,7 @@ public struct BreathingSession: Sendable, Equatable {
             self.holdOut = holdOut
         }
 
-        public subscript(phase: BreathPhase) -> Double {
+        package subscript(phase: BreathPhase) -> Double {
             switch phase {
             case .inhale: inhale
             case .holdIn: holdIn
@@ -40,7 +40,7 @@ public struct BreathingSession: Sendable, Equatable {
         }
 
         /// One breath's length.
-        public var cycleSeconds: Double { inhale + holdIn + exhale + holdOut }
+        package var cycleSeconds: Double { inhale + holdIn + exhale + holdOut }
 
         /// Each non-zero phase with its offset from the cycle's start.
         var offsets: [(phase: BreathPhase, seconds: Double)] {
@@ -67,7 +67,7 @@ public struct BreathingSession: Sendable, Equatable {
             self.cycles = cycles
         }
 
-        public var seconds: Double { pattern.cycleSeconds * Double(cycles) }
+        package var seconds: Double { pattern.cycleSeconds * Double(cycles) }
     }
 
     public var blocks: [Block]
@@ -79,15 +79,15 @@ public struct BreathingSession: Sendable, Equatable {
     public var settleSeconds: Double
 
     /// Seed 003's cue sounds.
-    public static let defaultCues: [BreathPhase: String] = [
+    package static let defaultCues: [BreathPhase: String] = [
         .inhale: "einatmen", .holdIn: "halten-ein", .exhale: "ausatmen", .holdOut: "halten-aus",
     ]
     /// What the cues say when spoken.
-    public static let defaultSpokenCues: [BreathPhase: String] = [
+    package static let defaultSpokenCues: [BreathPhase: String] = [
         .inhale: "Breathe in", .holdIn: "Hold", .exhale: "Breathe out", .holdOut: "Hold",
     ]
 
-    public init(
+    package init(
         blocks: [Block],
         cues: [BreathPhase: String] = Self.defaultCues,
         spokenCues: [BreathPhase: String] = Self.defaultSpokenCues,
@@ -100,12 +100,12 @@ public struct BreathingSession: Sendable, Equatable {
     }
 
     /// How many cues the session plays: one per non-zero phase per cycle.
-    public var cueCount: Int {
+    package var cueCount: Int {
         blocks.reduce(0) { $0 + $1.pattern.offsets.count * $1.cycles }
     }
 
     /// The session's planned length: settling and every block, before the end gong rings out.
-    public var totalSeconds: Double {
+    package var totalSeconds: Double {
         blocks.reduce(settleSeconds) { $0 + $1.seconds }
     }
 

@@ -6,11 +6,11 @@
 /// others, and an `ambience` bed may play under it.
 public struct OpenSession: Sendable, Equatable {
     /// The start gong when none is chosen.
-    public static let defaultStartGong = "gong"
+    package static let defaultStartGong = "gong"
     /// The gong between phases when none is chosen.
-    public static let defaultTransitionGong = "gong-dreimal"
+    package static let defaultTransitionGong = "gong-dreimal"
     /// The end gong when none is chosen.
-    public static let defaultEndGong = "gong-ende"
+    package static let defaultEndGong = "gong-ende"
 
     /// A phase: its name in the timeline and how long it lasts.
     public struct Phase: Sendable, Equatable {
@@ -34,7 +34,7 @@ public struct OpenSession: Sendable, Equatable {
     }
 
     /// The session's length: its phases end to end, before the end gong rings out.
-    public var totalSeconds: Double { phases.reduce(0) { $0 + $1.durationSeconds } }
+    package var totalSeconds: Double { phases.reduce(0) { $0 + $1.durationSeconds } }
 
     /// The start gong at 0, the transition gong where each phase after the first starts, the end
     /// gong at the end; each phase from its start.

@@ -120,7 +120,7 @@ public struct Script: Sendable, Equatable, Encodable {
 
     /// ``init(json:strict:)``, with the keys it ignored (each with its path and the nearest known
     /// key) added to `warnings`; under `strict` they are problems instead.
-    public init(json data: Data, strict: Bool = false, warnings: inout [ScriptProblem]) throws(ScriptError) {
+    package init(json data: Data, strict: Bool = false, warnings: inout [ScriptProblem]) throws(ScriptError) {
         let value = try JSONValue.parse(data)
         var validator = ScriptValidator()
         validator.strict = strict
@@ -153,14 +153,14 @@ public struct ScriptProblem: Sendable, Equatable, CustomStringConvertible {
     public let line: Int?
 
     /// A problem at `location`, with a line if the location is on one.
-    public init(location: String, rule: String, line: Int? = nil) {
+    package init(location: String, rule: String, line: Int? = nil) {
         self.location = location
         self.rule = rule
         self.line = line
     }
 
     /// A problem on 1-based `line` of a text: its location is `line N`.
-    public init(line: Int, rule: String) {
+    package init(line: Int, rule: String) {
         self.init(location: "line \(line)", rule: rule, line: line)
     }
 
@@ -200,14 +200,14 @@ public struct ScriptError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// An error of kind `code` with `problems`, which must not be empty.
-    public init(_ code: Code, problems: [ScriptProblem]) {
+    package init(_ code: Code, problems: [ScriptProblem]) {
         precondition(!problems.isEmpty, "a ScriptError needs at least one problem")
         self.code = code
         self.problems = problems
     }
 
     /// An error of kind `code` with one problem.
-    public init(_ code: Code, _ problem: ScriptProblem) {
+    package init(_ code: Code, _ problem: ScriptProblem) {
         self.init(code, problems: [problem])
     }
 

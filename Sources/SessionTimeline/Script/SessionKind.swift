@@ -18,7 +18,7 @@ public enum SessionKind: Sendable, Equatable {
     case open(OpenSession)
 
     /// The kinds' names, as `"kind"` spells them.
-    public static let names = ["guided", "timer", "breathing", "workout", "stretch", "open"]
+    package static let names = ["guided", "timer", "breathing", "workout", "stretch", "open"]
 
     /// The kind's name, as `"kind"` spells it.
     public var name: String {
@@ -52,7 +52,7 @@ extension Script {
     /// Every text a render of this script can need, given which sounds the library has: for a
     /// guided script ``allTexts``; for other kinds the texts of their score (stretching sessions
     /// drawn from regions: every description that can be drawn).
-    public func texts(hasSound: (String) -> Bool, sound: SoundSettings) -> [String] {
+    package func texts(hasSound: (String) -> Bool, sound: SoundSettings) -> [String] {
         switch kind {
         case .guided(let guided):
             return guided.allTexts

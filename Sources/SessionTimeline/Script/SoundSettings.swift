@@ -120,7 +120,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
     }
 
     /// These settings with every unset field taken from `base`.
-    public func overriding(_ base: SoundSettings?) -> SoundSettings {
+    package func overriding(_ base: SoundSettings?) -> SoundSettings {
         guard let base else { return self }
         return SoundSettings(
             ambience: ambience ?? base.ambience,
@@ -143,12 +143,12 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
     }
 
     /// The loudness target in LUFS, or `nil` when loudness is off.
-    public var loudnessTarget: Double? {
+    package var loudnessTarget: Double? {
         (loudness ?? .target(SoundDefaults.loudness)).lufs
     }
 
     /// The interval gong's name: the one chosen, or `gong` when only the minutes are.
-    public var effectiveIntervalGong: String? {
+    package var effectiveIntervalGong: String? {
         intervalGong ?? (intervalMinutes == nil ? nil : SoundDefaults.intervalGong)
     }
 
@@ -162,7 +162,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
 
     /// Every value that breaks its rule, as the field and the rule broken; empty when all are fine.
     /// The script validator and a command word the field in their own terms.
-    public var problems: [(field: Field, rule: String)] {
+    package var problems: [(field: Field, rule: String)] {
         var problems: [(field: Field, rule: String)] = []
         let names: [(Field, String?)] = [
             (.ambience, ambience), (.startGong, startGong), (.intervalGong, intervalGong), (.bell, bell),

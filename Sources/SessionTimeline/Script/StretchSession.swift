@@ -6,7 +6,7 @@
 /// of each region, at random with the session's seed, as the app's `selectRandomStretch` does.
 public struct StretchSession: Sendable, Equatable {
     /// A stretch's length when its definition gives none (the backend's definitions do not).
-    public static let defaultDurationSeconds = 60.0
+    package static let defaultDurationSeconds = 60.0
 
     /// One stretch (the backend's `StretchDefinition`, with a length).
     public struct Stretch: Sendable, Equatable {
@@ -19,9 +19,9 @@ public struct StretchSession: Sendable, Equatable {
         public var durationSeconds: Double
         /// Whether the file gave the length (the stretch's own, or its region's); a length it did
         /// not give is ``StretchSession/defaultDurationSeconds`` until the command sets one.
-        public var hasGivenDuration: Bool
+        package var hasGivenDuration: Bool
 
-        public init(
+        package init(
             id: String,
             name: String,
             description: String,
@@ -45,7 +45,7 @@ public struct StretchSession: Sendable, Equatable {
         public var displayName: String
         public var stretches: [Stretch]
 
-        public init(id: String, region: String, displayName: String, stretches: [Stretch]) {
+        package init(id: String, region: String, displayName: String, stretches: [Stretch]) {
             self.id = id
             self.region = region
             self.displayName = displayName
@@ -54,12 +54,12 @@ public struct StretchSession: Sendable, Equatable {
     }
 
     /// Seed 001's shared cue texts.
-    public struct CueTexts: Sendable, Equatable {
-        public var switchSides: String
-        public var halfway: String
-        public var sessionComplete: String
+    package struct CueTexts: Sendable, Equatable {
+        package var switchSides: String
+        package var halfway: String
+        package var sessionComplete: String
 
-        public init(
+        package init(
             switchSides: String = "Now switch to the other side.",
             halfway: String = "You're halfway through this stretch.",
             sessionComplete: String = "Great work! Your stretching session is complete."
@@ -79,9 +79,9 @@ public struct StretchSession: Sendable, Equatable {
     }
 
     public var source: Source
-    public var cueTexts: CueTexts
+    package var cueTexts: CueTexts
 
-    public init(source: Source, cueTexts: CueTexts = CueTexts()) {
+    package init(source: Source, cueTexts: CueTexts = CueTexts()) {
         self.source = source
         self.cueTexts = cueTexts
     }
@@ -108,7 +108,7 @@ public struct StretchSession: Sendable, Equatable {
 
     /// Every stretch whose length the file did not give lasting `seconds` instead of
     /// ``defaultDurationSeconds`` (`--stretch-seconds`).
-    public func lasting(_ seconds: Double) -> StretchSession {
+    package func lasting(_ seconds: Double) -> StretchSession {
         func set(_ stretches: [Stretch]) -> [Stretch] {
             stretches.map { stretch in
                 var stretch = stretch
@@ -135,7 +135,7 @@ public struct StretchSession: Sendable, Equatable {
     /// Only the regions named in `names` (by id or region), in the order named, drawing
     /// `perRegion` of each; a list of stretches is kept as it is.
     /// - Throws: ``ScriptError`` naming each region that is not in the file.
-    public func selecting(regions names: [String]?, perRegion: Int?) throws(ScriptError) -> StretchSession {
+    package func selecting(regions names: [String]?, perRegion: Int?) throws(ScriptError) -> StretchSession {
         guard case .regions(let regions, let current) = source else { return self }
         var chosen = regions
         if let names {
@@ -181,7 +181,7 @@ public struct StretchSession: Sendable, Equatable {
     }
 
     /// The longest the session can be: the sum of its stretches (for regions, the longest draws).
-    public var totalSeconds: Double {
+    package var totalSeconds: Double {
         switch source {
         case .stretches(let stretches):
             return stretches.reduce(0) { $0 + $1.durationSeconds }

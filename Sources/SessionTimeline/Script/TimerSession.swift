@@ -7,11 +7,11 @@
 /// `intervalMinutes`, `ambience`, `ambienceGain`, and `endGong` as the bell).
 public struct TimerSession: Sendable, Equatable {
     /// The start gong when none is chosen.
-    public static let defaultStartGong = "gong"
+    package static let defaultStartGong = "gong"
     /// The end gong when none is chosen (seed 002's `completion.mp3`).
-    public static let defaultEndGong = "completion"
+    package static let defaultEndGong = "completion"
     /// Seed 002's countdown.
-    public static let defaultCountdownSeconds = 15.0
+    package static let defaultCountdownSeconds = 15.0
 
     /// The silent countdown before the start gong.
     public var countdownSeconds: Double
@@ -21,7 +21,7 @@ public struct TimerSession: Sendable, Equatable {
     /// its fade-out) where the timer completes and the end gong starts, as the seed's app does.
     public var ambienceRingsOut: Bool
 
-    public init(
+    package init(
         countdownSeconds: Double = Self.defaultCountdownSeconds,
         durationSeconds: Double,
         ambienceRingsOut: Bool = false
@@ -32,7 +32,7 @@ public struct TimerSession: Sendable, Equatable {
     }
 
     /// The session's planned length: countdown and meditation, before the end gong rings out.
-    public var totalSeconds: Double { countdownSeconds + durationSeconds }
+    package var totalSeconds: Double { countdownSeconds + durationSeconds }
 
     /// Start gong at the countdown's end (c); interval gongs at c + k·N·60 while before c + d; the
     /// bed from c to c + d (or to the end); the end gong at c + d.

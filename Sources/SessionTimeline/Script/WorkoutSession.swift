@@ -4,23 +4,23 @@ import Foundation
 /// cool-down, with seed 003's cue sounds and each round announced.
 public struct WorkoutSession: Sendable, Equatable {
     /// Seed 003's cue sounds.
-    public enum Sound {
+    package enum Sound {
         /// At the warm-up's start (the session's start gong unless another is chosen).
-        public static let start = "auftakt"
+        package static let start = "auftakt"
         /// At 3, 2 and 1 seconds before every work phase.
-        public static let countdown = "kurz"
+        package static let countdown = "kurz"
         /// At every change between work and rest (and warm-up and cool-down).
-        public static let change = "lang"
+        package static let change = "lang"
         /// Before the last round.
-        public static let lastRound = "last-round"
+        package static let lastRound = "last-round"
         /// At the end (the session's end sound unless another is chosen).
-        public static let end = "ausklang"
+        package static let end = "ausklang"
         /// A round's own announcement, when the library has it: `round-5`.
-        public static func round(_ number: Int) -> String { "round-\(number)" }
+        package static func round(_ number: Int) -> String { "round-\(number)" }
     }
 
     /// The announcement when none is given.
-    public static let defaultAnnouncement = "Round {n} of {total}"
+    package static let defaultAnnouncement = "Round {n} of {total}"
     /// The seconds of countdown beeps before each work phase.
     public static let countdownSeconds = 3
 
@@ -38,9 +38,9 @@ public struct WorkoutSession: Sendable, Equatable {
     public var remainingText: String
 
     /// The time left, in English.
-    public static let englishRemainingText = "{n} seconds left"
+    package static let englishRemainingText = "{n} seconds left"
     /// The time left, in German (seed 003: "30 Sekunden verbleiben").
-    public static let germanRemainingText = "{n} Sekunden verbleiben"
+    package static let germanRemainingText = "{n} Sekunden verbleiben"
 
     /// The default text for the time left in the language of `voice` (a session's `voice`):
     /// German for a German voice (`espeak:de`, `piper:de_DE-…`), else English.
@@ -50,7 +50,7 @@ public struct WorkoutSession: Sendable, Equatable {
         return name.lowercased().hasPrefix("de") ? germanRemainingText : englishRemainingText
     }
 
-    public init(
+    package init(
         rounds: Int,
         workSeconds: Double,
         restSeconds: Double,
@@ -71,23 +71,23 @@ public struct WorkoutSession: Sendable, Equatable {
     }
 
     /// What is spoken `seconds` before a work phase ends.
-    public func remaining(seconds: Double) -> String {
+    package func remaining(seconds: Double) -> String {
         remainingText.replacingOccurrences(of: "{n}", with: formatted(seconds))
     }
 
     /// Where round `n`'s work starts: W + (n − 1)(work + rest).
-    public func workStart(round n: Int) -> Double {
+    package func workStart(round n: Int) -> Double {
         warmUpSeconds + Double(n - 1) * (workSeconds + restSeconds)
     }
 
     /// Where round `n`'s work ends.
-    public func workEnd(round n: Int) -> Double { workStart(round: n) + workSeconds }
+    package func workEnd(round n: Int) -> Double { workStart(round: n) + workSeconds }
 
     /// The session's planned length: through the last work and the cool-down.
-    public var totalSeconds: Double { workEnd(round: rounds) + coolDownSeconds }
+    package var totalSeconds: Double { workEnd(round: rounds) + coolDownSeconds }
 
     /// How many cues the session plays, at most: per round three beeps, two changes and an announcement.
-    public var cueCount: Int { rounds * (6 + remainingAnnouncements.count) + 3 }
+    package var cueCount: Int { rounds * (6 + remainingAnnouncements.count) + 3 }
 
     /// The announcement of round `n`.
     public func announcement(round n: Int) -> String {

@@ -3,7 +3,7 @@
 /// knows flag names.
 package enum SettingReference: String, CaseIterable, Sendable {
     case bitrate, quality, format, noOverwrite, reencode, loudnessOff, proxyProvider, regions, shard, shards
-    case allowMissingSounds, fallbackVoice, stretchSeconds
+    case allowMissingSounds, fallbackVoice, stretchSeconds, renderedFile
 
     /// How the library names the setting in a sentence.
     package var words: String {
@@ -21,6 +21,7 @@ package enum SettingReference: String, CaseIterable, Sendable {
         case .allowMissingSounds: "allowing missing sounds"
         case .fallbackVoice: "a fallback voice"
         case .stretchSeconds: "the stretches' length"
+        case .renderedFile: "the rendered file's path"
         }
     }
 

@@ -42,7 +42,7 @@ public struct SampleRate: Hashable, Comparable, Sendable, Codable, CustomStringC
 {
     /// The rates the library accepts, for sources and output alike: below 1 kHz a file is not
     /// speech or a bell, and above 768 kHz no audio format goes. The one place this range is set.
-    public static let supported: ClosedRange<Int> = 1_000...768_000
+    package static let supported: ClosedRange<Int> = 1_000...768_000
 
     /// Frames per second.
     public let hertz: Int
@@ -111,7 +111,7 @@ public struct SampleRate: Hashable, Comparable, Sendable, Codable, CustomStringC
     /// The least common multiple of `rates` in hertz: the ticks a second in which a frame at any
     /// of them is a whole number of ticks, for counting time across items at different rates.
     /// `nil` when it would pass `limit`.
-    public static func commonTicksPerSecond(_ rates: some Sequence<SampleRate>, limit: Int64 = 1 << 53) -> Int64? {
+    package static func commonTicksPerSecond(_ rates: some Sequence<SampleRate>, limit: Int64 = 1 << 53) -> Int64? {
         var common: Int64 = 1
         for rate in Set(rates).map(\.hertz).sorted() {
             var (a, b) = (common, Int64(rate))
@@ -132,7 +132,7 @@ public struct ChannelCount: Hashable, Comparable, Sendable, Codable, CustomStrin
     ExpressibleByIntegerLiteral
 {
     /// The channel counts the library accepts in a source file (libsndfile's own limit is 1,024).
-    public static let supported: ClosedRange<Int> = 1...1_024
+    package static let supported: ClosedRange<Int> = 1...1_024
 
     /// One channel.
     public static let mono = ChannelCount(uncheckedCount: 1)

@@ -8,7 +8,7 @@ public enum SampleFormat: String, Sendable, CaseIterable, Codable {
     case float32 = "f32"
 
     /// Bytes per sample in the file.
-    public var bytesPerSample: Int {
+    package var bytesPerSample: Int {
         switch self {
         case .pcm16: 2
         case .pcm24: 3

@@ -5,7 +5,7 @@ extension AudioChapter {
     /// the same millisecond in every format. The start frame is rounded to the nearest millisecond,
     /// halves up (`round(startFrame × 1000 / rate)` in integers, so no float ever rounds twice);
     /// hours do not wrap at 24.
-    public func timestamp(sampleRate: SampleRate) -> String {
+    package func timestamp(sampleRate: SampleRate) -> String {
         let milliseconds = startMilliseconds(at: sampleRate)
         let hours = milliseconds / 3_600_000
         let minutes = milliseconds / 60_000 % 60
@@ -15,12 +15,12 @@ extension AudioChapter {
 
     /// Where the chapter starts, in whole milliseconds, rounded to nearest (halves up) in integers:
     /// the unit ID3 chapters count in, and what ``timestamp(sampleRate:)`` writes.
-    public func startMilliseconds(at sampleRate: SampleRate) -> Int64 {
+    package func startMilliseconds(at sampleRate: SampleRate) -> Int64 {
         Self.milliseconds(startFrame, at: sampleRate)
     }
 
     /// Where the chapter ends, in whole milliseconds, rounded as its start is.
-    public func endMilliseconds(at sampleRate: SampleRate) -> Int64 {
+    package func endMilliseconds(at sampleRate: SampleRate) -> Int64 {
         Self.milliseconds(endFrame, at: sampleRate)
     }
 

@@ -34,7 +34,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
     }
 
     /// The format an ``AudioEncoding/codec`` is written in: `pcm_s16le` → WAV, `vorbis` → Ogg Vorbis.
-    public init?(codec: String) {
+    package init?(codec: String) {
         switch codec {
         case "flac": self = .flac
         case "mp3": self = .mp3
@@ -48,7 +48,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
 
     /// Whether a file of this format and one of `other` share a container: Opus and Vorbis are
     /// both Ogg, which a file's name does not tell apart (`.ogg` may hold Opus).
-    public func isSameContainer(as other: AudioFileFormat) -> Bool {
+    package func isSameContainer(as other: AudioFileFormat) -> Bool {
         self == other || (self.isOgg && other.isOgg) || (self.isMP4 && other.isMP4)
     }
 
@@ -77,7 +77,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
     }
 
     /// The container's name, as the timeline records it: `wav`, `flac`, `mp3`, `ogg`, `mp4`.
-    public var containerName: String {
+    package var containerName: String {
         switch self {
         case .wav: "wav"
         case .flac: "flac"
@@ -88,7 +88,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
     }
 
     /// The sample rates the format can hold, or `nil` for any ``SampleRate`` supports.
-    public var sampleRates: [Int]? {
+    package var sampleRates: [Int]? {
         switch self {
         case .wav: nil
         case .flac: nil
@@ -104,12 +104,12 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
 
     /// The rate a session is rendered at in this format when no rate is asked for, or `nil` to keep
     /// the clips' own rate.
-    public var preferredSampleRate: SampleRate? {
+    package var preferredSampleRate: SampleRate? {
         self == .opus ? 48_000 : nil
     }
 
     /// The most channels the format can hold.
-    public var maximumChannelCount: Int {
+    package var maximumChannelCount: Int {
         switch self {
         case .wav: ChannelCount.supported.upperBound
         case .flac: 8
@@ -120,7 +120,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable, Codable, CustomStri
 
     /// Why a session at `sampleRate` (when known) with `channelCount` channels cannot be written
     /// in this format, naming the values it allows; `nil` when it can.
-    public func problem(sampleRate: Int?, channelCount: Int) -> String? {
+    package func problem(sampleRate: Int?, channelCount: Int) -> String? {
         if channelCount > maximumChannelCount {
             return "\(self) cannot hold \(channelCount) channels; it takes 1 to \(maximumChannelCount)"
         }
@@ -404,7 +404,7 @@ public struct AudioChapter: Sendable, Equatable {
     /// The frame after its last.
     public var endFrame: Frames
 
-    public init(title: String, startFrame: Frames, endFrame: Frames) {
+    package init(title: String, startFrame: Frames, endFrame: Frames) {
         self.title = title
         self.startFrame = startFrame
         self.endFrame = endFrame
@@ -427,7 +427,7 @@ public struct AudioEncoding: Sendable, Equatable, Codable {
     /// Frames after the session's last that a gapless decoder drops.
     public var padding: Frames
 
-    public init(
+    package init(
         container: String,
         codec: String,
         bitrate: Int? = nil,

@@ -9,7 +9,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     public static let schemaVersion = 3
     /// The versions this type reads: version 1 is read as a timeline with no overlays, version 2
     /// with its names of the loudness ceiling and integrated loudness (`truePeakCeiling`, `integrated`).
-    public static let readableSchemaVersions = 1...3
+    package static let readableSchemaVersions = 1...3
 
     /// The script's id.
     public var scriptId: String
@@ -38,7 +38,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     public var sessionKind: String?
     /// The session's own parts (warm-up, work, rest, breathing blocks, …), tiling the output, for
     /// kinds that define them; `nil` when ``phases`` come from the narration's segments.
-    public var definedPhases: [TimelinePhase]?
+    package var definedPhases: [TimelinePhase]?
     /// How the audio file was encoded, once one is written; `nil` for a timeline alone.
     public var encoding: AudioEncoding?
     /// The voice the clips are spoken in (`piper:en_US-joe-medium`, `espeak:en-us`); `nil` when not known.
@@ -52,7 +52,7 @@ public struct Timeline: Sendable, Equatable, Codable {
     /// The output's length in seconds.
     public var durationSeconds: Double { sampleRate.seconds(of: totalFrames) }
 
-    public init(
+    package init(
         scriptId: String,
         category: String? = nil,
         title: String,
@@ -527,7 +527,7 @@ public struct PlacedClip: Sendable, Equatable {
     /// Each sentence where it is spoken in the output, when the clip's engine said; `nil` when not known.
     public var sentences: [SpeechMark]?
 
-    public init(
+    package init(
         text: String,
         phase: String,
         segmentId: String?,
@@ -551,7 +551,7 @@ public struct PlacedClip: Sendable, Equatable {
 /// A decodable audio source as measured before planning: where it is, its rate and exact length.
 public struct AudioSourceInfo: Sendable, Equatable {
     /// What ``path`` is written as in JSON for audio the library makes itself.
-    public static let builtinName = "builtin"
+    package static let builtinName = "builtin"
 
     /// The file's path; `nil` for audio the library synthesizes (the built-in bell).
     public var path: String?
@@ -571,7 +571,7 @@ public struct AudioSourceInfo: Sendable, Equatable {
     /// to the target when speech is leveled; `nil` for sounds, and when not measured.
     public var leveledLoudness: Double?
 
-    public init(
+    package init(
         path: String?,
         sampleRate: SampleRate,
         frameCount: Frames,

@@ -24,7 +24,7 @@ public struct TimelineCue: Sendable, Equatable {
     /// its deadline; 0 if not earlier.
     public var earlyByFrames: Frames
 
-    public init(
+    package init(
         role: String,
         round: Int? = nil,
         of: Int? = nil,

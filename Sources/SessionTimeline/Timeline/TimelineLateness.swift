@@ -1,18 +1,18 @@
 /// How late a timeline's speech starts: the clips pushed past their planned start because the
 /// clip before them ran long. A render with late speech is not wrong, but a person should know,
 /// and an unattended batch may refuse it (a maximum lateness).
-public struct TimelineLateness: Sendable, Equatable {
+package struct TimelineLateness: Sendable, Equatable {
     /// How many clips start after their planned start.
-    public var lateCount: Int
+    package var lateCount: Int
     /// The latest of them: how late it starts, and what it says; `nil` when none is late.
-    public var worst: (frames: Frames, text: String)?
+    package var worst: (frames: Frames, text: String)?
 
-    public static func == (lhs: TimelineLateness, rhs: TimelineLateness) -> Bool {
+    package static func == (lhs: TimelineLateness, rhs: TimelineLateness) -> Bool {
         lhs.lateCount == rhs.lateCount && lhs.worst?.frames == rhs.worst?.frames && lhs.worst?.text == rhs.worst?.text
     }
 
     /// The clips of `timeline` later than `allowed` (0: every late clip).
-    public init(_ timeline: Timeline, beyond allowed: Frames = .zero) {
+    package init(_ timeline: Timeline, beyond allowed: Frames = .zero) {
         lateCount = 0
         for item in timeline.items {
             guard let clip = item.clip, clip.lateByFrames > allowed else { continue }
@@ -24,5 +24,5 @@ public struct TimelineLateness: Sendable, Equatable {
 
 extension Timeline {
     /// How late its speech starts.
-    public var lateness: TimelineLateness { TimelineLateness(self) }
+    package var lateness: TimelineLateness { TimelineLateness(self) }
 }

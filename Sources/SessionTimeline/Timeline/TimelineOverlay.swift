@@ -58,11 +58,11 @@ public struct TimelineOverlay: Sendable, Equatable {
         /// The crossfade at a bed's loop seam: as preferred (never negative), but short enough
         /// that a period of `period` frames keeps at least one frame between its two crossfades
         /// (`period ≥ 2C + 1`).
-        public static func loopCrossfade(period: Frames, preferred: Frames) -> Frames {
+        package static func loopCrossfade(period: Frames, preferred: Frames) -> Frames {
             Frames(min(max(preferred.count, 0), max(0, (period.count - 1) / 2)))
         }
 
-        public init(
+        package init(
             loopCrossfadeFrames: Frames,
             fadeInFrames: Frames,
             fadeOutFrames: Frames,
@@ -77,7 +77,7 @@ public struct TimelineOverlay: Sendable, Equatable {
         }
     }
 
-    public init(
+    package init(
         index: Int,
         lane: Lane,
         kind: Kind,
@@ -116,7 +116,7 @@ public struct SkippedSound: Sendable, Equatable, Codable {
     /// Every path looked at, in order.
     public var lookedFor: [String]
 
-    public init(lane: String, kind: String, name: String, lookedFor: [String]) {
+    package init(lane: String, kind: String, name: String, lookedFor: [String]) {
         self.lane = lane
         self.kind = kind
         self.name = name
@@ -135,7 +135,7 @@ public struct TimelinePhase: Sendable, Equatable {
     /// The frame after its last: where the next phase starts.
     public var endFrame: Frames
 
-    public init(name: String, startFrame: Frames, endFrame: Frames) {
+    package init(name: String, startFrame: Frames, endFrame: Frames) {
         self.name = name
         self.startFrame = startFrame
         self.endFrame = endFrame
@@ -190,7 +190,7 @@ public struct TimelineLoudness: Sendable, Equatable {
     /// no speech); empty before rendering.
     public var phaseSpeech: [Double?]
 
-    public init(
+    package init(
         target: Double,
         ceiling: Double,
         anchor: LoudnessAnchor = .speech,
@@ -286,7 +286,7 @@ public struct LimiterActivity: Sendable, Equatable, Codable {
     /// How long the gain was lowered by more than 1 dB, seconds.
     public var secondsOverOneDecibel: Double
 
-    public init(maxReductionDecibels: Double, secondsOverOneDecibel: Double) {
+    package init(maxReductionDecibels: Double, secondsOverOneDecibel: Double) {
         self.maxReductionDecibels = maxReductionDecibels
         self.secondsOverOneDecibel = secondsOverOneDecibel
     }

@@ -126,81 +126,28 @@ struct ShowCommand: AsyncParsableCommand {
         let (output, replace, embed, named) = (output, !noOverwrite, embedAudio, audio)
         try await runCommand { _ in
             if let output, let drawing = Self.drawing(output) {
-                guard case .timeline(let timeline) = try ShownFile.read(path) else {
-                    throw SessionError(
-                        .invalidSetting,
-                        "Cannot draw \(path): a queue has no picture; draw its timeline"
-                    )
-                }
-                let destination = OutputDestination(argument: output)
-                let audio = named ?? ShownFile.audio(beside: path)
-                switch drawing {
-                case .picture(let format):
-                    let overview = try audio.map { (audio) throws(SessionError) in
-                        try AudioOverview.measure(
-                            path: audio,
-                            timeline: timeline,
-                            columnCount: SessionScene.columnCount()
-                        )
+                let kind: SessionDrawing.Kind =
+                    switch drawing {
+                    case .picture(let format): .picture(format)
+                    case .page: .page(embedsAudio: embed)
                     }
-                    let scene = SessionScene(timeline, audio: overview)
-                    try SessionPicture.write(scene, as: format, to: destination, replaceExisting: replace)
-                case .page:
-                    guard let audio else {
-                        throw SessionError(
-                            .invalidSetting,
-                            "Cannot write the preview page of \(path): it needs the rendered file; name it with --audio"
-                        )
-                    }
-                    try PreviewPage.write(
-                        timeline,
-                        audioPath: audio,
-                        embedsAudio: embed,
-                        to: destination,
-                        replaceExisting: replace
-                    )
-                }
+                try SessionDrawing.draw(
+                    path,
+                    audio: named,
+                    as: kind,
+                    to: OutputDestination(argument: output),
+                    replaceExisting: replace
+                )
                 if output != "-" { Console.writeStandardOutput(Data((output + "\n").utf8)) }
                 return
             }
             let text =
-                switch try ShownFile.read(path) {
+                switch try SessionDrawing.document(at: path) {
                 case .timeline(let timeline): TimelineTable(timeline, width: width).text
                 case .queue(let queue): TimelineTable.queue(queue, width: width)
                 }
             Console.writeStandardOutput(Data(text.utf8))
         }
-    }
-}
-
-/// Finds and reads the timeline or queue `show` is given, and the audio it was rendered to.
-enum ShownFile {
-    /// The rendered file that goes with `path`: `path` itself when it is not JSON (its timeline
-    /// is beside it), or the file a sidecar timeline (`x.wav.timeline.json`) sits beside.
-    static func audio(beside path: String) -> String? {
-        if path == "-" { return nil }
-        if !path.hasSuffix(".json") { return path }
-        let suffix = ".timeline.json"
-        guard path.hasSuffix(suffix) else { return nil }
-        let audio = String(path.dropLast(suffix.count))
-        var isFolder: ObjCBool = false
-        guard AudioFileFormat(fileExtension: (audio as NSString).pathExtension) != nil,
-            FileManager.default.fileExists(atPath: audio, isDirectory: &isFolder), !isFolder.boolValue
-        else { return nil }
-        return audio
-    }
-
-    /// The timeline or queue at `path` (a JSON file, or standard input for `-`), or the timeline
-    /// beside the audio file at `path`.
-    static func read(_ path: String) throws(SessionError) -> SessionDocument {
-        if path == "-" || path.hasSuffix(".json") { return try SessionDocument.read(path) }
-        let sidecar = SessionVerifier.sidecarTimelinePath(for: path)
-        let legacy = SessionVerifier.legacySidecarTimelinePath(for: path)
-        let manager = FileManager.default
-        if !manager.fileExists(atPath: sidecar) && manager.fileExists(atPath: legacy) {
-            return try SessionDocument.read(legacy)
-        }
-        return try SessionDocument.read(sidecar)
     }
 }
 

@@ -429,6 +429,7 @@ struct PipelineOptions {
         case .allowMissingSounds: "--allow-missing-sounds"
         case .fallbackVoice: "--fallback-voice"
         case .stretchSeconds: "--stretch-seconds"
+        case .renderedFile: "--audio"
         }
     }
 }

@@ -43,7 +43,7 @@ public struct PiperInstallation: Sendable, Equatable {
 
     /// `$XDG_DATA_HOME/render-session/piper`, else `~/.local/share/render-session/piper`: the
     /// virtual environment `scripts/setup-piper` makes.
-    public static func defaultEnvironmentFolder(
+    package static func defaultEnvironmentFolder(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> String {
         if let base = environment["XDG_DATA_HOME"], base.hasPrefix("/") {

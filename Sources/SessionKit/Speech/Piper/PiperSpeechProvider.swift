@@ -1,9 +1,9 @@
-public import Foundation
+package import Foundation
 internal import SessionAudio
 package import SessionTimeline
 
 /// Piper, a neural voice that runs offline: its Python engine in worker processes that each load
-/// a model once and speak clip after clip (``PiperWorkerPool``), each clip stored as every clip
+/// a model once and speak clip after clip, each clip stored as every clip
 /// is, MP3 with the gapless tag at the model's rate (22,050 Hz for `medium` voices).
 ///
 /// Voices are ``Voice/piper(model:)`` for a model `NAME.onnx` on the search path
@@ -14,7 +14,7 @@ public struct PiperSpeechProvider: SpeechProvider {
     /// One worker per core: a batch keeps every core speaking.
     public var defaultJobs: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
     /// Where the engine and models are.
-    public let installation: PiperInstallation
+    package let installation: PiperInstallation
     private let pools: PiperPools
 
     public init(installation: PiperInstallation = .located()) {
