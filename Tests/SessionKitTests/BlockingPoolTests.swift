@@ -167,23 +167,3 @@ struct BlockingPoolTests {
         await pool.shutdownGracefully()
     }
 }
-
-/// A `SessionError` keeps the error it wraps (issue 23): its line is the sentence it always was,
-/// and the audio library's own error is there for a program to look at.
-@Suite("Errors keep their cause")
-struct ErrorCauseTests {
-    @Test("A bell that cannot be decoded: one line naming it, and the AudioError underneath")
-    func bellCause() async throws {
-        let folder = try TemporaryFolder()
-        let bad = Repository.fixtures.appendingPathComponent("bad/random-bytes.mp3").path
-        let pipeline = RenderTests.pipeline(
-            sound: SoundSettings(bell: bad, loudness: .off),
-            audio: folder.path("s.wav")
-        )
-        let script = try ScriptFile.load(Repository.script("ten-minute-session").path)
-        let error = await #expect(throws: SessionError.self) { try await pipeline.run(script) }
-        #expect(error?.code == .unusableSound)
-        #expect(error?.lines.count == 1 && error?.lines.first?.hasPrefix("Bell \"\(bad)\": ") == true)
-        #expect(error?.underlyingError is AudioError, "\(String(describing: error?.underlyingError))")
-    }
-}

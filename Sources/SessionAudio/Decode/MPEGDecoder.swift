@@ -43,7 +43,7 @@ final class MPEGDecoder {
         var error: Int32 = 0
         guard let handle = mpg123_new(nil, &error) else {
             close(descriptor)
-            throw AudioError(.cannotOpen, path: path, reason: "mpg123: \(Self.message(for: error))")
+            throw AudioError(.cannotOpen, path: path, Self.message(for: error)) { "mpg123: \($0)" }
         }
         guard let file = BufferedFile(descriptor: descriptor) else {
             let reason = String(cString: strerror(errno))
@@ -74,7 +74,7 @@ final class MPEGDecoder {
         var encoding: Int32 = 0
         if result == MPG123_OK.rawValue { result = mpg123_getformat(handle, &rate, &channels, &encoding) }
         guard result == MPG123_OK.rawValue else {
-            let reason = Self.describe(result, handle: handle)
+            let message = Self.describe(result, handle: handle)
             mpg123_close(handle)
             mpg123_delete(handle)
             // libmpg123 reaches the end of a file without audio (empty, tags only, not MPEG at all)
@@ -83,10 +83,11 @@ final class MPEGDecoder {
                 throw AudioError(
                     .noAudio,
                     path: path,
-                    reason: "no MPEG audio frames found (the file is empty, holds only tags, or is not audio)"
+                    reason: "no MPEG audio frames found (the file is empty, holds only tags, or is not audio)",
+                    libraryCode: message.code
                 )
             }
-            throw AudioError(.cannotOpen, path: path, reason: reason)
+            throw AudioError(.cannotOpen, path: path, message)
         }
         sampleRate = rate
         channelCount = Int(channels)
@@ -115,11 +116,16 @@ final class MPEGDecoder {
     func scannedFrameCount() throws(AudioError) -> Int64 {
         let result = mpg123_scan(handle)
         guard result == MPG123_OK.rawValue else {
-            throw AudioError(.cannotDecode, path: path, reason: Self.describe(result, handle: handle))
+            throw AudioError(.cannotDecode, path: path, Self.describe(result, handle: handle))
         }
         let length = mpg123_length(handle)
         guard length >= 0 else {
-            throw AudioError(.cannotDecode, path: path, reason: "mpg123 cannot tell the stream's length")
+            throw AudioError(
+                .cannotDecode,
+                path: path,
+                reason: "mpg123 cannot tell the stream's length",
+                libraryCode: AudioError.LibraryCode(.libmpg123, Int32(clamping: length))
+            )
         }
         var stitched = 0
         mpg123_getstate2(handle, Int32(MPG123_FRANKENSTEIN.rawValue), &stitched, nil)
@@ -197,7 +203,7 @@ final class MPEGDecoder {
                 }
                 if frames > 0 { return frames }
             default:
-                throw AudioError(.cannotDecode, path: path, reason: Self.describe(result, handle: handle))
+                throw AudioError(.cannotDecode, path: path, Self.describe(result, handle: handle))
             }
         }
     }
@@ -207,13 +213,16 @@ final class MPEGDecoder {
         _ = mpg123_init()
     }()
 
-    private static func message(for code: Int32) -> String {
-        String(cString: mpg123_plain_strerror(code))
+    /// libmpg123's words for `code`: `invalid frame`. The corresponding libmpg123 call is `mpg123_plain_strerror`.
+    private static func message(for code: Int32) -> LibraryMessage {
+        LibraryMessage(String(cString: mpg123_plain_strerror(code)), .libmpg123, code)
     }
 
-    private static func describe(_ code: Int32, handle: OpaquePointer) -> String {
-        let text = code == MPG123_ERR.rawValue ? String(cString: mpg123_strerror(handle)) : message(for: code)
-        return "mpg123: \(text) (code \(code))"
+    /// libmpg123's words for `code`, with the code: `mpg123: invalid frame (code -1)`; for
+    /// `MPG123_ERR`, the handle's own last error. The corresponding libmpg123 call is `mpg123_strerror`.
+    private static func describe(_ code: Int32, handle: OpaquePointer) -> LibraryMessage {
+        let text = code == MPG123_ERR.rawValue ? String(cString: mpg123_strerror(handle)) : message(for: code).text
+        return LibraryMessage("mpg123: \(text) (code \(code))", .libmpg123, code)
     }
 }
 

@@ -147,12 +147,9 @@ final class MediaFileDecoder {
         guard result == 0, let opened = format else {
             // avformat_open_input frees the context when it fails.
             format = nil
-            throw AudioError(
-                .cannotOpen,
-                path: path,
-                reason:
-                    "it starts as \(container.formatName) but libavformat cannot read it: \(FFmpegError.message(result))"
-            )
+            throw AudioError(.cannotOpen, path: path, FFmpegError.message(.libavformat, result)) {
+                "it starts as \(container.formatName) but libavformat cannot read it: \($0)"
+            }
         }
         // The first audio stream (ADTS's rate and channels are unknown until a frame is decoded,
         // which av_find_best_stream does not choose).
@@ -204,7 +201,7 @@ final class MediaFileDecoder {
             result = avcodec_open2(context, decoder, nil)
         }
         guard result >= 0 else {
-            throw AudioError(.cannotOpen, path: path, reason: "libavcodec: \(FFmpegError.message(result))")
+            throw AudioError(.cannotOpen, path: path, FFmpegError.message(.libavcodec, result)) { "libavcodec: \($0)" }
         }
     }
 
@@ -283,7 +280,9 @@ final class MediaFileDecoder {
                 return false
             }
             guard received == cffmpeg_error_again(), !draining else {
-                throw AudioError(.cannotDecode, path: path, reason: "libavcodec: \(FFmpegError.message(received))")
+                throw AudioError(.cannotDecode, path: path, FFmpegError.message(.libavcodec, received)) {
+                    "libavcodec: \($0)"
+                }
             }
             let read = av_read_frame(format, packet)
             if read == cffmpeg_error_eof() {
@@ -292,7 +291,9 @@ final class MediaFileDecoder {
                 continue
             }
             guard read >= 0 else {
-                throw AudioError(.cannotDecode, path: path, reason: "libavformat: \(FFmpegError.message(read))")
+                throw AudioError(.cannotDecode, path: path, FFmpegError.message(.libavformat, read)) {
+                    "libavformat: \($0)"
+                }
             }
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
@@ -323,7 +324,9 @@ final class MediaFileDecoder {
                             "the file is cut short: its last ADTS frame declares \(declared) bytes, the file holds \(packet.pointee.size) of them"
                     )
                 }
-                throw AudioError(.cannotDecode, path: path, reason: "libavcodec: \(FFmpegError.message(sent))")
+                throw AudioError(.cannotDecode, path: path, FFmpegError.message(.libavcodec, sent)) {
+                    "libavcodec: \($0)"
+                }
             }
         }
     }

@@ -17,7 +17,7 @@ final class SoundFileReader {
     init(descriptor: Int32, path: String) throws(AudioError) {
         var info = SF_INFO()
         guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, Int32(SF_TRUE)) else {
-            throw AudioError(.cannotOpen, path: path, reason: "libsndfile: \(String(cString: sf_strerror(nil)))")
+            throw AudioError(.cannotOpen, path: path, SoundFileError.last(nil)) { "libsndfile: \($0)" }
         }
         guard info.channels > 0, info.samplerate > 0 else {
             sf_close(file)
@@ -74,7 +74,7 @@ final class SoundFileReader {
             sf_readf_float(file, buffer.baseAddress, sf_count_t(maximumFrames))
         }
         if frames == 0, sf_error(file) != 0 {
-            throw AudioError(.cannotDecode, path: path, reason: "libsndfile: \(String(cString: sf_strerror(file)))")
+            throw AudioError(.cannotDecode, path: path, SoundFileError.last(file)) { "libsndfile: \($0)" }
         }
         return Int(frames)
     }

@@ -132,7 +132,8 @@ package final class RasterCanvas {
         AudioError(
             .cannotWrite,
             path: "a picture",
-            reason: "cairo cannot make \(what): \(String(cString: cairo_status_to_string(status)))"
+            reason: "cairo cannot make \(what): \(String(cString: cairo_status_to_string(status)))",
+            libraryCode: AudioError.LibraryCode(.cairo, Int32(status.rawValue))
         )
     }
 }

@@ -24,8 +24,14 @@ enum FLACComments {
         }
         defer { FLAC__metadata_chain_delete(chain) }
         func failure(_ what: String) -> AudioError {
-            let status = String(cString: cflac_chain_status_string(FLAC__metadata_chain_status(chain)))
-            return AudioError(.cannotWrite, path: path, reason: "cannot \(what) (libFLAC: \(status))")
+            let status = FLAC__metadata_chain_status(chain)
+            let words = String(cString: cflac_chain_status_string(status))
+            return AudioError(
+                .cannotWrite,
+                path: path,
+                reason: "cannot \(what) (libFLAC: \(words))",
+                libraryCode: AudioError.LibraryCode(.libFLAC, Int32(status.rawValue))
+            )
         }
         guard FLAC__metadata_chain_read(chain, path) != 0 else { throw failure("read the FLAC metadata") }
         guard let iterator = FLAC__metadata_iterator_new() else {

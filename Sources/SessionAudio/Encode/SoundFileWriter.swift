@@ -145,7 +145,7 @@ package final class SoundFileWriter: AudioFileSink {
         }
         guard let file = sf_open_fd(descriptor, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
             Glibc.close(descriptor)
-            throw AudioError(.cannotWrite, path: path, reason: "libsndfile: \(String(cString: sf_strerror(nil)))")
+            throw AudioError(.cannotWrite, path: path, SoundFileError.last(nil)) { "libsndfile: \($0)" }
         }
         self.file = file
         self.descriptor = descriptor
@@ -195,11 +195,9 @@ package final class SoundFileWriter: AudioFileSink {
             return sf_set_chunk(file, &chunk)
         }
         guard result == 0 else {
-            throw AudioError(
-                .cannotWrite,
-                path: path,
-                reason: "cannot add the `\(id)` chunk (libsndfile: \(String(cString: sf_error_number(result))))"
-            )
+            throw AudioError(.cannotWrite, path: path, SoundFileError.message(result)) {
+                "cannot add the `\(id)` chunk (libsndfile: \($0))"
+            }
         }
     }
 
@@ -297,7 +295,7 @@ package final class SoundFileWriter: AudioFileSink {
         var io = DescriptorOutput.virtualIO
         guard let file = sf_open_virtual(&io, Int32(SFM_WRITE), &raw, Unmanaged.passUnretained(output).toOpaque())
         else {
-            throw AudioError(.cannotWrite, path: name, reason: "libsndfile: \(String(cString: sf_strerror(nil)))")
+            throw AudioError(.cannotWrite, path: name, SoundFileError.last(nil)) { "libsndfile: \($0)" }
         }
         self.file = file
         self.descriptor = descriptor
@@ -415,11 +413,7 @@ package final class SoundFileWriter: AudioFileSink {
             self.file = nil
             let result = sf_close(file)
             guard result == 0 else {
-                throw AudioError(
-                    .cannotWrite,
-                    path: path,
-                    reason: "libsndfile: \(String(cString: sf_error_number(result)))"
-                )
+                throw AudioError(.cannotWrite, path: path, SoundFileError.message(result)) { "libsndfile: \($0)" }
             }
             try promise.checkKept()
             guard stream.output.write(stream.header.trailer) else {
@@ -433,16 +427,12 @@ package final class SoundFileWriter: AudioFileSink {
         }
         try promise.checkKept()
         sf_write_sync(file)
-        let syncError = sf_error(file)
-        let message = String(cString: sf_strerror(file))
+        let synced = SoundFileError.last(file)
         self.file = nil
         let result = sf_close(file)
-        guard syncError == 0, result == 0 else {
-            throw AudioError(
-                .cannotWrite,
-                path: path,
-                reason: "libsndfile: \(syncError != 0 ? message : String(cString: sf_error_number(result)))"
-            )
+        guard synced.code.value == 0, result == 0 else {
+            let failure = synced.code.value != 0 ? synced : SoundFileError.message(result)
+            throw AudioError(.cannotWrite, path: path, failure) { "libsndfile: \($0)" }
         }
         try addChapterComments()
         return encoding
@@ -467,8 +457,8 @@ package final class SoundFileWriter: AudioFileSink {
         if let cause = stream?.output.failure {
             return AudioError(.cannotWrite, path: path, reason: "\(what): \(cause)")
         }
-        let detail = file.map { String(cString: sf_strerror($0)) } ?? "file closed"
-        return AudioError(.cannotWrite, path: path, reason: "\(what) (libsndfile: \(detail))")
+        guard let file else { return AudioError(.cannotWrite, path: path, reason: "\(what) (libsndfile: file closed)") }
+        return AudioError(.cannotWrite, path: path, SoundFileError.last(file)) { "\(what) (libsndfile: \($0))" }
     }
 }
 

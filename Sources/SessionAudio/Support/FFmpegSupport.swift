@@ -1,20 +1,27 @@
 internal import CFFmpeg
 
-/// What every use of FFmpeg's libraries shares: their log kept quiet, their error codes as words.
+/// What every use of FFmpeg's libraries shares: their log kept quiet, their error codes as words
+/// (with the code kept, for an ``AudioError``).
 enum FFmpegError {
     /// Keeps libavformat's and libavcodec's log off standard error, where it would break the
     /// one-line rule: what goes wrong reaches the user as an ``AudioError`` instead. Evaluated
     /// once, before the first call into FFmpeg.
     static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
 
-    /// `av_strerror`'s text for `code`, with the code: `Invalid argument (code -22)`.
-    static func message(_ code: Int32) -> String {
-        "\(text(code)) (code \(code))"
+    /// `av_strerror`'s text for `code`, with the code: `Invalid argument (code -22)`; `library`
+    /// is the one whose call returned it.
+    static func message(_ library: AudioError.Library, _ code: Int32) -> LibraryMessage {
+        LibraryMessage("\(words(code)) (code \(code))", library, code)
     }
 
     /// `av_strerror`'s text for `code` alone: a system error reads as the system says it,
     /// `No space left on device`, as the other writers report it.
-    static func text(_ code: Int32) -> String {
+    static func text(_ library: AudioError.Library, _ code: Int32) -> LibraryMessage {
+        LibraryMessage(words(code), library, code)
+    }
+
+    /// The corresponding libavutil call is `av_strerror`.
+    private static func words(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         av_strerror(code, &buffer, buffer.count)
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

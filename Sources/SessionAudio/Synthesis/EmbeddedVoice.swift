@@ -51,13 +51,14 @@ package enum EmbeddedVoice {
             // The name is looked up in eSpeak's own list and the voice set by its identifier:
             // `espeak_SetVoiceByName` also takes a path (relative to espeak-ng-data, `../` and
             // all), and some listed languages (`en-gb`, `fr-fr`) are not names it finds.
-            guard let identifier = Self.voice(for: voice, in: state.listed(library))?.identifier,
-                library.setVoiceByName(identifier) == EE_OK
-            else {
+            let identifier = Self.voice(for: voice, in: state.listed(library))?.identifier
+            let chosen = identifier.map { library.setVoiceByName($0) }
+            guard chosen == EE_OK else {
                 throw AudioError(
                     .cannotSynthesize,
                     path: nil,
-                    reason: "eSpeak NG has no voice named \"\(voice)\" (`render-session voices` lists them)"
+                    reason: "eSpeak NG has no voice named \"\(voice)\" (`render-session voices` lists them)",
+                    libraryCode: chosen.map { AudioError.LibraryCode(.eSpeakNG, $0.rawValue) }
                 )
             }
             _ = library.setParameter(espeakRATE, Int32(wordsPerMinute(speed: speed)), 0)
@@ -81,7 +82,8 @@ package enum EmbeddedVoice {
                 throw AudioError(
                     .cannotSynthesize,
                     path: nil,
-                    reason: "eSpeak NG failed to speak (code \(result.rawValue))"
+                    reason: "eSpeak NG failed to speak (code \(result.rawValue))",
+                    libraryCode: AudioError.LibraryCode(.eSpeakNG, result.rawValue)
                 )
             }
             return (collector.samples, state.sampleRate ?? 22_050)
@@ -181,7 +183,8 @@ package enum EmbeddedVoice {
                 throw AudioError(
                     .cannotSynthesize,
                     path: nil,
-                    reason: "eSpeak NG cannot start (is espeak-ng-data installed?)"
+                    reason: "eSpeak NG cannot start (is espeak-ng-data installed?)",
+                    libraryCode: AudioError.LibraryCode(.eSpeakNG, rate)
                 )
             }
             self.library = library

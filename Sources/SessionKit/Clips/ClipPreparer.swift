@@ -137,7 +137,8 @@ extension ClipCache {
             file.discard()
             throw SessionError(
                 .cannotWrite,
-                "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))"
+                "cannot write into the cache folder \(directory): \(FileProblem.describe(error, path: directory))",
+                underlyingError: error
             )
         }
     }
@@ -149,7 +150,8 @@ extension ClipCache {
         } catch {
             throw SessionError(
                 .cannotWrite,
-                "Cannot create the cache folder \(directory): \(FileProblem.describe(error, path: directory))"
+                "Cannot create the cache folder \(directory): \(FileProblem.describe(error, path: directory))",
+                underlyingError: error
             )
         }
         guard FileManager.default.isWritableFile(atPath: directory) else {

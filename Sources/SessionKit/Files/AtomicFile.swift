@@ -37,7 +37,8 @@ package struct AtomicFile: Sendable {
             discard()
             throw SessionError(
                 .cannotWrite,
-                "Cannot write \(destination): cannot move the finished file into place: \(reason)"
+                "Cannot write \(destination): cannot move the finished file into place: \(reason)",
+                underlyingError: error
             )
         }
         Self.registered.withLock { _ = $0.remove(temporaryPath) }
@@ -91,7 +92,11 @@ package struct AtomicFile: Sendable {
             try data.write(to: URL(fileURLWithPath: file.temporaryPath))
         } catch {
             file.discard()
-            throw SessionError(.cannotWrite, "Cannot write \(name): \(FileProblem.describe(error, path: destination))")
+            throw SessionError(
+                .cannotWrite,
+                "Cannot write \(name): \(FileProblem.describe(error, path: destination))",
+                underlyingError: error
+            )
         }
         return file
     }

@@ -40,7 +40,7 @@ final class FileRangeLock: Sendable {
                 error == .tooManySymbolicLinkLevels
                 ? "it is a symbolic link, which render-session never follows for its lock file; remove it"
                 : error.reason(folder: (path as NSString).deletingLastPathComponent)
-            throw SessionError(.cannotWrite, "Cannot lock \(path): \(reason)")
+            throw SessionError(.cannotWrite, "Cannot lock \(path): \(reason)", underlyingError: error)
         }
         guard (try? file.kind()) == .regularFile else {
             throw SessionError(.cannotWrite, "Cannot lock \(path): it is not a regular file; remove it")
@@ -72,7 +72,7 @@ final class FileRangeLock: Sendable {
         do {
             return try file.lock(start: range.start, length: range.length, waiting: waiting)
         } catch {
-            throw SessionError(.cannotWrite, "Cannot lock \(path): \(error.reason())")
+            throw SessionError(.cannotWrite, "Cannot lock \(path): \(error.reason())", underlyingError: error)
         }
     }
 }

@@ -47,7 +47,7 @@ struct OutputTarget: Sendable, Equatable {
             do {
                 found = try FileSystem.kindOfItem(at: current)
             } catch {
-                throw cannotWrite(path, error.reason())
+                throw cannotWrite(path, error.reason(), cause: error)
             }
             guard let found else {
                 try createFolder(of: current, for: path)
@@ -78,7 +78,7 @@ struct OutputTarget: Sendable, Equatable {
                 do {
                     try FileSystem.checkWritable(current)
                 } catch {
-                    throw cannotWrite(path, error.reason())
+                    throw cannotWrite(path, error.reason(), cause: error)
                 }
                 return OutputTarget(destination: destination, kind: .stream(path: current))
             }
@@ -106,7 +106,7 @@ struct OutputTarget: Sendable, Equatable {
         do {
             target = try FileSystem.symbolicLinkTarget(at: link)
         } catch {
-            throw cannotWrite(path, error.reason())
+            throw cannotWrite(path, error.reason(), cause: error)
         }
         if target.hasPrefix("/") { return target }
         return (URL(fileURLWithPath: link).deletingLastPathComponent().path as NSString).appendingPathComponent(target)
@@ -118,7 +118,11 @@ struct OutputTarget: Sendable, Equatable {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw cannotWrite(path, "cannot create the folder \(folder): \(FileProblem.describe(error, path: folder))")
+            throw cannotWrite(
+                path,
+                "cannot create the folder \(folder): \(FileProblem.describe(error, path: folder))",
+                cause: error
+            )
         }
         try checkWritableFolder(of: file, for: path)
     }
@@ -128,11 +132,11 @@ struct OutputTarget: Sendable, Equatable {
         do {
             try FileSystem.checkWritable(folder)
         } catch {
-            throw cannotWrite(path, "the folder \(folder) is not writable")
+            throw cannotWrite(path, "the folder \(folder) is not writable", cause: error)
         }
     }
 
-    private static func cannotWrite(_ path: String, _ reason: String) -> SessionError {
-        SessionError(.cannotWrite, "Cannot write \(path): \(reason)")
+    private static func cannotWrite(_ path: String, _ reason: String, cause: (any Error)? = nil) -> SessionError {
+        SessionError(.cannotWrite, "Cannot write \(path): \(reason)", underlyingError: cause)
     }
 }

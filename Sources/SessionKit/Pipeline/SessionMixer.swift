@@ -190,7 +190,8 @@ struct NarrationLane {
     private static func failure(of item: TimelineItem, _ error: AudioError) -> SessionError {
         SessionError(
             error.code == .cannotWrite ? .cannotWrite : .unusableClips,
-            SessionRenderer.describe(item, error)
+            SessionRenderer.describe(item, error),
+            underlyingError: error
         )
     }
 

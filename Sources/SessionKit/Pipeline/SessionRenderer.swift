@@ -291,7 +291,8 @@ struct NarrationItems: FrameSource {
         let item = lanes.items[min(itemIndex, lanes.items.count - 1)]
         return SessionError(
             error.code == .cannotWrite ? .cannotWrite : .unusableClips,
-            SessionRenderer.describe(item, error)
+            SessionRenderer.describe(item, error),
+            underlyingError: error
         )
     }
 }

@@ -132,7 +132,11 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
         do {
             stretch = try stretch.selecting(regions: stretchRegions, perRegion: stretchesPerRegion)
         } catch {
-            throw SessionError(.invalidSetting, lines: error.problems.map { "\(script.id): \($0)" })
+            throw SessionError(
+                .invalidSetting,
+                lines: error.problems.map { "\(script.id): \($0)" },
+                underlyingError: error
+            )
         }
         if let stretchSeconds { stretch = stretch.lasting(stretchSeconds) }
         selected.kind = .stretch(stretch)

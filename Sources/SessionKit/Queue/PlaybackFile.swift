@@ -49,7 +49,7 @@ package struct PlaybackFile: Sendable {
             return (name, try FileDescriptor.standardInput.readToEnd())
         } catch {
             let words = FileProblem.foundationReadError(error).localizedDescription
-            throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(words)")
+            throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(words)", underlyingError: error)
         }
     }
 
@@ -61,7 +61,11 @@ package struct PlaybackFile: Sendable {
         do {
             return try build()
         } catch {
-            throw SessionError(.unreadableTimeline, lines: error.problems.map { "Cannot map \(name): \($0)" })
+            throw SessionError(
+                .unreadableTimeline,
+                lines: error.problems.map { "Cannot map \(name): \($0)" },
+                underlyingError: error
+            )
         }
     }
 }

@@ -61,7 +61,11 @@ enum QueueFile {
         do {
             queue = try JSONDecoder().decode(Queue.self, from: data)
         } catch {
-            throw SessionError(.unreadableTimeline, "Cannot read queue \(name): \(JSONProblem.describe(error))")
+            throw SessionError(
+                .unreadableTimeline,
+                "Cannot read queue \(name): \(JSONProblem.describe(error))",
+                underlyingError: error
+            )
         }
         guard readableSchemaVersions.contains(queue.schemaVersion) else {
             throw SessionError(

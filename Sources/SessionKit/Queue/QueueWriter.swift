@@ -32,7 +32,11 @@ package enum QueueWriter {
         do {
             try FileManager.default.createDirectory(atPath: staging.temporaryPath, withIntermediateDirectories: true)
         } catch {
-            throw SessionError(.cannotWrite, "Cannot write \(folder): \(FileProblem.describe(error, path: folder))")
+            throw SessionError(
+                .cannotWrite,
+                "Cannot write \(folder): \(FileProblem.describe(error, path: folder))",
+                underlyingError: error
+            )
         }
         do {
             try writeFiles(queue, of: timeline, into: staging.temporaryPath, encoder: encoder, progress: progress)
@@ -121,11 +125,12 @@ package enum QueueWriter {
     /// holds regular files, never links, whatever the source is (a linked cache entry is read
     /// through); a source that is not a regular file (a FIFO) is refused rather than waited on.
     private static func copy(_ source: String, to path: String, as file: String) throws(SessionError) {
-        func failure(_ reason: String, writing: Bool = false) -> SessionError {
+        func failure(_ reason: String, writing: Bool = false, cause: (any Error)? = nil) -> SessionError {
             // What went wrong decides the kind: a source that cannot be read, or a queue that cannot be written.
             SessionError(
                 writing ? .cannotWrite : .unusableClips,
-                "Cannot copy \(source) into the queue as \(file): \(reason)"
+                "Cannot copy \(source) into the queue as \(file): \(reason)",
+                underlyingError: cause
             )
         }
         // Errors reading name no folder; errors writing name the queue's (a full disk is its disk).
@@ -133,13 +138,13 @@ package enum QueueWriter {
         do {
             input = try FileDescriptor.open(source, .readOnly, options: .nonBlocking)
         } catch {
-            throw failure(error.reason())
+            throw failure(error.reason(), cause: error)
         }
         let kind: FileKind
         do {
             kind = try input.kind()
         } catch {
-            throw failure(error.reason())
+            throw failure(error.reason(), cause: error)
         }
         guard kind == .regularFile else { throw failure("it is not a regular file") }
         let folder = (path as NSString).deletingLastPathComponent
@@ -152,14 +157,14 @@ package enum QueueWriter {
                 permissions: 0o644
             )
         } catch {
-            throw failure(error.reason(folder: folder), writing: true)
+            throw failure(error.reason(folder: folder), writing: true, cause: error)
         }
         do {
             try input.copy(to: output, blockSize: 1 << 16)
         } catch {
             switch error {
-            case .reading(let error): throw failure(error.reason())
-            case .handling(let error): throw failure(error.reason(folder: folder), writing: true)
+            case .reading(let error): throw failure(error.reason(), cause: error)
+            case .handling(let error): throw failure(error.reason(folder: folder), writing: true, cause: error)
             }
         }
     }
@@ -199,7 +204,11 @@ package enum QueueWriter {
         do {
             found = try FileSystem.kindOfItem(at: folder)
         } catch {
-            throw SessionError(.cannotWrite, "Cannot write the queue to \(folder): \(error.reason(folder: folder))")
+            throw SessionError(
+                .cannotWrite,
+                "Cannot write the queue to \(folder): \(error.reason(folder: folder))",
+                underlyingError: error
+            )
         }
         switch found {
         case nil: return
@@ -233,7 +242,8 @@ package enum QueueWriter {
         } catch {
             throw SessionError(
                 .cannotWrite,
-                "Cannot write the queue to \(folder): \(FileProblem.describe(error, path: folder))"
+                "Cannot write the queue to \(folder): \(FileProblem.describe(error, path: folder))",
+                underlyingError: error
             )
         }
         guard !names.isEmpty else { return [] }
@@ -283,7 +293,11 @@ package enum QueueWriter {
             return
         } catch {
             guard error == .directoryNotEmpty || error == .fileExists else {
-                throw SessionError(.cannotWrite, "Cannot write \(folder): \(error.reason(folder: folder))")
+                throw SessionError(
+                    .cannotWrite,
+                    "Cannot write \(folder): \(error.reason(folder: folder))",
+                    underlyingError: error
+                )
             }
         }
         // Checked again just before: what is moved aside and removed is only an export's files.
@@ -292,13 +306,21 @@ package enum QueueWriter {
         do {
             try FileSystem.rename(folder, to: old.temporaryPath)
         } catch {
-            throw SessionError(.cannotWrite, "Cannot replace the queue in \(folder): \(error.reason(folder: folder))")
+            throw SessionError(
+                .cannotWrite,
+                "Cannot replace the queue in \(folder): \(error.reason(folder: folder))",
+                underlyingError: error
+            )
         }
         do {
             try FileSystem.rename(staging.temporaryPath, to: folder)
         } catch {
             try? FileSystem.rename(old.temporaryPath, to: folder)
-            throw SessionError(.cannotWrite, "Cannot replace the queue in \(folder): \(error.reason(folder: folder))")
+            throw SessionError(
+                .cannotWrite,
+                "Cannot replace the queue in \(folder): \(error.reason(folder: folder))",
+                underlyingError: error
+            )
         }
         // The old export's own files one by one, then its folder: anything else that appeared in
         // it meanwhile stays (the folder then stays too, under its temporary name).

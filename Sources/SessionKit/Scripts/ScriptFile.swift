@@ -31,10 +31,11 @@ public enum ScriptFile {
                 // A meditation file given where a script belongs: what to do, not where the JSON broke.
                 throw SessionError(
                     .invalidScript,
-                    "\(name): is Markdown, not a script's JSON; `render-session import \(path) -o DIR` makes a script of each of its meditations"
+                    "\(name): is Markdown, not a script's JSON; `render-session import \(path) -o DIR` makes a script of each of its meditations",
+                    underlyingError: error
                 )
             }
-            throw SessionError(.invalidScript, lines: error.problems.map { "\(name): \($0)" })
+            throw SessionError(.invalidScript, lines: error.problems.map { "\(name): \($0)" }, underlyingError: error)
         }
         if case .stretch(let stretch) = script.kind, case .regions = stretch.source, path != "-" {
             let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -65,7 +66,8 @@ public enum ScriptFile {
             } catch {
                 throw SessionError(
                     .unreadableScript,
-                    "\(path): cannot read the script: \(FileProblem.describeUnreadable(path))"
+                    "\(path): cannot read the script: \(FileProblem.describeUnreadable(path))",
+                    underlyingError: error
                 )
             }
         }
@@ -76,12 +78,14 @@ public enum ScriptFile {
             case .tooLarge(let limit):
                 throw SessionError(
                     .unreadableScript,
-                    "\(name): the script is larger than \(limit >> 20) MiB, the most a script may be"
+                    "\(name): the script is larger than \(limit >> 20) MiB, the most a script may be",
+                    underlyingError: error
                 )
             case .failed(let error):
                 throw SessionError(
                     .unreadableScript,
-                    "\(name): cannot read the script: \(FileProblem.describe(error, path: path))"
+                    "\(name): cannot read the script: \(FileProblem.describe(error, path: path))",
+                    underlyingError: error
                 )
             }
         }
@@ -108,7 +112,8 @@ public enum ScriptFile {
             } catch {
                 throw SessionError(
                     .unreadableScript,
-                    "\(path): cannot list the folder: \(FileProblem.describe(error, path: path))"
+                    "\(path): cannot list the folder: \(FileProblem.describe(error, path: path))",
+                    underlyingError: error
                 )
             }
         }

@@ -107,7 +107,8 @@ package enum MeditationImport {
         } catch {
             throw SessionError(
                 .unreadableScript,
-                "\(markdownPath): cannot read the file: \(FileProblem.describe(error, path: markdownPath))"
+                "\(markdownPath): cannot read the file: \(FileProblem.describe(error, path: markdownPath))",
+                underlyingError: error
             )
         }
         let category: MeditationMarkdown.Category
@@ -117,7 +118,8 @@ package enum MeditationImport {
             let problem = error.problems[0]
             throw SessionError(
                 .invalidScript,
-                problem.line.map { "\(markdownPath):\($0): \(problem.rule)" } ?? "\(markdownPath): \(problem.rule)"
+                problem.line.map { "\(markdownPath):\($0): \(problem.rule)" } ?? "\(markdownPath): \(problem.rule)",
+                underlyingError: error
             )
         }
         do {
@@ -125,7 +127,8 @@ package enum MeditationImport {
         } catch {
             throw SessionError(
                 .cannotWrite,
-                "Cannot create the folder \(folder): \(FileProblem.describe(error, path: folder))"
+                "Cannot create the folder \(folder): \(FileProblem.describe(error, path: folder))",
+                underlyingError: error
             )
         }
         var written: [String] = []

@@ -99,7 +99,11 @@ package struct SoundLibrary: Sendable {
                 limit: ScriptRules.maximumFileBytes
             )
         } catch {
-            throw SessionError(.invalidSoundLibrary, "\(index): cannot read the file: \(error.reason)")
+            throw SessionError(
+                .invalidSoundLibrary,
+                "\(index): cannot read the file: \(error.reason)",
+                underlyingError: error
+            )
         }
         entries = try Self.entries(json: data, name: index, warnings: &warnings)
         hasIndex = true
@@ -164,7 +168,11 @@ package struct SoundLibrary: Sendable {
         do {
             root = try JSONValue.parse(data)
         } catch {
-            throw SessionError(.invalidSoundLibrary, lines: error.problems.map { "\(name): \($0)" })
+            throw SessionError(
+                .invalidSoundLibrary,
+                lines: error.problems.map { "\(name): \($0)" },
+                underlyingError: error
+            )
         }
         guard case .array(let items) = root else {
             throw SessionError(
@@ -454,7 +462,8 @@ package struct SoundLibrary: Sendable {
             } catch {
                 throw SessionError(
                     .cannotWrite,
-                    "Cannot create the sound library folder \(folder): \(FileProblem.describe(error, path: folder))"
+                    "Cannot create the sound library folder \(folder): \(FileProblem.describe(error, path: folder))",
+                    underlyingError: error
                 )
             }
             let lock = try FolderLock(folder: folder, waiting: {})
@@ -491,7 +500,12 @@ package struct SoundLibrary: Sendable {
                 )
             } catch {
                 guard let cause = error.underlyingError as? AudioError else { throw error }
-                throw SessionError(.cannotWrite, "Cannot write the default sound \(path): \(cause.reason)")
+                // The AudioError whose reason is the line: the SessionError caught only carried it here.
+                throw SessionError(
+                    .cannotWrite,
+                    "Cannot write the default sound \(path): \(cause.reason)",
+                    underlyingError: cause
+                )
             }
             try written.pending?.commit()
         }

@@ -76,7 +76,7 @@ struct HTTPTransport: Sendable {
             }
             guard failure.error.isRetryable, attempt < retry.maximumAttempts, !Task.isCancelled else {
                 let tries = attempt > 1 ? " (gave up after \(attempt) tries)" : ""
-                throw SessionError(failure.error.code, failure.error.description + tries)
+                throw SessionError(failure.error.code, failure.error.description + tries, underlyingError: failure)
             }
             let delay = retry.delay(after: attempt, retryAfter: failure.retryAfter)
             try? await Task.sleep(for: .milliseconds(Int64((delay * 1_000).rounded())))
@@ -84,14 +84,18 @@ struct HTTPTransport: Sendable {
         }
     }
 
-    private struct TransportFailure: Error {
+    /// How one try failed: the error it ends with (its underlying error the client's, when the
+    /// client threw), and the wait the server asked for.
+    struct TransportFailure: Error, CustomStringConvertible {
         let error: SessionError
         let retryAfter: Double?
 
-        init(_ code: SessionError.Code, _ line: String, retryAfter: Double? = nil) {
-            error = SessionError(code, line)
+        init(_ code: SessionError.Code, _ line: String, retryAfter: Double? = nil, cause: (any Error)? = nil) {
+            error = SessionError(code, line, underlyingError: cause)
             self.retryAfter = retryAfter
         }
+
+        var description: String { error.description }
     }
 
     /// What one exchange ended with: the last answer's status, its `Retry-After` and its body.
@@ -238,13 +242,14 @@ struct HTTPTransport: Sendable {
     ) -> TransportFailure {
         let place = redacted(url)
         if error is CancellationError || (error as? HTTPClientError) == .cancelled {
-            return TransportFailure(.cancelled, SessionError.cancelled.description)
+            return TransportFailure(.cancelled, SessionError.cancelled.description, cause: error)
         }
         if let error = error as? HTTPClientError {
             if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
                 return TransportFailure(
                     .providerUnavailable,
-                    "no answer within \(formatSeconds(timeout)) s from \(place)"
+                    "no answer within \(formatSeconds(timeout)) s from \(place)",
+                    cause: error
                 )
             }
             if error == .remoteConnectionClosed {
@@ -252,25 +257,32 @@ struct HTTPTransport: Sendable {
                     .providerUnavailable,
                     answered
                         ? "\(place) closed the connection in the middle of its answer"
-                        : "\(place) closed the connection without an answer"
+                        : "\(place) closed the connection without an answer",
+                    cause: error
                 )
             }
         }
         if error is NIOTooManyBytesError {
             return TransportFailure(
                 .providerFailed,
-                "\(place) answers with more than \(maximumBodyBytes >> 20) MiB, more than any clip"
+                "\(place) answers with more than \(maximumBodyBytes >> 20) MiB, more than any clip",
+                cause: error
             )
         }
         if let error = error as? HTTPParserError, answered, error == .invalidEOFState || error == .closedConnection {
-            return TransportFailure(.providerUnavailable, "\(place) closed the connection in the middle of its answer")
+            return TransportFailure(
+                .providerUnavailable,
+                "\(place) closed the connection in the middle of its answer",
+                cause: error
+            )
         }
         if let error = error as? HTTPParserError {
             return TransportFailure(
                 .providerFailed,
                 answered
                     ? "\(place) sent a broken HTTP answer body (\(parserProblem(error)))"
-                    : "\(place) does not answer in HTTP (\(parserProblem(error)))"
+                    : "\(place) does not answer in HTTP (\(parserProblem(error)))",
+                cause: error
             )
         }
         if let error = error as? IOError, case let system = SystemError(code: error.errnoCode),
@@ -281,17 +293,19 @@ struct HTTPTransport: Sendable {
                 .providerUnavailable,
                 answered
                     ? "\(place) broke off its answer: \(cause)"
-                    : "\(place) broke off the connection before answering: \(cause)"
+                    : "\(place) broke off the connection before answering: \(cause)",
+                cause: error
             )
         }
         if String(reflecting: type(of: error)).hasPrefix("NIOSSL.") {
             let detail = printable(String(describing: error), limit: 200)
             return TransportFailure(
                 .providerFailed,
-                "the TLS connection to \(place) failed (no TLS there, or its certificate is not trusted): \(detail)"
+                "the TLS connection to \(place) failed (no TLS there, or its certificate is not trusted): \(detail)",
+                cause: error
             )
         }
-        return TransportFailure(.providerFailed, "cannot reach \(place): \(describe(error))")
+        return TransportFailure(.providerFailed, "cannot reach \(place): \(describe(error))", cause: error)
     }
 
     /// An HTTP parser error in words.

@@ -227,7 +227,8 @@ package enum ProviderSettings: Sendable {
         } catch {
             throw SessionError(
                 .invalidSetting,
-                "Cannot read the header file \(path): \(FileProblem.describe(error, path: path))"
+                "Cannot read the header file \(path): \(FileProblem.describe(error, path: path))",
+                underlyingError: error
             )
         }
         guard data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else {

@@ -197,7 +197,8 @@ package enum SessionVerifier {
         } catch {
             throw SessionError(
                 .unreadableTimeline,
-                "Cannot read timeline \(path): \(FileProblem.describe(error, path: path))"
+                "Cannot read timeline \(path): \(FileProblem.describe(error, path: path))",
+                underlyingError: error
             )
         }
     }
@@ -207,7 +208,11 @@ package enum SessionVerifier {
         do {
             return try JSONDecoder().decode(Timeline.self, from: data)
         } catch {
-            throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(JSONProblem.describe(error))")
+            throw SessionError(
+                .unreadableTimeline,
+                "Cannot read timeline \(name): \(JSONProblem.describe(error))",
+                underlyingError: error
+            )
         }
     }
 

@@ -82,7 +82,8 @@ struct PositionCommand: AsyncParsableCommand {
             } catch {
                 throw SessionError(
                     .positionOutOfRange,
-                    lines: error.problems.map { "\(file.name): \(Self.flag($0.location)): \($0.rule)" }
+                    lines: error.problems.map { "\(file.name): \(Self.flag($0.location)): \($0.rule)" },
+                    underlyingError: error
                 )
             }
             let encoder = JSONEncoder()

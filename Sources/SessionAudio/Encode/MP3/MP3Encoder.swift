@@ -63,7 +63,8 @@ final class MP3Encoder {
             throw AudioError(
                 .cannotEncode,
                 path: nil,
-                reason: "LAME refuses \(sampleRate) Hz, \(channelCount) ch, \(rateControl) (code \(result))"
+                reason: "LAME refuses \(sampleRate) Hz, \(channelCount) ch, \(rateControl) (code \(result))",
+                libraryCode: AudioError.LibraryCode(.lame, result)
             )
         }
         frameSize = Int(lame_get_framesize(flags))
@@ -94,7 +95,12 @@ final class MP3Encoder {
 
     private func keep(_ written: Int32, _ what: String) throws(AudioError) {
         guard written >= 0 else {
-            throw AudioError(.cannotEncode, path: nil, reason: "LAME failed to \(what) (code \(written))")
+            throw AudioError(
+                .cannotEncode,
+                path: nil,
+                reason: "LAME failed to \(what) (code \(written))",
+                libraryCode: AudioError.LibraryCode(.lame, written)
+            )
         }
         output.append(contentsOf: scratch[0..<Int(written)])
     }

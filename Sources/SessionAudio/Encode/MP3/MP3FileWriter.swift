@@ -82,7 +82,7 @@ package final class MP3FileWriter: AudioFileSink {
         do {
             probe = try MP3Encoder(sampleRate: sampleRate.hertz, channelCount: channels, rateControl: rateControl)
         } catch {
-            throw AudioError(.cannotEncode, path: path, reason: error.reason)
+            throw AudioError(.cannotEncode, path: path, reason: error.reason, libraryCode: error.libraryCode)
         }
         frameSize = Int64(probe.frameSize)
         encoderDelay = Int64(probe.encoderDelay)
@@ -96,7 +96,7 @@ package final class MP3FileWriter: AudioFileSink {
             sample = probe.takeOutput()
             tag = try LAMETag(template: try probe.tagFrame())
         } catch {
-            throw AudioError(.cannotEncode, path: path, reason: error.reason)
+            throw AudioError(.cannotEncode, path: path, reason: error.reason, libraryCode: error.libraryCode)
         }
         guard let header = MPEGFrameHeader(sample) else {
             throw AudioError(.cannotEncode, path: path, reason: "LAME's first frame has no valid MPEG header")

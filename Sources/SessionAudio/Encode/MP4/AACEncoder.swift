@@ -62,12 +62,9 @@ final class AACEncoder: SpanEncoder {
         }
         let opened = avcodec_open2(context, codec, nil)
         guard opened >= 0 else {
-            throw AudioError(
-                .cannotEncode,
-                path: nil,
-                reason:
-                    "libavcodec's AAC encoder refuses \(sampleRate) Hz, \(channelCount) ch, \(rateControl): \(FFmpegError.message(opened))"
-            )
+            throw AudioError(.cannotEncode, path: nil, FFmpegError.message(.libavcodec, opened)) {
+                "libavcodec's AAC encoder refuses \(sampleRate) Hz, \(channelCount) ch, \(rateControl): \($0)"
+            }
         }
         guard context.pointee.frame_size == Int32(Self.frameSize) else {
             throw AudioError(
@@ -135,10 +132,15 @@ final class AACEncoder: SpanEncoder {
         frame.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
         frame.pointee.sample_rate = context.pointee.sample_rate
         frame.pointee.nb_samples = Int32(Self.frameSize)
-        guard av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout) >= 0,
-            av_frame_get_buffer(frame, 0) >= 0
-        else {
-            throw AudioError(.cannotEncode, path: nil, reason: "libavutil cannot allocate an audio frame")
+        var result = av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
+        if result >= 0 { result = av_frame_get_buffer(frame, 0) }
+        guard result >= 0 else {
+            throw AudioError(
+                .cannotEncode,
+                path: nil,
+                reason: "libavutil cannot allocate an audio frame",
+                libraryCode: AudioError.LibraryCode(.libavutil, result)
+            )
         }
     }
 
@@ -159,21 +161,17 @@ final class AACEncoder: SpanEncoder {
         guard let context, let packet else { throw Self.closed }
         let result = avcodec_send_frame(context, frame)
         guard result >= 0 else {
-            throw AudioError(
-                .cannotEncode,
-                path: nil,
-                reason: "libavcodec's AAC encoder: \(FFmpegError.message(result))"
-            )
+            throw AudioError(.cannotEncode, path: nil, FFmpegError.message(.libavcodec, result)) {
+                "libavcodec's AAC encoder: \($0)"
+            }
         }
         while true {
             let received = avcodec_receive_packet(context, packet)
             if received == cffmpeg_error_again() || received == cffmpeg_error_eof() { return }
             guard received >= 0 else {
-                throw AudioError(
-                    .cannotEncode,
-                    path: nil,
-                    reason: "libavcodec's AAC encoder: \(FFmpegError.message(received))"
-                )
+                throw AudioError(.cannotEncode, path: nil, FFmpegError.message(.libavcodec, received)) {
+                    "libavcodec's AAC encoder: \($0)"
+                }
             }
             packets.append(Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))))
             av_packet_unref(packet)

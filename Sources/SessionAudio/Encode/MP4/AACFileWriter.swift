@@ -91,7 +91,7 @@ package final class AACFileWriter: AudioFileSink {
             }
             silence = packets[2]
         } catch {
-            throw AudioError(.cannotEncode, path: path, reason: error.reason)
+            throw AudioError(.cannotEncode, path: path, reason: error.reason, libraryCode: error.libraryCode)
         }
         self.path = path
         self.channels = channels

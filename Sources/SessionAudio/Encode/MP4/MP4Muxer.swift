@@ -47,14 +47,19 @@ final class MP4Muxer {
         self.context = context
         self.packet = av_packet_alloc()
         guard allocated >= 0, let context, packet != nil else {
-            throw AudioError(.cannotEncode, path: path, reason: "libavformat: \(FFmpegError.message(allocated))")
+            throw AudioError(.cannotEncode, path: path, FFmpegError.message(.libavformat, allocated)) {
+                "libavformat: \($0)"
+            }
         }
         guard let stream = avformat_new_stream(context, nil), let parameters = encoder.codecContext else {
             throw AudioError(.cannotEncode, path: path, reason: "libavformat cannot add a stream")
         }
         let copied = avcodec_parameters_from_context(stream.pointee.codecpar, parameters)
         guard copied >= 0 else {
-            throw AudioError(.cannotEncode, path: path, reason: "libavformat: \(FFmpegError.message(copied))")
+            // avcodec_parameters_from_context is libavcodec's, whatever the words say.
+            throw AudioError(.cannotEncode, path: path, FFmpegError.message(.libavcodec, copied)) {
+                "libavformat: \($0)"
+            }
         }
         stream.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
         for (key, value) in [("title", metadata.title), ("album", metadata.album), ("artist", metadata.artist)] {
@@ -68,7 +73,7 @@ final class MP4Muxer {
         let opened = avio_open2(&context.pointee.pb, url, AVIO_FLAG_WRITE, nil, &openOptions)
         av_dict_free(&openOptions)
         guard opened >= 0 else {
-            throw AudioError(.cannotWrite, path: path, reason: FFmpegError.text(opened))
+            throw AudioError(.cannotWrite, path: path, FFmpegError.text(.libavformat, opened))
         }
         // faststart's second pass reopens the file through the context: by the same protocol only.
         context.pointee.protocol_whitelist = av_strdup("file")
@@ -81,11 +86,9 @@ final class MP4Muxer {
         let written = avformat_write_header(context, &options)
         av_dict_free(&options)
         guard written >= 0 else {
-            throw AudioError(
-                .cannotWrite,
-                path: path,
-                reason: "cannot write the MP4 header: \(FFmpegError.text(written))"
-            )
+            throw AudioError(.cannotWrite, path: path, FFmpegError.text(.libavformat, written)) {
+                "cannot write the MP4 header: \($0)"
+            }
         }
         headerWritten = true
         let base = stream.pointee.time_base
@@ -138,7 +141,7 @@ final class MP4Muxer {
         guard let context, let packet else { throw closed }
         let made = av_new_packet(packet, Int32(bytes.count))
         guard made >= 0 else {
-            throw AudioError(.cannotEncode, path: path, reason: "libavcodec: \(FFmpegError.message(made))")
+            throw AudioError(.cannotEncode, path: path, FFmpegError.message(.libavcodec, made)) { "libavcodec: \($0)" }
         }
         bytes.withUnsafeBytes { source in
             if let base = source.baseAddress {
@@ -153,7 +156,7 @@ final class MP4Muxer {
         let written = av_write_frame(context, packet)
         av_packet_unref(packet)
         guard written >= 0 else {
-            throw AudioError(.cannotWrite, path: path, reason: FFmpegError.text(written))
+            throw AudioError(.cannotWrite, path: path, FFmpegError.text(.libavformat, written))
         }
     }
 
@@ -166,14 +169,12 @@ final class MP4Muxer {
         avformat_free_context(context)
         self.context = nil
         guard trailer >= 0 else {
-            throw AudioError(
-                .cannotWrite,
-                path: path,
-                reason: "cannot finish the MP4 file: \(FFmpegError.text(trailer))"
-            )
+            throw AudioError(.cannotWrite, path: path, FFmpegError.text(.libavformat, trailer)) {
+                "cannot finish the MP4 file: \($0)"
+            }
         }
         guard closedResult >= 0 else {
-            throw AudioError(.cannotWrite, path: path, reason: FFmpegError.text(closedResult))
+            throw AudioError(.cannotWrite, path: path, FFmpegError.text(.libavformat, closedResult))
         }
     }
 

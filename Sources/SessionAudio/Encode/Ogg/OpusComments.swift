@@ -46,11 +46,9 @@ final class OpusComments {
     private func add(_ tag: String, _ value: String, path: String) throws(AudioError) {
         let result = ope_comments_add(handle, tag, value)
         guard result == OPE_OK else {
-            throw AudioError(
-                .cannotEncode,
-                path: path,
-                reason: "cannot add the \(tag) comment: \(OpusEncoder.message(result))"
-            )
+            throw AudioError(.cannotEncode, path: path, OpusEncoder.message(result)) {
+                "cannot add the \(tag) comment: \($0)"
+            }
         }
     }
 }

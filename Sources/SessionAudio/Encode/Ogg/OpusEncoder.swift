@@ -57,7 +57,7 @@ final class OpusEncoder {
             )
         else {
             Glibc.close(descriptor)
-            throw AudioError(.cannotEncode, path: path, reason: "libopusenc: \(Self.message(error))")
+            throw AudioError(.cannotEncode, path: path, Self.message(error)) { "libopusenc: \($0)" }
         }
         self.encoder = encoder
         self.descriptor = descriptor
@@ -136,18 +136,19 @@ final class OpusEncoder {
     /// Turns a libopusenc return code into an error; a failed write names the system's reason.
     private func check(_ result: Int32, _ what: String) throws(AudioError) {
         guard result != OPE_OK else { return }
+        let message = Self.message(result)
         if result == OPE_WRITE_FAIL, let cause = output.failure {
-            throw AudioError(.cannotWrite, path: path, reason: "\(what): \(cause)")
+            throw AudioError(.cannotWrite, path: path, reason: "\(what): \(cause)", libraryCode: message.code)
         }
-        throw AudioError(.cannotEncode, path: path, reason: "\(what): libopusenc: \(Self.message(result))")
+        throw AudioError(.cannotEncode, path: path, message) { "\(what): libopusenc: \($0)" }
     }
 
     /// libopusenc's message for a code, with the code: `invalid argument (code -11)`.
     ///
     /// `ope_encoder_ctl` passes libopus's own codes (−1 … −7) through unchanged, which
     /// `ope_strerror` would call unknown; it reads libopus's codes 10 lower, so they are moved there.
-    static func message(_ code: Int32) -> String {
+    static func message(_ code: Int32) -> LibraryMessage {
         let text = String(cString: ope_strerror(code < 0 && code > -10 ? code - 10 : code))
-        return "\(text) (code \(code))"
+        return LibraryMessage("\(text) (code \(code))", .libopusenc, code)
     }
 }

@@ -114,12 +114,9 @@ package final class VorbisFileWriter: AudioFileSink {
             }
         guard result == 0 else {
             let asked = settings.bitrate.map { "a nominal \($0) kb/s" } ?? "quality \(encoding.quality ?? 0)"
-            throw AudioError(
-                .unsupportedFormat,
-                path: path,
-                reason:
-                    "libvorbis cannot encode \(sampleRate.hertz) Hz, \(channelCount.count) channels at \(asked): \(Self.describe(result))"
-            )
+            throw AudioError(.unsupportedFormat, path: path, Self.describe(result)) {
+                "libvorbis cannot encode \(sampleRate.hertz) Hz, \(channelCount.count) channels at \(asked): \($0)"
+            }
         }
         let tags = [("TITLE", metadata.title), ("ALBUM", metadata.album), ("ARTIST", metadata.artist)]
         var comments = tags.compactMap { field, value in value.flatMap { $0.isEmpty ? nil : (field, $0) } }
@@ -133,7 +130,13 @@ package final class VorbisFileWriter: AudioFileSink {
         try check(vorbis_block_init(dsp, block), "vorbis_block_init")
         blockReady = true
         // Any serial number will do for a file of one stream; a fixed one keeps the output reproducible.
-        guard ogg_stream_init(stream, 0x5345_5353) == 0 else { throw encodingFailure("libogg: ogg_stream_init failed") }
+        let initialized = ogg_stream_init(stream, 0x5345_5353)
+        guard initialized == 0 else {
+            throw encodingFailure(
+                "libogg: ogg_stream_init failed",
+                libraryCode: AudioError.LibraryCode(.libogg, initialized)
+            )
+        }
         streamReady = true
 
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
@@ -320,8 +323,12 @@ package final class VorbisFileWriter: AudioFileSink {
 
     /// The corresponding libogg call is `ogg_stream_packetin`.
     private func packetIn(_ packet: inout ogg_packet) throws(AudioError) {
-        guard ogg_stream_packetin(stream, &packet) == 0 else {
-            throw encodingFailure("libogg: ogg_stream_packetin failed")
+        let added = ogg_stream_packetin(stream, &packet)
+        guard added == 0 else {
+            throw encodingFailure(
+                "libogg: ogg_stream_packetin failed",
+                libraryCode: AudioError.LibraryCode(.libogg, added)
+            )
         }
     }
 
@@ -351,16 +358,17 @@ package final class VorbisFileWriter: AudioFileSink {
     /// Fails with libvorbis's meaning of `result` when it is negative.
     private func check(_ result: Int32, _ call: String) throws(AudioError) {
         guard result < 0 else { return }
-        throw encodingFailure("libvorbis: \(call): \(Self.describe(result))")
+        let message = Self.describe(result)
+        throw encodingFailure("libvorbis: \(call): \(message.text)", libraryCode: message.code)
     }
 
-    private func encodingFailure(_ reason: String) -> AudioError {
+    private func encodingFailure(_ reason: String, libraryCode: AudioError.LibraryCode? = nil) -> AudioError {
         finished = true
-        return AudioError(.cannotEncode, path: path, reason: reason)
+        return AudioError(.cannotEncode, path: path, reason: reason, libraryCode: libraryCode)
     }
 
     /// libvorbis's error codes (`OV_E…` in codec.h) as phrases; libvorbis has no strerror of its own.
-    private static func describe(_ code: Int32) -> String {
+    private static func describe(_ code: Int32) -> LibraryMessage {
         let meaning =
             switch code {
             case OV_EFAULT: "internal fault"
@@ -368,6 +376,6 @@ package final class VorbisFileWriter: AudioFileSink {
             case OV_EINVAL: "invalid argument"
             default: "error"
             }
-        return "\(meaning) (code \(code))"
+        return LibraryMessage("\(meaning) (code \(code))", .libvorbis, code)
     }
 }

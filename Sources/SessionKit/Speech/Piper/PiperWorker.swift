@@ -203,17 +203,19 @@ final class PiperWorker: Sendable {
             identifiers.withLock { $0 = [] }
             if mailboxClosed { return }
             let reason = Self.describe(outcome)
+            // What the process's closure threw, if it threw: every error made from it keeps it.
+            let cause: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
             // A broken protocol is the engine's fault, not the process's fate: trying again would
             // only repeat it (and load the model again), so the request it held fails at once.
             if case .failure(WorkerFailure.brokenProtocol) = outcome, loaded, let job = held {
-                job.reply.resume(returning: .failure(SessionError(.providerFailed, reason)))
+                job.reply.resume(returning: .failure(SessionError(.providerFailed, reason, underlyingError: cause)))
                 held = nil
             }
             if !loaded {
                 failedStarts += 1
                 if !reportedStart {
                     reportedStart = true
-                    started(.failure(SessionError(.voiceUnavailable, reason)))
+                    started(.failure(SessionError(.voiceUnavailable, reason, underlyingError: cause)))
                 }
             }
             // The request the dead process held goes to the next one, unless it has had its tries
@@ -223,13 +225,13 @@ final class PiperWorker: Sendable {
                 let phrase =
                     failedStarts >= startsInARow
                     ? reason : "the Piper worker died \(job.attempts) times speaking it (\(reason))"
-                job.reply.resume(returning: .failure(SessionError(.providerFailed, phrase)))
+                job.reply.resume(returning: .failure(SessionError(.providerFailed, phrase, underlyingError: cause)))
                 held = nil
             }
             if failedStarts >= startsInARow || (held == nil && stopped.withLock({ $0 })) {
                 // The engine will not start, or nobody will ask again: answer what is left with why.
                 while let job = await pending.next() {
-                    job.reply.resume(returning: .failure(SessionError(.providerFailed, reason)))
+                    job.reply.resume(returning: .failure(SessionError(.providerFailed, reason, underlyingError: cause)))
                 }
                 return
             }
