@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `--cache-key text`: a cache in the stretching app's layout, `{sha256(text)}.mp3`, used as it is.
-@Suite("The --cache-key option", .serialized)
+@Suite("The --cache-key option", .serialized, .tags(.concurrent))
 struct CacheKeyCommandTests {
     static let script = "Fixtures/scripts/ten-minute-session.json"
 

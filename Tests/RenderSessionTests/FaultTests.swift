@@ -34,7 +34,7 @@ func longScript(blocks: Int, id: String, in folder: TemporaryFolder) throws -> S
     return path
 }
 
-@Suite("Faults: kills, interrupts, full disks, concurrent batches", .serialized)
+@Suite("Faults: kills, interrupts, full disks, concurrent batches", .serialized, .tags(.concurrent))
 struct FaultTests {
     @Test("A render killed with SIGKILL leaves the previous output intact; the next run leaves no temporary file")
     func killed() async throws {

@@ -3,7 +3,7 @@ import SessionTimeline
 import TestSupport
 import Testing
 
-@Suite("Output formats from the command", .serialized)
+@Suite("Output formats from the command", .serialized, .tags(.concurrent))
 struct FormatCommandTests {
     @Test(
         "render -o x.mp3|x.opus|x.flac|x.ogg|x.m4a|x.m4b --verify: exactly totalFrames through ffmpeg, a chapter per phase, the encoding recorded",

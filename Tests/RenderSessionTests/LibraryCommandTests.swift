@@ -5,7 +5,7 @@ import SessionTimeline
 import TestSupport
 import Testing
 
-@Suite("import, list and batch", .serialized)
+@Suite("import, list and batch", .serialized, .tags(.concurrent))
 struct LibraryCommandTests {
     @Test("import writes one script per meditation and prints their paths")
     func importMarkdown() async throws {

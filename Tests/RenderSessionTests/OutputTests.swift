@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// Where outputs go and where scripts come from, as a new user tries it.
-@Suite("Outputs and inputs of the command", .serialized)
+@Suite("Outputs and inputs of the command", .serialized, .tags(.concurrent))
 struct OutputTests {
     static let script = "Fixtures/scripts/edge-cases.json"
     static let render = ["render", script, "--cache", "Fixtures/cache", "--seed", "3", "--loudness", "off"]

@@ -5,7 +5,7 @@ import SessionTimeline
 import TestSupport
 import Testing
 
-@Suite("Filling the cache from the command line", .serialized)
+@Suite("Filling the cache from the command line", .serialized, .tags(.concurrent))
 struct PrepareCommandTests {
     static let script = "Fixtures/scripts/ten-minute-session.json"
 

@@ -9,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite("Voices: listing them, and falling back from Piper")
+@Suite("Voices: listing them, and falling back from Piper", .tags(.concurrent))
 struct VoicesCommandTests {
     /// A two-segment script.
     static func script(in folder: TemporaryFolder) throws -> String {

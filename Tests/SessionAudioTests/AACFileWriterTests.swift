@@ -41,7 +41,7 @@ private func correlation(_ decoded: [Float], _ original: [Float], channels: Int,
     return sum
 }
 
-@Suite("M4A and M4B files: AAC with exact timing, skipping silence")
+@Suite("M4A and M4B files: AAC with exact timing, skipping silence", .tags(.concurrent))
 struct AACFileWriterTests {
     @Test(
         "ffmpeg decodes exactly the frames written, each on its frame, with silence decoding to digital zero",

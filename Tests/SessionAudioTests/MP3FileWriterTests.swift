@@ -78,7 +78,7 @@ private func mpegFrames(of path: String) throws -> [MPEGFrameHeader] {
     return headers
 }
 
-@Suite("MP3 files that skip encoding silence")
+@Suite("MP3 files that skip encoding silence", .tags(.concurrent))
 struct MP3FileWriterTests {
     @Test(
         "Decoders give back exactly the frames written, with silence decoding to digital zero",

@@ -5,7 +5,7 @@ import SessionTimeline
 import TestSupport
 import Testing
 
-@Suite("The clip cache")
+@Suite("The clip cache", .tags(.concurrent))
 struct ClipCacheTests {
     @Test(
         "The key is the SHA-256 of text + voice + speed as Swift writes it",

@@ -8,7 +8,7 @@ import Testing
 
 /// Rendering with layers: the bed, gongs, loudness and the limiter, checked against the samples,
 /// an independent meter (ffmpeg's ebur128 filter) and the previous version's bytes.
-@Suite("Rendering layers", .serialized)
+@Suite("Rendering layers", .serialized, .tags(.concurrent))
 struct LayeredRenderTests {
     /// A library folder holding one gong: 0.5 s of a decaying 440 Hz tone at 44.1 kHz.
     static func gongLibrary() throws -> TemporaryFolder {

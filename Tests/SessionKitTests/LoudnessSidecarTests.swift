@@ -18,7 +18,7 @@ struct FixedProvider: SpeechProvider {
     }
 }
 
-@Suite("Loudness sidecars in the clip cache", .serialized)
+@Suite("Loudness sidecars in the clip cache", .serialized, .tags(.concurrent))
 struct LoudnessSidecarTests {
     /// A text not in the cache, long enough for any fixture clip to be a plausible answer (``ClipLengthLimit``).
     static let newText = "Something new, spoken slowly and at length, as long as one of the fixture clips is."

@@ -12,7 +12,7 @@ final class Warnings: Sendable {
     func add(_ line: String) { lines.withLock { $0.append(line) } }
 }
 
-@Suite("Filling the cache", .serialized)
+@Suite("Filling the cache", .serialized, .tags(.concurrent))
 struct PrepareTests {
     static let fastRetry = RetryPolicy(maximumAttempts: 3, initialDelay: 0.05, maximumDelay: 2)
 
@@ -224,7 +224,7 @@ struct PrepareTests {
     }
 }
 
-@Suite("The embedded voice")
+@Suite("The embedded voice", .tags(.concurrent))
 struct EmbeddedVoiceTests {
     @Test("eSpeak NG speaks into the cache with no network, gapless at 22.05 kHz")
     func embedded() async throws {
