@@ -128,7 +128,12 @@ let package = Package(
 
         .target(
             name: "TestSupport",
-            dependencies: ["SessionKit"],
+            dependencies: [
+                "SessionKit",
+                // The child processes the tests run, awaited without blocking a thread (ChildProcess).
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Tests/TestSupport",
             exclude: ["tts-server.py"]
         ),

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `--cache-key text`: a cache in the stretching app's layout, `{sha256(text)}.mp3`, used as it is.
-@Suite("The --cache-key option", .serialized)
+@Suite("The --cache-key option", .serialized, .tags(.concurrent))
 struct CacheKeyCommandTests {
     static let script = "Fixtures/scripts/ten-minute-session.json"
 
@@ -18,18 +18,18 @@ struct CacheKeyCommandTests {
     }
 
     @Test("render --cache-key text --offline uses the app's clips and writes what the default cache gives")
-    func renderFromStretchingCache() throws {
+    func renderFromStretchingCache() async throws {
         let folder = try TemporaryFolder()
         let cache = try TemporaryFolder()
-        let names = try StretchingCache.fill(cache)
-        let result = try renderSession([
+        let names = try await StretchingCache.fill(cache)
+        let result = try await renderSession([
             "render", Self.script, "-o", folder.path("text.wav"), "--timeline", folder.path("text.json"),
             "--cache", cache.url.path, "--cache-key", "text", "--offline", "--seed", "7",
         ])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(try cache.contents().filter { $0.hasSuffix(".mp3") } == names, "no clip synthesized or renamed")
 
-        let reference = try renderSession([
+        let reference = try await renderSession([
             "render", Self.script, "-o", folder.path("voice.wav"), "--timeline", folder.path("voice.json"),
             "--cache", "Fixtures/cache", "--offline", "--seed", "7",
         ])
@@ -51,7 +51,7 @@ struct CacheKeyCommandTests {
         )
         for index in voice.items.indices {
             guard let clip = voice.items[index].clip else { continue }
-            let key = try StretchingCache.sha256sum(clip.text)
+            let key = try await StretchingCache.sha256sum(clip.text)
             voice.items[index].editClip { $0.key = key }
             #expect(text.items[index].source?.path == cache.path("\(key).mp3"), "\(clip.text)")
         }
@@ -60,10 +60,10 @@ struct CacheKeyCommandTests {
     }
 
     @Test("Under --cache-key text another voice and speed take the clips already there")
-    func voiceNotInKey() throws {
+    func voiceNotInKey() async throws {
         let cache = try TemporaryFolder()
-        try StretchingCache.fill(cache)
-        let result = try renderSession([
+        try await StretchingCache.fill(cache)
+        let result = try await renderSession([
             "timeline", Self.script, "--cache", cache.url.path, "--cache-key", "text", "--voice", "nova",
             "--speed", "1.25", "--offline", "--seed", "7",
         ])
@@ -71,10 +71,10 @@ struct CacheKeyCommandTests {
     }
 
     @Test("prepare --cache-key text finds every clip in the app's cache and synthesizes none")
-    func prepareFindsStretchingCache() throws {
+    func prepareFindsStretchingCache() async throws {
         let cache = try TemporaryFolder()
-        let names = try StretchingCache.fill(cache)
-        let result = try renderSession([
+        let names = try await StretchingCache.fill(cache)
+        let result = try await renderSession([
             "prepare", "Fixtures/scripts", "--cache", cache.url.path, "--cache-key", "text",
         ])
         #expect(result.status == 0, "\(result.standardError)")
@@ -88,11 +88,11 @@ struct CacheKeyCommandTests {
     }
 
     @Test("The default key still looks for text + voice + speed names, and the hint names the scheme")
-    func defaultKeyUnchanged() throws {
+    func defaultKeyUnchanged() async throws {
         let folder = try TemporaryFolder()
         let cache = try TemporaryFolder()
-        try StretchingCache.fill(cache)
-        let result = try renderSession([
+        try await StretchingCache.fill(cache)
+        let result = try await renderSession([
             "render", Self.script, "-o", folder.path("out.wav"), "--cache", cache.url.path, "--offline",
         ])
         #expect(result.status == 1)
@@ -108,7 +108,7 @@ struct CacheKeyCommandTests {
             )
         )
 
-        let empty = try renderSession([
+        let empty = try await renderSession([
             "render", Self.script, "-o", folder.path("out.wav"), "--cache", folder.path("empty"), "--cache-key",
             "text", "--offline",
         ])
@@ -122,14 +122,14 @@ struct CacheKeyCommandTests {
     }
 
     @Test("A stretching session prepared with --cache-key text is stored as the app names it, and found offline")
-    func stretchingSession() throws {
+    func stretchingSession() async throws {
         let folder = try TemporaryFolder()
         let environment = LayeredCommandTests.environment(folder)
         let session = "Fixtures/sessions/stretch.json"
         let common = ["--cache", folder.path("cache"), "--cache-key", "text"]
-        let prepared = try renderSession(["prepare", session] + common, environment: environment)
+        let prepared = try await renderSession(["prepare", session] + common, environment: environment)
         #expect(prepared.status == 0, "\(prepared.standardError)")
-        let printed = try renderSession(
+        let printed = try await renderSession(
             ["timeline", session, "--offline", "--seed", "7"] + common,
             environment: environment
         )
@@ -138,15 +138,15 @@ struct CacheKeyCommandTests {
         let clips = timeline.items.compactMap(\.clip)
         #expect(clips.contains { $0.text == "Now switch to the other side." })
         for clip in clips {
-            #expect(clip.key == (try StretchingCache.sha256sum(clip.text)), "\(clip.text)")
+            #expect(clip.key == (try await StretchingCache.sha256sum(clip.text)), "\(clip.text)")
         }
         let stored = try FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))
         #expect(Set(clips.map { "\($0.key).mp3" }).isSubset(of: stored), "every clip the timeline names is a file")
     }
 
     @Test("An unknown scheme is a usage error naming the two")
-    func unknownScheme() throws {
-        let result = try renderSession([
+    func unknownScheme() async throws {
+        let result = try await renderSession([
             "timeline", Self.script, "--cache", "Fixtures/cache", "--cache-key", "sha1",
         ])
         #expect(result.status == 64)

@@ -7,69 +7,60 @@ import Testing
 
 /// The outcome of running the built `render-session`.
 struct CommandResult {
-    let status: Int32
+    /// How it ended; ``status`` folds a signal into a number, as a shell does.
+    let termination: Termination
     let standardOutputBytes: [UInt8]
     let standardError: String
+    /// How long it ran (``ProcessOutcome/duration``: not the wait for its turn).
+    let duration: Duration
 
+    /// The exit status, or 128 + the signal's number when a signal ended it.
+    var status: Int32 { termination.status }
     var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
+
+    init(_ outcome: ProcessOutcome) {
+        termination = outcome.termination
+        standardOutputBytes = outcome.standardOutput
+        standardError = outcome.standardErrorText
+        duration = outcome.duration
+    }
 }
 
 /// Runs the built `render-session` with `arguments` in `directory` (the repository's folder unless
-/// given), with `input` on standard input (closed if `nil`).
+/// given), with `input` on standard input (`/dev/null` if `nil`); with `waitsForTurn` false it
+/// starts at once, beside however many other children run (``ChildProcess``).
 func renderSession(
     _ arguments: [String],
     environment: [String: String]? = nil,
     input: Data? = nil,
-    directory: URL = Repository.root
-) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = Repository.binary
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    if let environment { process.environment = environment }
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    let inputPipe = input.map { _ in Pipe() }
-    process.standardInput = inputPipe ?? FileHandle.nullDevice
-    try process.run()
-    if let inputPipe, let input {
-        // Written on another thread, so that a large input cannot block against a full output pipe.
-        let writer = inputPipe.fileHandleForWriting
-        Thread.detachNewThread {
-            try? writer.write(contentsOf: input)
-            try? writer.close()
-        }
-    }
-    let errorReader = ErrorReader(error.fileHandleForReading)
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errorReader.wait()
-    process.waitUntilExit()
-    return CommandResult(
-        status: process.terminationStatus,
-        standardOutputBytes: [UInt8](outputData),
-        standardError: String(decoding: errorData, as: UTF8.self)
+    directory: URL = Repository.root,
+    waitsForTurn: Bool = true
+) async throws -> CommandResult {
+    CommandResult(
+        try await ChildProcess.run(
+            Repository.binary.path,
+            arguments,
+            environment: environment,
+            directory: directory.path,
+            input: input,
+            waitsForTurn: waitsForTurn
+        )
     )
 }
 
-/// Reads a pipe to its end on a thread of its own.
-final class ErrorReader: @unchecked Sendable {
-    // @unchecked: `data` is written by the reading thread before it signals, read after the wait.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
-    }
+/// Runs the built `render-session` with `arguments` in the repository's folder, calls `body`
+/// while it runs (to send it a signal once it has started work, say), then waits for its end.
+func renderSession<Result: Sendable>(
+    _ arguments: [String],
+    while body: (RunningProcess) async throws -> Result
+) async throws -> (CommandResult, Result) {
+    let (outcome, result) = try await ChildProcess.run(
+        Repository.binary.path,
+        arguments,
+        directory: Repository.root.path,
+        while: body
+    )
+    return (CommandResult(outcome), result)
 }
 
 @Suite("The render-session command", .serialized)
@@ -78,9 +69,11 @@ struct CommandTests {
     static let cache = ["--cache", "Fixtures/cache"]
 
     @Test("render writes the WAV, prints only its path on stdout and a summary on stderr")
-    func render() throws {
+    func render() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(["render", Self.script, "-o", folder.path("s.wav"), "--seed", "7"] + Self.cache)
+        let result = try await renderSession(
+            ["render", Self.script, "-o", folder.path("s.wav"), "--seed", "7"] + Self.cache
+        )
         #expect(result.status == 0)
         #expect(result.standardOutput == folder.path("s.wav") + "\n")
         #expect(
@@ -99,9 +92,9 @@ struct CommandTests {
     }
 
     @Test("timeline prints JSON that follows the schema's rules and matches what render writes")
-    func timeline() throws {
+    func timeline() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(["timeline", Self.script, "--seed", "11"] + Self.cache)
+        let result = try await renderSession(["timeline", Self.script, "--seed", "11"] + Self.cache)
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty)
         let json = try #require(
@@ -112,7 +105,7 @@ struct CommandTests {
         #expect(json["category"] as? String == "reactivity")
         let phases = try #require(json["phases"] as? [[String: Any]])
         #expect(phases.map { $0["name"] as? String } == ["opening", "teachings", "silence", "closing"])
-        let unmarked = try renderSession(
+        let unmarked = try await renderSession(
             ["timeline", Self.script, "--seed", "11", "--silence-phase", "off"] + Self.cache
         )
         let plain = try JSONSerialization.jsonObject(with: Data(unmarked.standardOutput.utf8)) as? [String: Any]
@@ -161,7 +154,7 @@ struct CommandTests {
         #expect(json["totalFrames"] as? Int == cursor)
 
         // The same seed renders exactly that timeline.
-        let render = try renderSession(
+        let render = try await renderSession(
             [
                 "render", Self.script, "-o", folder.path("s.wav"), "--seed", "11",
                 "--timeline", folder.path("s.json"),
@@ -192,20 +185,20 @@ struct CommandTests {
     }
 
     @Test("Without --seed a seed is drawn and recorded")
-    func randomSeed() throws {
-        let first = try renderSession(["timeline", Self.script] + Self.cache)
+    func randomSeed() async throws {
+        let first = try await renderSession(["timeline", Self.script] + Self.cache)
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any]
         )
         let seed = try #require(json["seed"] as? Int)
-        let again = try renderSession(["timeline", Self.script, "--seed", String(seed)] + Self.cache)
+        let again = try await renderSession(["timeline", Self.script, "--seed", String(seed)] + Self.cache)
         #expect(again.standardOutput == first.standardOutput)
     }
 
     @Test("silence writes exactly round(seconds × rate) frames")
-    func silence() throws {
+    func silence() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(["silence", "--seconds", "270", "-o", folder.path("quiet.wav")])
+        let result = try await renderSession(["silence", "--seconds", "270", "-o", folder.path("quiet.wav")])
         #expect(result.status == 0)
         #expect(result.standardOutput == folder.path("quiet.wav") + "\n")
         let size = try FileManager.default.attributesOfItem(atPath: folder.path("quiet.wav"))[.size] as? Int
@@ -213,7 +206,7 @@ struct CommandTests {
     }
 
     @Test("An invalid script fails with one line per problem, naming file and JSON path, and writes nothing")
-    func invalidScript() throws {
+    func invalidScript() async throws {
         let folder = try TemporaryFolder()
         let script = folder.path("reactivity-03.json")
         try Data(
@@ -224,7 +217,7 @@ struct CommandTests {
                           {"id": "c", "startSeconds": 700, "text": "Bye", "phase": "p"}]}
             """#.utf8
         ).write(to: URL(fileURLWithPath: script))
-        let result = try renderSession([
+        let result = try await renderSession([
             "render", script, "-o", folder.path("out.wav"), "--cache", folder.path("cache"),
         ])
         #expect(result.status == 65)
@@ -240,9 +233,9 @@ struct CommandTests {
     }
 
     @Test("With --offline, missing clips are listed together and nothing is written")
-    func missingClips() throws {
+    func missingClips() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession([
+        let result = try await renderSession([
             "render", Self.script, "-o", folder.path("out.wav"), "--cache", folder.path("empty"), "--offline",
         ])
         #expect(result.status == 1)
@@ -261,8 +254,8 @@ struct CommandTests {
     }
 
     @Test("A script that does not exist is named in the error")
-    func missingScript() throws {
-        let result = try renderSession(["timeline", "no-such.json"] + Self.cache)
+    func missingScript() async throws {
+        let result = try await renderSession(["timeline", "no-such.json"] + Self.cache)
         #expect(result.status == 65)
         #expect(result.standardError == "error: no-such.json: cannot read the script: no such file\n")
     }
@@ -287,16 +280,16 @@ struct CommandTests {
             (["--speed", "-2"], "Error: --speed: -2.0 is outside 0.25…4.0\n"),
         ]
     )
-    func badOptions(arguments: [String], message: String) throws {
-        let result = try renderSession(["timeline", Self.script] + Self.cache + arguments)
+    func badOptions(arguments: [String], message: String) async throws {
+        let result = try await renderSession(["timeline", Self.script] + Self.cache + arguments)
         #expect(result.status == 64)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError.hasPrefix(message), "\(result.standardError)")
     }
 
     @Test("Every command's help shows an example", arguments: ["render", "timeline", "silence", "prepare"])
-    func help(command: String) throws {
-        let result = try renderSession([command, "--help"])
+    func help(command: String) async throws {
+        let result = try await renderSession([command, "--help"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("Example"))
         #expect(result.standardOutput.contains("render-session \(command) "))

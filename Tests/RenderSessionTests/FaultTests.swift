@@ -5,19 +5,6 @@ import SessionTimeline
 import TestSupport
 import Testing
 
-/// Starts the built `render-session` without waiting for it.
-func startRenderSession(_ arguments: [String]) throws -> Process {
-    let process = Process()
-    process.executableURL = Repository.binary
-    process.arguments = arguments
-    process.currentDirectoryURL = Repository.root
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    return process
-}
-
 /// A script shaped like the 10-minute fixture, repeated `blocks` times: long enough to interrupt.
 func longScript(blocks: Int, id: String, in folder: TemporaryFolder) throws -> String {
     let data = try Data(contentsOf: Repository.script("ten-minute-session"))
@@ -47,52 +34,56 @@ func longScript(blocks: Int, id: String, in folder: TemporaryFolder) throws -> S
     return path
 }
 
-@Suite("Faults: kills, interrupts, full disks, concurrent batches", .serialized)
+@Suite("Faults: kills, interrupts, full disks, concurrent batches", .serialized, .tags(.concurrent))
 struct FaultTests {
     @Test("A render killed with SIGKILL leaves the previous output intact; the next run leaves no temporary file")
-    func killed() throws {
+    func killed() async throws {
         let folder = try TemporaryFolder()
         let script = try longScript(blocks: 30, id: "five-hours", in: folder)
         try Data("previous".utf8).write(to: URL(fileURLWithPath: folder.path("out.wav")))
         let arguments = [
             "render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--seed", "1", "--offline",
         ]
-        let process = try startRenderSession(arguments)
-        // Wait until the temporary file exists and is growing, then kill.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !(try folder.contents().contains { $0.hasSuffix(".partial") }) { usleep(20_000) }
-        usleep(100_000)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        let (killed, _) = try await renderSession(arguments) { process in
+            // Wait until the temporary file exists and is growing, then kill.
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, !(try folder.contents().contains { $0.hasSuffix(".partial") }) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            try process.send(SIGKILL)
+        }
+        #expect(killed.termination == .signalled(SIGKILL))
         #expect(try String(contentsOfFile: folder.path("out.wav"), encoding: .utf8) == "previous")
         #expect(
             try folder.contents().contains { $0.hasPrefix(".out.wav.") && $0.hasSuffix(".partial") },
             "the kill left its temporary"
         )
 
-        let again = try renderSession(arguments)
+        let again = try await renderSession(arguments)
         #expect(again.status == 0)
         #expect(try folder.contents() == ["five-hours.json", "out.wav"], "the stale temporary is gone")
     }
 
     @Test("SIGINT stops a render, removes its temporary and exits 130")
-    func interruptedRender() throws {
+    func interruptedRender() async throws {
         let folder = try TemporaryFolder()
         let script = try longScript(blocks: 30, id: "five-hours", in: folder)
-        let process = try startRenderSession([
+        let (interrupted, _) = try await renderSession([
             "render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--offline",
-        ])
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !(try folder.contents().contains { $0.hasSuffix(".partial") }) { usleep(20_000) }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        ]) { process in
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, !(try folder.contents().contains { $0.hasSuffix(".partial") }) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try process.send(SIGINT)
+        }
+        #expect(interrupted.termination == .exited(130))
         #expect(try folder.contents() == ["five-hours.json"])
     }
 
     @Test("SIGINT during a batch keeps every finished session and its manifest entry; the next run resumes")
-    func interruptedBatch() throws {
+    func interruptedBatch() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
         let scriptsFolder = try TemporaryFolder()
@@ -104,15 +95,15 @@ struct FaultTests {
             "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
             "--jobs", "1",
         ]
-        let process = try startRenderSession(arguments)
-        // Generous: under ThreadSanitizer an hour-long leveled session takes most of a minute.
-        let deadline = Date().addingTimeInterval(300)
-        while Date() < deadline, !FileManager.default.fileExists(atPath: folder.path("out/long-2.wav")) {
-            usleep(10_000)
+        let (interrupted, _) = try await renderSession(arguments) { process in
+            // Generous: under ThreadSanitizer an hour-long leveled session takes most of a minute.
+            let deadline = Date().addingTimeInterval(300)
+            while Date() < deadline, !FileManager.default.fileExists(atPath: folder.path("out/long-2.wav")) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try process.send(SIGINT)
         }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        #expect(interrupted.termination == .exited(130))
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path("out"))
         #expect(!left.contains { $0.hasSuffix(".partial") }, "no temporaries: \(left)")
         let finished = left.filter { $0.hasSuffix(".wav") }.count
@@ -124,7 +115,7 @@ struct FaultTests {
         )
         #expect((manifest["outputs"] as? [String: Any])?.count == finished, "every finished session is in the manifest")
 
-        let resumed = try renderSession(arguments)
+        let resumed = try await renderSession(arguments)
         #expect(resumed.status == 0)
         #expect(resumed.standardError.contains("\(6 - finished) rendered, \(finished) up to date, 0 failed"))
     }
@@ -144,8 +135,8 @@ struct FaultTests {
         let arguments = [
             "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
         ]
-        async let first = Task { try renderSession(arguments) }.value
-        async let second = Task { try renderSession(arguments) }.value
+        async let first = Task { try await renderSession(arguments) }.value
+        async let second = Task { try await renderSession(arguments) }.value
         let results = try await [first, second]
         #expect(results.allSatisfy { $0.status == 0 })
         let summaries = results.map(\.standardError)
@@ -169,34 +160,22 @@ struct FaultTests {
     }
 
     @Test("A full disk is a clear error and leaves the previous output intact")
-    func fullDisk() throws {
+    func fullDisk() async throws {
         let folder = try TemporaryFolder()
         let mountPoint = folder.path("small")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint]
-        let mountError = Pipe()
-        mount.standardError = mountError
-        try mount.run()
-        let mountMessage = String(decoding: mountError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        mount.waitUntilExit()
-        guard mount.terminationStatus == 0 else {
+        let mount = try await ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint])
+        guard mount.termination == .exited(0) else {
             // Known only now: root is not always enough (a container may refuse mounts).
-            let reason = mountMessage.trimmingCharacters(in: .whitespacesAndNewlines)
+            let reason = mount.standardErrorText.trimmingCharacters(in: .whitespacesAndNewlines)
             try Test.cancel(
-                "cannot mount a small tmpfs here (it needs root): \(reason.isEmpty ? "mount exited with status \(mount.terminationStatus)" : reason)"
+                "cannot mount a small tmpfs here (it needs root): \(reason.isEmpty ? "mount \(mount.termination)" : reason)"
             )
         }
-        defer {
-            let unmount = Process()
-            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            unmount.arguments = [mountPoint]
-            try? unmount.run()
-            unmount.waitUntilExit()
-        }
+        // Waited for in place: it takes milliseconds, and a `defer` cannot `await`.
+        defer { _ = HostileFilesTests.system("umount", [mountPoint]) }
         try Data("previous".utf8).write(to: URL(fileURLWithPath: mountPoint + "/out.wav"))
-        let result = try renderSession([
+        let result = try await renderSession([
             "render", Repository.script("ten-minute-session").path, "-o", mountPoint + "/out.wav",
             "--cache", "Fixtures/cache", "--seed", "1", "--offline",
         ])
@@ -213,10 +192,10 @@ struct FaultTests {
 
     @Test("An unusable cache folder is reported before any request")
     func unusableCache() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         try Data("a file".utf8).write(to: URL(fileURLWithPath: folder.path("file")))
-        let result = try renderSession([
+        let result = try await renderSession([
             "prepare", "Fixtures/scripts/edge-cases.json", "--cache", folder.path("file/cache"),
             "--provider", "proxy", "--tts-url", server.baseURL.absoluteString,
         ])

@@ -3,7 +3,7 @@ import SessionTimeline
 import TestSupport
 import Testing
 
-@Suite("Output formats from the command", .serialized)
+@Suite("Output formats from the command", .serialized, .tags(.concurrent))
 struct FormatCommandTests {
     @Test(
         "render -o x.mp3|x.opus|x.flac|x.ogg|x.m4a|x.m4b --verify: exactly totalFrames through ffmpeg, a chapter per phase, the encoding recorded",
@@ -13,9 +13,9 @@ struct FormatCommandTests {
             ("ogg", "ogg", "vorbis", 0), ("m4a", "mp4", "aac", -1), ("m4b", "mp4", "aac", -1),
         ]
     )
-    func renderEachFormat(extension suffix: String, container: String, codec: String, delay: Int64) throws {
+    func renderEachFormat(extension suffix: String, container: String, codec: String, delay: Int64) async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession([
+        let result = try await renderSession([
             "render", "Fixtures/scripts/edge-cases.json", "--cache", "Fixtures/cache", "--offline", "--seed", "3",
             "-o", folder.path("s.\(suffix)"), "--timeline", folder.path("s.json"), "--verify", "--album", "Tests",
         ])
@@ -26,19 +26,19 @@ struct FormatCommandTests {
             from: Data(contentsOf: URL(fileURLWithPath: folder.path("s.json")))
         )
         #expect(timeline.sampleRate.hertz == (suffix == "opus" ? 48_000 : 22_050))
-        #expect(try FFmpeg.decodedFrameCount(folder.path("s.\(suffix)")) == timeline.totalFrames.count)
-        #expect(try FFmpeg.chapters(folder.path("s.\(suffix)")).map(\.title) == timeline.phases.map(\.name))
+        #expect(try await FFmpeg.decodedFrameCount(folder.path("s.\(suffix)")) == timeline.totalFrames.count)
+        #expect(try await FFmpeg.chapters(folder.path("s.\(suffix)")).map(\.title) == timeline.phases.map(\.name))
         let encoding = try #require(timeline.encoding)
         // AAC's delay is the encoder's 1,024 plus the lead that makes the file whole packets.
         let expectedDelay = delay >= 0 ? delay : 1_024 + (1_024 - timeline.totalFrames.count % 1_024) % 1_024
         #expect(encoding.container == container && encoding.codec == codec)
         #expect(encoding.encoderDelay.count == expectedDelay && (delay >= 0 || encoding.padding == .zero))
         let tags = ["mp3", "flac", "m4a", "m4b"].contains(suffix) ? "format_tags=album" : "stream_tags=album"
-        #expect(try FFmpeg.probe(folder.path("s.\(suffix)"), entries: tags) == "Tests")
+        #expect(try await FFmpeg.probe(folder.path("s.\(suffix)"), entries: tags) == "Tests")
     }
 
     @Test("batch --format mp3 names its files .mp3, records the format, and is up to date on a second run")
-    func batchMP3() throws {
+    func batchMP3() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(
@@ -49,7 +49,7 @@ struct FormatCommandTests {
             "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
             "--format", "mp3",
         ]
-        let first = try renderSession(arguments)
+        let first = try await renderSession(arguments)
         #expect(first.status == 0, "\(first.standardError)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path("out")).filter {
             !$0.hasPrefix(".")
@@ -61,9 +61,9 @@ struct FormatCommandTests {
         )
         let record = ((manifest as? [String: Any])?["outputs"] as? [String: Any])?["edge-cases"] as? [String: Any]
         #expect(record?["format"] as? String == "mp3" && record?["file"] as? String == "edge-cases.mp3")
-        let again = try renderSession(arguments)
+        let again = try await renderSession(arguments)
         #expect(again.standardError.contains(": 0 rendered, 1 up to date, 0 failed, 1 with late speech (worst "))
-        let wav = try renderSession(Array(arguments.dropLast(2)))
+        let wav = try await renderSession(Array(arguments.dropLast(2)))
         #expect(
             wav.standardError.contains(": 1 rendered, 0 up to date, 0 failed, 1 with late speech (worst "),
             "WAV is another output"
@@ -71,20 +71,22 @@ struct FormatCommandTests {
     }
 
     @Test("An unknown --format is a usage error naming the formats")
-    func unknownFormat() throws {
-        let result = try renderSession(["render", "Fixtures/scripts/edge-cases.json", "-o", "x.wav", "--format", "wma"])
+    func unknownFormat() async throws {
+        let result = try await renderSession([
+            "render", "Fixtures/scripts/edge-cases.json", "-o", "x.wav", "--format", "wma",
+        ])
         #expect(result.status == 64)
         #expect(result.standardError.contains("wma is not a format; use wav, flac, mp3, opus, ogg, m4a or m4b"))
     }
 
     @Test("silence -o x.mp3 writes exactly the frames asked for", .requiresFFmpeg)
-    func silenceMP3() throws {
+    func silenceMP3() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession([
+        let result = try await renderSession([
             "silence", "--seconds", "2.5", "--sample-rate", "22050", "-o", folder.path("s.mp3"),
         ])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(try FFmpeg.decodedFrameCount(folder.path("s.mp3")) == 55_125)
+        #expect(try await FFmpeg.decodedFrameCount(folder.path("s.mp3")) == 55_125)
     }
 
     @Test(
@@ -95,10 +97,10 @@ struct FormatCommandTests {
             (["--sample-rate", "44100"], 48, 64),
         ]
     )
-    func mp3Bitrates(extra: [String], kilobits: Int, status: Int32) throws {
+    func mp3Bitrates(extra: [String], kilobits: Int, status: Int32) async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("s.mp3")
-        let result = try renderSession(
+        let result = try await renderSession(
             [
                 "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline",
                 "--loudness", "off", "-o", path, "--bitrate", String(kilobits),

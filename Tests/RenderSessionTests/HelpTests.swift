@@ -64,9 +64,9 @@ struct HelpTests {
     }
 
     @Test("Every help shows examples, wraps no line, and prints no stray backslash in prose")
-    func helpShape() throws {
+    func helpShape() async throws {
         for command in [[]] + Self.subcommands.map({ [$0] }) {
-            let result = try renderSession(command + ["--help"])
+            let result = try await renderSession(command + ["--help"])
             #expect(result.status == 0)
             let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(!Self.examples(in: result.standardOutput).isEmpty, "\(command) shows an example")
@@ -81,19 +81,19 @@ struct HelpTests {
     }
 
     @Test("The root help lists the exit statuses")
-    func exitStatuses() throws {
-        let help = try renderSession(["--help"]).standardOutput.replacingOccurrences(of: "\n", with: " ")
+    func exitStatuses() async throws {
+        let help = try await renderSession(["--help"]).standardOutput.replacingOccurrences(of: "\n", with: " ")
         for phrase in ["0 done", "1 the work failed", "64 a usage error", "130 or 143 interrupted"] {
             #expect(help.contains(phrase), "\(phrase)")
         }
     }
 
     @Test("Every example every help prints runs against the fixtures")
-    func examplesRun() throws {
-        let server = try TTSServer()
+    func examplesRun() async throws {
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         for command in [[]] + Self.subcommands.map({ [$0] }) {
-            for example in Self.examples(in: try renderSession(command + ["--help"]).standardOutput) {
+            for example in Self.examples(in: try await renderSession(command + ["--help"]).standardOutput) {
                 let line =
                     example
                     .replacingOccurrences(of: " out/", with: " \(folder.path("out"))/")
@@ -107,7 +107,7 @@ struct HelpTests {
                     words.removeFirst()
                 }
                 #expect(words.first == "render-session", "\(example)")
-                let result = try renderSession(Array(words.dropFirst()), environment: environment)
+                let result = try await renderSession(Array(words.dropFirst()), environment: environment)
                 #expect(result.status == 0, "\(example): \(result.standardError)")
                 if let redirect {
                     try FileManager.default.createDirectory(
@@ -122,8 +122,8 @@ struct HelpTests {
     }
 
     /// The long options `render-session COMMAND --help` lists.
-    static func helpOptions(_ command: String) throws -> Set<String> {
-        let help = try renderSession([command, "--help"]).standardOutput
+    static func helpOptions(_ command: String) async throws -> Set<String> {
+        let help = try await renderSession([command, "--help"]).standardOutput
         let options = help.split(separator: "\n").drop { !$0.hasSuffix("OPTIONS:") }
         return Set(
             options.flatMap { line in
@@ -149,8 +149,8 @@ struct HelpTests {
     }
 
     @Test("docs/cli.md and --help list the same options for every command", arguments: subcommands)
-    func docsAgree(command: String) throws {
-        let help = try Self.helpOptions(command)
+    func docsAgree(command: String) async throws {
+        let help = try await Self.helpOptions(command)
         let documented = try Self.documentedOptions(command)
         #expect(!help.isEmpty)
         #expect(
@@ -164,25 +164,25 @@ struct HelpTests {
     }
 
     @Test("docs/cli.md's command table and the root help list the same commands")
-    func commandTable() throws {
+    func commandTable() async throws {
         let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         let table = text.components(separatedBy: "| subcommand | what it does |").dropFirst().first ?? ""
         let rows = table.split(separator: "\n").dropFirst().prefix { $0.hasPrefix("| `") }
         let documented = rows.compactMap { $0.firstMatch(of: /^\| `([a-z]+)`/).map { String($0.output.1) } }
         #expect(documented == Self.subcommands)
-        let help = try renderSession(["--help"]).standardOutput
+        let help = try await renderSession(["--help"]).standardOutput
         let listed = help.split(separator: "\n").drop { $0 != "SUBCOMMANDS:" }.dropFirst().prefix { !$0.isEmpty }
             .compactMap { $0.firstMatch(of: /^  ([a-z]+)/).map { String($0.output.1) } }
         #expect(listed.filter { $0 != "help" } == Self.subcommands)
     }
 
     @Test("The usage error docs/cli.md quotes for an extension not written is the one the command prints")
-    func extensionError() throws {
+    func extensionError() async throws {
         let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let quoted = try #require(flat.firstMatch(of: /\(`-o out\.aiff` → `([^`]+)`\)/)).output.1
         let folder = try TemporaryFolder()
-        let result = try renderSession([
+        let result = try await renderSession([
             "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "-o",
             folder.path("out.aiff"),
         ])
@@ -191,8 +191,8 @@ struct HelpTests {
     }
 
     @Test("The root help says the session becomes one audio file, in any of the five formats")
-    func rootHelpFormats() throws {
-        let help = try renderSession(["--help"]).standardOutput.split(whereSeparator: \.isWhitespace)
+    func rootHelpFormats() async throws {
+        let help = try await renderSession(["--help"]).standardOutput.split(whereSeparator: \.isWhitespace)
             .joined(separator: " ")
         #expect(help.contains("become one audio file (WAV, FLAC, MP3, Opus or Ogg Vorbis)"))
         #expect(!help.contains("WAV file"))
@@ -201,7 +201,7 @@ struct HelpTests {
     @Test(
         "docs/timing.md gives the output rates --sample-rate takes (SampleRate.supported), and the command refuses the next ones out"
     )
-    func outputRateRange() throws {
+    func outputRateRange() async throws {
         let text = try String(contentsOf: Repository.root.appendingPathComponent("docs/timing.md"), encoding: .utf8)
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         let range = SampleRate.supported
@@ -211,7 +211,7 @@ struct HelpTests {
         #expect(text.contains("The output rate is in the same range, \(written[0]) to \(written[1]) Hz"))
         let folder = try TemporaryFolder()
         for (hertz, status) in [(range.lowerBound - 1, 64), (range.lowerBound, 0), (range.upperBound + 1, 64)] {
-            let result = try renderSession([
+            let result = try await renderSession([
                 "silence", "--seconds", "0.01", "--sample-rate", String(hertz), "-o", folder.path("\(hertz).wav"),
             ])
             #expect(result.status == Int32(status), "\(hertz) Hz: \(result.standardError)")

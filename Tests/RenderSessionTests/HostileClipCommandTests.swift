@@ -31,10 +31,10 @@ struct HostileClipCommandTests {
             ["queue", script, "-o", "OUT/queue", "--reencode"],
         ]
     )
-    func refused(arguments: [String]) throws {
+    func refused(arguments: [String]) async throws {
         let folder = try Self.cutCache()
         try FileManager.default.createDirectory(atPath: folder.path("out"), withIntermediateDirectories: true)
-        let result = try renderSession(
+        let result = try await renderSession(
             arguments.map { $0.replacingOccurrences(of: "OUT", with: folder.path("out")) } + [
                 "--cache", folder.path("cache"), "--offline", "--seed", "7",
             ]
@@ -46,11 +46,11 @@ struct HostileClipCommandTests {
     }
 
     @Test("batch refuses the cut clip too")
-    func batch() throws {
+    func batch() async throws {
         let folder = try Self.cutCache()
         try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.script, toPath: folder.path("scripts/s.json"))
-        let result = try renderSession([
+        let result = try await renderSession([
             "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", folder.path("cache"), "--offline",
         ])
         #expect(result.status == 1, "\(result.standardError)")
@@ -58,9 +58,9 @@ struct HostileClipCommandTests {
     }
 
     @Test("prepare calls the cut clip corrupt and makes it again, not 'already cached'")
-    func prepare() throws {
+    func prepare() async throws {
         let folder = try Self.cutCache()
-        let result = try renderSession(["prepare", Self.script, "--cache", folder.path("cache")])
+        let result = try await renderSession(["prepare", Self.script, "--cache", folder.path("cache")])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.standardError.contains(
@@ -69,7 +69,7 @@ struct HostileClipCommandTests {
             "\(result.standardError)"
         )
         #expect(result.standardError.contains("(1 corrupt entries replaced)"), "\(result.standardError)")
-        let again = try renderSession(["timeline", Self.script, "--cache", folder.path("cache"), "--offline"])
+        let again = try await renderSession(["timeline", Self.script, "--cache", folder.path("cache"), "--offline"])
         #expect(again.status == 0, "\(again.standardError)")
     }
 
@@ -77,7 +77,7 @@ struct HostileClipCommandTests {
         "A json.py, numpy.py or sitecustomize.py where the command runs never runs inside the Piper worker",
         .requiresPiper
     )
-    func plantedModules() throws {
+    func plantedModules() async throws {
         let folder = try TemporaryFolder()
         let marker = folder.path("planted-code-ran")
         let planted = "open(\(String(reflecting: marker)), 'a').write(__name__ + '\\n')\n"
@@ -93,7 +93,7 @@ struct HostileClipCommandTests {
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = folder.url.path
         environment["PYTHONSTARTUP"] = folder.path("sitecustomize.py")
-        let result = try renderSession(
+        let result = try await renderSession(
             [
                 "render", "s.json", "-o", "s.wav", "--voice", PiperSupport.voice.id, "--cache", "cache",
                 "--no-fallback",

@@ -16,30 +16,13 @@ struct HostileFilesTests {
 
     /// The outcome of running the built `render-session`, or `nil` if it had not ended by
     /// `deadline` (it is then killed, so a regression fails the test rather than hanging it).
-    func renderSession(_ arguments: [String], deadline seconds: Double) throws -> CommandResult? {
-        let process = Process()
-        process.executableURL = Repository.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = Repository.root
-        let (output, error) = (Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
-        try process.run()
-        let outputReader = ErrorReader(output.fileHandleForReading)
-        let errorReader = ErrorReader(error.fileHandleForReading)
-        guard ended.wait(timeout: .now() + seconds) == .success else {
-            kill(process.processIdentifier, SIGKILL)
-            ended.wait()
-            return nil
-        }
-        return CommandResult(
-            status: process.terminationStatus,
-            standardOutputBytes: [UInt8](outputReader.wait()),
-            standardError: String(decoding: errorReader.wait(), as: UTF8.self)
-        )
+    func renderSession(_ arguments: [String], deadline seconds: Double) async throws -> CommandResult? {
+        try await ChildProcess.run(
+            Repository.binary.path,
+            arguments,
+            directory: Repository.root.path,
+            timeLimit: .seconds(seconds)
+        ).map(CommandResult.init)
     }
 
     /// Every entry under `path` with its kind and bytes, for comparing a folder before and after.
@@ -72,7 +55,7 @@ struct HostileFilesTests {
         "queue -o refuses a folder that is not exactly an export; -n refuses any existing folder",
         arguments: Planted.allCases
     )
-    func queueKeepsTheUsersFiles(planted: Planted) throws {
+    func queueKeepsTheUsersFiles(planted: Planted) async throws {
         let folder = try TemporaryFolder()
         let destination = folder.path("dest")
         let manager = FileManager.default
@@ -81,7 +64,7 @@ struct HostileFilesTests {
             try Data("HEAD".utf8).write(to: URL(fileURLWithPath: destination + "/.git/HEAD"))
             try Data("SECRET=1".utf8).write(to: URL(fileURLWithPath: destination + "/.env"))
         } else {
-            let made = try renderSession(
+            let made = try await renderSession(
                 ["queue", Self.script, "-o", destination] + Self.queueArguments,
                 deadline: 120
             )
@@ -104,7 +87,7 @@ struct HostileFilesTests {
         let before = try snapshot(destination)
         let noOverwrite = planted == .existingQueueWithNoOverwrite ? ["-n"] : []
         let result = try #require(
-            try renderSession(
+            try await renderSession(
                 ["queue", Self.script, "-o", destination] + Self.queueArguments + noOverwrite,
                 deadline: 120
             )
@@ -129,11 +112,11 @@ struct HostileFilesTests {
     }
 
     @Test("queue -n refuses even an empty existing folder; without -n an empty one is filled")
-    func queueIntoEmptyFolder() throws {
+    func queueIntoEmptyFolder() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("empty"), withIntermediateDirectories: true)
         let refused = try #require(
-            try renderSession(
+            try await renderSession(
                 ["queue", Self.script, "-o", folder.path("empty"), "-n"] + Self.queueArguments,
                 deadline: 120
             )
@@ -141,11 +124,17 @@ struct HostileFilesTests {
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("exists; not replacing it (-n/--no-overwrite was given)"))
         let written = try #require(
-            try renderSession(["queue", Self.script, "-o", folder.path("empty")] + Self.queueArguments, deadline: 120)
+            try await renderSession(
+                ["queue", Self.script, "-o", folder.path("empty")] + Self.queueArguments,
+                deadline: 120
+            )
         )
         #expect(written.status == 0, "\(written.standardError)")
         let again = try #require(
-            try renderSession(["queue", Self.script, "-o", folder.path("empty")] + Self.queueArguments, deadline: 120)
+            try await renderSession(
+                ["queue", Self.script, "-o", folder.path("empty")] + Self.queueArguments,
+                deadline: 120
+            )
         )
         #expect(again.status == 0, "an export is replaced by an export: \(again.standardError)")
     }
@@ -166,7 +155,7 @@ struct HostileFilesTests {
     }
 
     @Test("batch refuses a link planted as an output; the file it points to stays byte-identical")
-    func batchPlantedOutputLink() throws {
+    func batchPlantedOutputLink() async throws {
         let folder = try batchFolders()
         let outside = folder.path("elsewhere/file")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: outside))
@@ -175,7 +164,7 @@ struct HostileFilesTests {
             withDestinationPath: outside
         )
         let result = try #require(
-            try renderSession(
+            try await renderSession(
                 ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline"],
                 deadline: 120
             )
@@ -192,7 +181,7 @@ struct HostileFilesTests {
     }
 
     @Test("batch refuses a linked lock file; nothing is created where it points")
-    func batchPlantedLockLink() throws {
+    func batchPlantedLockLink() async throws {
         let folder = try batchFolders()
         try Data("precious".utf8).write(to: URL(fileURLWithPath: folder.path("elsewhere/existing")))
         for (link, target) in [("out/.render-session.lock", "elsewhere/lock")] {
@@ -202,7 +191,7 @@ struct HostileFilesTests {
             )
         }
         let result = try #require(
-            try renderSession(
+            try await renderSession(
                 ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline"],
                 deadline: 120
             )
@@ -220,7 +209,7 @@ struct HostileFilesTests {
     // MARK: - Item 9: FIFOs, devices, links out of a library, links in a queue
 
     @Test("A FIFO or /dev/stdin as a sound path is an error at once, not a wait", arguments: ["fifo", "/dev/stdin"])
-    func fifoAsSound(kind: String) throws {
+    func fifoAsSound(kind: String) async throws {
         let folder = try TemporaryFolder()
         var sound = kind
         if kind == "fifo" {
@@ -230,7 +219,7 @@ struct HostileFilesTests {
         for command in ["render", "timeline"] {
             let output = command == "render" ? ["-o", folder.path("out.wav")] : []
             let result = try #require(
-                try renderSession(
+                try await renderSession(
                     [command, Self.script, "--cache", "Fixtures/cache", "--offline", "--bell", sound] + output,
                     deadline: 20
                 ),
@@ -263,7 +252,7 @@ struct HostileFilesTests {
     static let openingKey = "4b0b675e1097fa06f132563b96bd40e80a4d691fed028f63a032d86811764305"
 
     @Test("A FIFO in the clip cache is an error at once for render, queue, batch and prepare")
-    func fifoInCache() throws {
+    func fifoInCache() async throws {
         let folder = try TemporaryFolder()
         let cache = try copiedCache(in: folder)
         let clip = cache + "/\(Self.openingKey).mp3"
@@ -278,7 +267,7 @@ struct HostileFilesTests {
         ]
         for command in commands {
             let result = try #require(
-                try renderSession(command + ["--cache", cache], deadline: 20),
+                try await renderSession(command + ["--cache", cache], deadline: 20),
                 "\(command[0]) had not ended after 20 s"
             )
             #expect(result.status == (command[0] == "prepare" ? 0 : 1), "\(command[0]): \(result.standardError)")
@@ -292,7 +281,7 @@ struct HostileFilesTests {
     }
 
     @Test("queue copies a linked cache entry's bytes: the queue holds a regular file, not a link")
-    func linkedCacheEntryInQueue() throws {
+    func linkedCacheEntryInQueue() async throws {
         let folder = try TemporaryFolder()
         let cache = try copiedCache(in: folder)
         let clip = cache + "/\(Self.openingKey).mp3"
@@ -300,7 +289,7 @@ struct HostileFilesTests {
         try FileManager.default.moveItem(atPath: clip, toPath: elsewhere)
         try FileManager.default.createSymbolicLink(atPath: clip, withDestinationPath: elsewhere)
         let result = try #require(
-            try renderSession(
+            try await renderSession(
                 ["queue", Self.script, "-o", folder.path("queue"), "--cache", cache, "--offline", "--seed", "7"],
                 deadline: 120
             )
@@ -314,7 +303,8 @@ struct HostileFilesTests {
 
     // MARK: - Item 15: a full disk says so
 
-    /// Runs `mount` or `umount` with `arguments`; whether it succeeded.
+    /// Runs `mount` or `umount` with `arguments`; whether it succeeded. Waited for in place: each
+    /// takes milliseconds, and an unmount runs in a `defer`, which cannot `await`.
     static func system(_ tool: String, _ arguments: [String]) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -344,7 +334,7 @@ struct HostileFilesTests {
         "A full disk is an error that says the disk is full, naming the folder",
         .enabled(if: canMountTmpfs, "mounting a tmpfs needs root in a container that allows mount(2)")
     )
-    func fullDisk() throws {
+    func fullDisk() async throws {
         let folder = try TemporaryFolder()
         let disk = folder.path("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
@@ -356,7 +346,7 @@ struct HostileFilesTests {
         while block.withUnsafeMutableBytes({ write(filler, $0.baseAddress, $0.count) }) > 0 {}
         close(filler)
         let timeline = try #require(
-            try renderSession(
+            try await renderSession(
                 [
                     "render", Self.script, "-o", "/dev/null", "--timeline", disk + "/t.json", "--cache",
                     "Fixtures/cache", "--offline",
@@ -367,7 +357,7 @@ struct HostileFilesTests {
         #expect(timeline.status == 74)
         #expect(timeline.standardError == "error: Cannot write \(disk)/t.json: the disk holding \(disk) is full\n")
         let queue = try #require(
-            try renderSession(["queue", Self.script, "-o", disk + "/q"] + Self.queueArguments, deadline: 120)
+            try await renderSession(["queue", Self.script, "-o", disk + "/q"] + Self.queueArguments, deadline: 120)
         )
         #expect(queue.status == 74)
         #expect(queue.standardError.contains("the disk holding \(disk)"), "\(queue.standardError)")
@@ -377,17 +367,17 @@ struct HostileFilesTests {
     // MARK: - Item 16: a truncated output is not up to date
 
     @Test("batch renders again an output cut short since, with a message; not 'up to date'")
-    func truncatedOutputRerendered() throws {
+    func truncatedOutputRerendered() async throws {
         let folder = try batchFolders()
         let arguments = [
             "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
         ]
-        let first = try #require(try renderSession(arguments, deadline: 120))
+        let first = try await #require(try renderSession(arguments, deadline: 120))
         #expect(first.status == 0, "\(first.standardError)")
         let output = folder.path("out/ten-minute-session.wav")
         let original = try Data(contentsOf: URL(fileURLWithPath: output))
         #expect(truncate(output, 1_000_000) == 0)
-        let second = try #require(try renderSession(arguments, deadline: 120))
+        let second = try await #require(try renderSession(arguments, deadline: 120))
         #expect(second.status == 0, "\(second.standardError)")
         #expect(
             second.standardError.contains(
@@ -397,21 +387,21 @@ struct HostileFilesTests {
         )
         #expect(second.standardError.contains(": 1 rendered, 0 up to date, 0 failed"), "\(second.standardError)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == original)
-        let third = try #require(try renderSession(arguments, deadline: 120))
+        let third = try await #require(try renderSession(arguments, deadline: 120))
         #expect(third.standardError.contains(": 0 rendered, 1 up to date, 0 failed"), "\(third.standardError)")
     }
 
     // MARK: - Item 18: an all-invalid batch leaves nothing
 
     @Test("A batch whose every script is invalid creates nothing: no folder, no lock file")
-    func allInvalidBatchLeavesNothing() throws {
+    func allInvalidBatchLeavesNothing() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
         try Data(#"{"id": 3}"#.utf8).write(to: URL(fileURLWithPath: folder.path("scripts/bad.json")))
         try FileManager.default.createDirectory(atPath: folder.path("existing"), withIntermediateDirectories: true)
         for output in ["new", "existing"] {
             let result = try #require(
-                try renderSession(
+                try await renderSession(
                     [
                         "batch", folder.path("scripts"), "-o", folder.path(output), "--cache", "Fixtures/cache",
                         "--offline",

@@ -38,11 +38,11 @@ struct HostileInputCommandTests {
             ),
         ]
     )
-    func voiceIsNeverAPath(voice: String, expected: String) throws {
+    func voiceIsNeverAPath(voice: String, expected: String) async throws {
         for arguments in Self.commands(try TemporaryFolder()) {
             let folder = try TemporaryFolder()
             let command = Self.commands(folder)[Self.commands(folder).firstIndex { $0[0] == arguments[0] }!]
-            let result = try renderSession(command + ["--voice", voice])
+            let result = try await renderSession(command + ["--voice", voice])
             #expect(result.status == 65, "\(command[0])")
             #expect(result.standardError == expected + "\n", "\(command[0])")
             #expect(try folder.contents() == [], "\(command[0]) wrote nothing")
@@ -50,11 +50,11 @@ struct HostileInputCommandTests {
     }
 
     @Test("A session file's own voice is checked the same way")
-    func scriptVoice() throws {
+    func scriptVoice() async throws {
         let folder = try TemporaryFolder()
         let json = #"{"kind": "timer", "id": "t", "title": "T", "durationSeconds": 60, "voice": "espeak:/dev/zero"}"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: folder.path("timer.json")))
-        let result = try renderSession(["timeline", folder.path("timer.json"), "--cache", folder.path("cache")])
+        let result = try await renderSession(["timeline", folder.path("timer.json"), "--cache", folder.path("cache")])
         #expect(result.status == 65)
         #expect(
             result.standardError
@@ -64,7 +64,7 @@ struct HostileInputCommandTests {
     }
 
     @Test("list escapes control characters in titles; error lines escape them too")
-    func terminalEscapes() throws {
+    func terminalEscapes() async throws {
         let folder = try TemporaryFolder()
         var script =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.script)))
@@ -72,7 +72,7 @@ struct HostileInputCommandTests {
         script["title"] = "Evil \u{1B}]0;pwned\u{07}\u{1B}[2J title"
         script["subtitle"] = "sub\u{9B}31mtitle"
         try JSONSerialization.data(withJSONObject: script).write(to: URL(fileURLWithPath: folder.path("evil.json")))
-        let list = try renderSession(["list", folder.url.path])
+        let list = try await renderSession(["list", folder.url.path])
         #expect(list.status == 0)
         #expect(!list.standardOutputBytes.contains(0x1B) && !list.standardOutput.unicodeScalars.contains("\u{9B}"))
         #expect(list.standardOutput.contains(#"Evil \u{1b}]0;pwned\u{7}\u{1b}[2J title — sub\u{9b}31mtitle"#))
@@ -81,7 +81,7 @@ struct HostileInputCommandTests {
         script["title"] = "T"
         script["segments"] = [["id": "a", "phase": "opening", "startSeconds": 0, "text": "Hi\u{1B}[2J"]]
         try JSONSerialization.data(withJSONObject: script).write(to: URL(fileURLWithPath: folder.path("evil.json")))
-        let timeline = try renderSession(["timeline", folder.path("evil.json")])
+        let timeline = try await renderSession(["timeline", folder.path("evil.json")])
         #expect(timeline.status == 65 && !timeline.standardError.utf8.contains(0x1B))
         #expect(
             timeline.standardError
@@ -90,17 +90,17 @@ struct HostileInputCommandTests {
     }
 
     @Test("A script over 16 MiB is refused before parsing, from a file and from standard input")
-    func oversizedScript() throws {
+    func oversizedScript() async throws {
         let folder = try TemporaryFolder()
         let big = Data(#"{"id": ""#.utf8) + Data(repeating: UInt8(ascii: "x"), count: 16 << 20) + Data(#""}"#.utf8)
         try big.write(to: URL(fileURLWithPath: folder.path("big.json")))
-        let file = try renderSession(["timeline", folder.path("big.json")])
+        let file = try await renderSession(["timeline", folder.path("big.json")])
         #expect(file.status == 65)
         #expect(
             file.standardError
                 == "error: \(folder.path("big.json")): the script is larger than 16 MiB, the most a script may be\n"
         )
-        let standardInput = try renderSession(["timeline", "-"], input: big)
+        let standardInput = try await renderSession(["timeline", "-"], input: big)
         #expect(
             standardInput.standardError
                 == "error: <stdin>: the script is larger than 16 MiB, the most a script may be\n"
@@ -108,12 +108,12 @@ struct HostileInputCommandTests {
     }
 
     @Test("A UTF-8 byte-order mark before a script file is skipped; a duplicate key is one line")
-    func byteOrderMarkAndDuplicates() throws {
+    func byteOrderMarkAndDuplicates() async throws {
         let folder = try TemporaryFolder()
         let original = try Data(contentsOf: URL(fileURLWithPath: Self.script))
         try (Data([0xEF, 0xBB, 0xBF]) + original).write(to: URL(fileURLWithPath: folder.path("bom.json")))
-        let plain = try renderSession(["timeline", Self.script, "--cache", Repository.cache.path, "--seed", "7"])
-        let marked = try renderSession([
+        let plain = try await renderSession(["timeline", Self.script, "--cache", Repository.cache.path, "--seed", "7"])
+        let marked = try await renderSession([
             "timeline", folder.path("bom.json"), "--cache", Repository.cache.path, "--seed", "7",
         ])
         #expect(marked.status == 0 && marked.standardOutput == plain.standardOutput)
@@ -124,7 +124,7 @@ struct HostileInputCommandTests {
                 with: #""durationSeconds": 600, "durationSeconds": 60"#
             )
         try Data(duplicated.utf8).write(to: URL(fileURLWithPath: folder.path("dup.json")))
-        let result = try renderSession(["timeline", folder.path("dup.json")])
+        let result = try await renderSession(["timeline", folder.path("dup.json")])
         #expect(result.status == 65)
         #expect(result.standardError.hasPrefix("error: \(folder.path("dup.json")): line "))
         #expect(

@@ -19,14 +19,15 @@ struct HostileServerTests {
         return path
     }
 
-    /// Runs `prepare` for one text against `url` and measures its wall time.
+    /// Runs `prepare` for one text against `url` and measures its wall time (from its start, not
+    /// from the wait for its turn).
     static func prepare(
         _ text: String,
         provider: String = "proxy",
         url: URL,
         extra: [String] = [],
         environment: [String: String] = [:]
-    ) throws -> (result: CommandResult, seconds: Double) {
+    ) async throws -> (result: CommandResult, seconds: Double) {
         let folder = try TemporaryFolder()
         let arguments = [
             "prepare", try script(text, in: folder), "--cache", folder.path("c"), "--provider", provider,
@@ -35,9 +36,8 @@ struct HostileServerTests {
         var environment = environment
         environment["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         if provider == "openai", environment["OPENAI_API_KEY"] == nil { environment["OPENAI_API_KEY"] = "sk-test" }
-        let start = ContinuousClock.now
-        let result = try renderSession(arguments + extra, environment: environment)
-        let elapsed = ContinuousClock.now - start
+        let result = try await renderSession(arguments + extra, environment: environment)
+        let elapsed = result.duration
         return (result, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
 
@@ -53,9 +53,9 @@ struct HostileServerTests {
         arguments: ["proxy", "openai"],
         ["[stall-body=30]", "[trickle=0.5]"]
     )
-    func bodyTimeout(provider: String, directive: String) throws {
-        let server = try TTSServer()
-        let (result, seconds) = try Self.prepare(
+    func bodyTimeout(provider: String, directive: String) async throws {
+        let server = try await TTSServer()
+        let (result, seconds) = try await Self.prepare(
             "\(directive) Breathe.",
             provider: provider,
             url: server.baseURL,
@@ -82,9 +82,12 @@ struct HostileServerTests {
         "A hostile Retry-After is ignored (the backoff applies), never a crash",
         arguments: ["-inf", "-1e300", "nan", "1e300", "inf", "-1", "0.1", "1e3", "soon", "0x10"]
     )
-    func hostileRetryAfter(value: String) throws {
-        let server = try TTSServer()
-        let (result, seconds) = try Self.prepare("[status=503][retry-after=\(value)] Breathe.", url: server.baseURL)
+    func hostileRetryAfter(value: String) async throws {
+        let server = try await TTSServer()
+        let (result, seconds) = try await Self.prepare(
+            "[status=503][retry-after=\(value)] Breathe.",
+            url: server.baseURL
+        )
         #expect(result.status == 1, "exit \(result.status): \(result.standardError)")
         #expect(
             Self.errors(result).first?.hasSuffix("HTTP 503: upstream said 503 (gave up after 3 tries)") == true,
@@ -97,13 +100,13 @@ struct HostileServerTests {
 
     @Test("A redirect to another port drops every user header; the first server saw them")
     func redirectDropsHeaders() async throws {
-        let first = try TTSServer()
-        let second = try TTSServer()
+        let first = try await TTSServer()
+        let second = try await TTSServer()
         let folder = try TemporaryFolder()
         let headerFile = folder.path("headers")
         try Data("# tokens\n\nX-From-File: file-secret\n".utf8).write(to: URL(fileURLWithPath: headerFile))
         for provider in ["proxy", "openai"] {
-            let (result, _) = try Self.prepare(
+            let (result, _) = try await Self.prepare(
                 "[redirect=\(second.baseURL.absoluteString)] Breathe \(provider).",
                 provider: provider,
                 url: first.baseURL,
@@ -134,8 +137,8 @@ struct HostileServerTests {
 
     @Test("A header or key with a control character is refused, naming the header and never its value")
     func controlCharactersInSecrets() async throws {
-        let server = try TTSServer()
-        let flag = try Self.prepare(
+        let server = try await TTSServer()
+        let flag = try await Self.prepare(
             "Breathe.",
             url: server.baseURL,
             extra: ["--header", "Authorization: Bearer sk-flag-secret\r"]
@@ -144,7 +147,7 @@ struct HostileServerTests {
         #expect(flag.result.standardError.contains("--header: the value of header Authorization holds a control"))
         #expect(!flag.result.standardError.contains("sk-flag-secret"))
 
-        let key = try Self.prepare(
+        let key = try await Self.prepare(
             "Breathe.",
             provider: "openai",
             url: server.baseURL,
@@ -154,7 +157,7 @@ struct HostileServerTests {
         #expect(key.result.standardError.contains("OPENAI_API_KEY holds a control character"))
         #expect(!key.result.standardError.contains("sk-key-secret"))
 
-        let environment = try Self.prepare(
+        let environment = try await Self.prepare(
             "Breathe.",
             url: server.baseURL,
             environment: ["RENDER_SESSION_HEADERS": "X-Ok: fine\nX-Token env-secret-no-colon"]
@@ -166,7 +169,7 @@ struct HostileServerTests {
         let folder = try TemporaryFolder()
         try Data("X-Ok: fine\n# comment\nX-Bad: file-secret\u{0}\n".utf8)
             .write(to: URL(fileURLWithPath: folder.path("h")))
-        let file = try Self.prepare("Breathe.", url: server.baseURL, extra: ["--header-file", folder.path("h")])
+        let file = try await Self.prepare("Breathe.", url: server.baseURL, extra: ["--header-file", folder.path("h")])
         #expect(file.result.status == 65)
         #expect(
             Self.errors(file.result) == [
@@ -179,8 +182,8 @@ struct HostileServerTests {
     }
 
     @Test("Messages show a URL without its user name, password or query")
-    func urlsRedacted() throws {
-        let (result, _) = try Self.prepare(
+    func urlsRedacted() async throws {
+        let (result, _) = try await Self.prepare(
             "Breathe.",
             url: URL(string: "http://url-user:url-password@127.0.0.1:9/base?key=query-secret")!
         )
@@ -195,7 +198,7 @@ struct HostileServerTests {
         for secret in ["url-user", "url-password", "query-secret"] {
             #expect(!result.standardError.contains(secret), "\(secret) printed")
         }
-        let bad = try renderSession(["prepare", "Fixtures/scripts", "--tts-url", "ftp://u:url-password@host"])
+        let bad = try await renderSession(["prepare", "Fixtures/scripts", "--tts-url", "ftp://u:url-password@host"])
         #expect(bad.status == 64)
         #expect(!bad.standardError.contains("url-password"))
     }
@@ -203,9 +206,9 @@ struct HostileServerTests {
     // MARK: Item 12: server text is printed safely
 
     @Test("A server's error text is one printable line of bounded length", arguments: ["escape", "huge"])
-    func serverText(body: String) throws {
-        let server = try TTSServer()
-        let (result, _) = try Self.prepare("[error-body=\(body)] Breathe.", url: server.baseURL)
+    func serverText(body: String) async throws {
+        let server = try await TTSServer()
+        let (result, _) = try await Self.prepare("[error-body=\(body)] Breathe.", url: server.baseURL)
         #expect(result.status == 1)
         let lines = result.standardError.split(separator: "\n")
         #expect(lines.count == 2, "the error and the summary: \(lines.count) lines")
@@ -234,9 +237,9 @@ struct HostileServerTests {
             ("[garbage=1]", "does not answer in HTTP (no HTTP status line)"),
         ]
     )
-    func networkCauses(directive: String, cause: String) throws {
-        let server = try TTSServer()
-        let (result, _) = try Self.prepare("\(directive) Breathe.", url: server.baseURL)
+    func networkCauses(directive: String, cause: String) async throws {
+        let server = try await TTSServer()
+        let (result, _) = try await Self.prepare("\(directive) Breathe.", url: server.baseURL)
         #expect(result.status == 1)
         let errors = Self.errors(result)
         #expect(errors.count == 1, "\(result.standardError)")
@@ -245,10 +248,10 @@ struct HostileServerTests {
     }
 
     @Test("An https URL on a server without TLS is a TLS failure, not 'cannot reach'")
-    func tlsFailure() throws {
-        let server = try TTSServer()
+    func tlsFailure() async throws {
+        let server = try await TTSServer()
         let https = URL(string: server.baseURL.absoluteString.replacingOccurrences(of: "http:", with: "https:"))!
-        let (result, _) = try Self.prepare("Breathe.", url: https)
+        let (result, _) = try await Self.prepare("Breathe.", url: https)
         #expect(result.status == 1)
         let errors = Self.errors(result)
         #expect(

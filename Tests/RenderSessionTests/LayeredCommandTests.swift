@@ -20,9 +20,9 @@ struct LayeredCommandTests {
         "The issue's example, the lead-in a silent countdown: then a bed in every gap, a gong at 0:05 and 5:05 (none at 10:05), −16 LUFS, true peak ≤ −1 dBTP",
         .requiresFFmpeg
     )
-    func issueExample() throws {
+    func issueExample() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(
+        let result = try await renderSession(
             [
                 "render", "Fixtures/scripts/ten-minute-session.json", "-o", folder.path("layered.wav"),
                 "--ambience", "rain", "--start-gong", "gong", "--interval-gong", "gong", "--interval-minutes", "5",
@@ -63,14 +63,14 @@ struct LayeredCommandTests {
             #expect(decibels > -60, "gap \(item.index) holds the bed: \(decibels) dBFS")
         }
 
-        let whole = try FFmpeg.ebur128(folder.path("layered.wav"))
+        let whole = try await FFmpeg.ebur128(folder.path("layered.wav"))
         #expect(whole.truePeakUpperBoundDecibels <= -1.0, "true peak \(whole.truePeakDecibels) dBTP")
         for phase in timeline.phases {
             let clips = timeline.items.filter {
                 $0.clip != nil && $0.startFrame >= phase.startFrame && $0.startFrame < phase.endFrame
             }
             for clip in clips {
-                let measured = try FFmpeg.ebur128(
+                let measured = try await FFmpeg.ebur128(
                     folder.path("layered.wav"),
                     from: Double(clip.startFrame.count) / Double(rate),
                     duration: Double(clip.frameCount.count) / Double(rate)
@@ -95,7 +95,7 @@ struct LayeredCommandTests {
     }
 
     @Test("Sound options out of range are usage errors naming the option and the range")
-    func usageErrors() throws {
+    func usageErrors() async throws {
         let cases: [([String], String)] = [
             (["--ambience-gain", "5"], "--ambience-gain: 5 is outside 0…4"),
             (
@@ -108,7 +108,7 @@ struct LayeredCommandTests {
             (["--lead-in", "-1"], "--lead-in: -1 is outside 0…3600"),
         ]
         for (options, message) in cases {
-            let result = try renderSession(
+            let result = try await renderSession(
                 ["timeline", "Fixtures/scripts/edge-cases.json", "--cache", Repository.cache.path, "--offline"]
                     + options
             )
@@ -126,7 +126,7 @@ struct LayeredCommandTests {
             ("--bell", "gnog", "Bell", #" (did you mean "gong"?)"#),
         ]
     )
-    func missingSound(flag: String, name: String, role: String, suggestion: String) throws {
+    func missingSound(flag: String, name: String, role: String, suggestion: String) async throws {
         let folder = try TemporaryFolder()
         let library = folder.path("library")
         try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
@@ -136,13 +136,13 @@ struct LayeredCommandTests {
             "--sounds", library, flag, name, "--timeline", folder.path("t.json"),
         ]
         let notFound = #"\#(role) "\#(name)" is not in the sound library \#(library)\#(suggestion)"#
-        let refused = try renderSession(arguments + ["-o", folder.path("b.wav")])
+        let refused = try await renderSession(arguments + ["-o", folder.path("b.wav")])
         #expect(refused.status == 65)
         #expect(refused.standardError == "error: \(notFound); --allow-missing-sounds leaves it out\n")
         #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))
         #expect(!FileManager.default.fileExists(atPath: folder.path("t.json")))
 
-        let allowed = try renderSession(arguments + ["-o", folder.path("a.wav"), "--allow-missing-sounds"])
+        let allowed = try await renderSession(arguments + ["-o", folder.path("a.wav"), "--allow-missing-sounds"])
         #expect(allowed.status == 0, "\(allowed.standardError)")
         let warnings = allowed.standardError.split(separator: "\n").filter { $0.hasPrefix("warning:") }
         #expect(warnings == ["warning: \(notFound); it is left out"])
@@ -154,11 +154,11 @@ struct LayeredCommandTests {
     }
 
     @Test("A sound given as a path is used as is; the default library is not made for it")
-    func soundByPath() throws {
+    func soundByPath() async throws {
         let folder = try TemporaryFolder()
-        let made = try renderSession(["silence", "--seconds", "1", "-o", folder.path("gong.wav")])
+        let made = try await renderSession(["silence", "--seconds", "1", "-o", folder.path("gong.wav")])
         #expect(made.status == 0)
-        let result = try renderSession(
+        let result = try await renderSession(
             [
                 "timeline", "Fixtures/scripts/edge-cases.json", "--cache", Repository.cache.path, "--offline",
                 "--allow-missing", "--start-gong", folder.path("gong.wav"), "--loudness", "off",

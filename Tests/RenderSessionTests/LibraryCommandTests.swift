@@ -5,12 +5,14 @@ import SessionTimeline
 import TestSupport
 import Testing
 
-@Suite("import, list and batch", .serialized)
+@Suite("import, list and batch", .serialized, .tags(.concurrent))
 struct LibraryCommandTests {
     @Test("import writes one script per meditation and prints their paths")
-    func importMarkdown() throws {
+    func importMarkdown() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(["import", "Fixtures/meditations/reactivity.md", "-o", folder.path("scripts")])
+        let result = try await renderSession([
+            "import", "Fixtures/meditations/reactivity.md", "-o", folder.path("scripts"),
+        ])
         #expect(result.status == 0)
         #expect(
             result.standardOutput
@@ -23,10 +25,10 @@ struct LibraryCommandTests {
     }
 
     @Test("import of a malformed file names the line and writes nothing")
-    func importError() throws {
+    func importError() async throws {
         let folder = try TemporaryFolder()
         try Data("# Calm\n\n## 1. One\nno subtitle\n".utf8).write(to: URL(fileURLWithPath: folder.path("bad.md")))
-        let result = try renderSession(["import", folder.path("bad.md"), "-o", folder.path("scripts")])
+        let result = try await renderSession(["import", folder.path("bad.md"), "-o", folder.path("scripts")])
         #expect(result.status == 65)
         #expect(
             result.standardError
@@ -36,8 +38,8 @@ struct LibraryCommandTests {
     }
 
     @Test("list --json has the backend's categories shape")
-    func listJSON() throws {
-        let result = try renderSession(["list", "Fixtures/meditations", "--json"])
+    func listJSON() async throws {
+        let result = try await renderSession(["list", "Fixtures/meditations", "--json"])
         #expect(result.status == 0)
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]]
@@ -54,8 +56,8 @@ struct LibraryCommandTests {
     }
 
     @Test("list prints each category, then its scripts in order")
-    func listTable() throws {
-        let result = try renderSession(["list", "Fixtures/scripts"])
+    func listTable() async throws {
+        let result = try await renderSession(["list", "Fixtures/scripts"])
         #expect(result.status == 0)
         #expect(
             result.standardOutput == """
@@ -69,8 +71,8 @@ struct LibraryCommandTests {
     }
 
     @Test("list shows each session's kind")
-    func listKinds() throws {
-        let result = try renderSession(["list", "Fixtures/sessions"])
+    func listKinds() async throws {
+        let result = try await renderSession(["list", "Fixtures/sessions"])
         #expect(result.status == 0)
         #expect(
             result.standardOutput == """
@@ -90,7 +92,7 @@ struct LibraryCommandTests {
     }
 
     @Test("batch renders a folder, names failures in its summary, and exits 1 if any failed")
-    func batch() throws {
+    func batch() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(
@@ -101,7 +103,7 @@ struct LibraryCommandTests {
         let arguments = [
             "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
         ]
-        let result = try renderSession(arguments)
+        let result = try await renderSession(arguments)
         #expect(result.status == 1)
         let lines = result.standardError.split(separator: "\n").map(String.init)
         #expect(lines.first == "error: \(folder.path("scripts/broken.json")): id: is required but missing")
@@ -113,7 +115,7 @@ struct LibraryCommandTests {
         #expect(FileManager.default.fileExists(atPath: folder.path("out/edge-cases.wav")))
 
         try FileManager.default.removeItem(atPath: folder.path("scripts/broken.json"))
-        let again = try renderSession(arguments)
+        let again = try await renderSession(arguments)
         #expect(again.status == 0)
         #expect(
             again.standardError.hasPrefix(

@@ -32,9 +32,9 @@ struct LoudnessTargetTests {
         "Speech and program loudness, the range, every phase's speech: each as ffmpeg's ebur128 reads the file",
         .requiresFFmpeg
     )
-    func figures() throws {
+    func figures() async throws {
         let folder = try TemporaryFolder()
-        let render = try renderSession(
+        let render = try await renderSession(
             ["render"] + Self.layered + ["-o", folder.path("s.wav"), "--timeline", folder.path("s.json")]
         )
         #expect(render.status == 0, "\(render.standardError)")
@@ -44,14 +44,14 @@ struct LoudnessTargetTests {
         let speech = try #require(loudness.speech)
         let program = try #require(loudness.program)
 
-        let whole = try FFmpeg.ebur128(folder.path("s.wav"))
+        let whole = try await FFmpeg.ebur128(folder.path("s.wav"))
         #expect(
             abs(program - whole.integratedLoudness) <= 0.2,
             "program \(program), ffmpeg \(whole.integratedLoudness)"
         )
         let range = try #require(loudness.range)
         #expect(abs(range - (whole.range ?? 0)) <= 0.5, "range \(range), ffmpeg \(whole.range ?? 0)")
-        let spoken = try FFmpeg.ebur128(folder.path("s.wav"), spans: Self.speechSpans(of: timeline))
+        let spoken = try await FFmpeg.ebur128(folder.path("s.wav"), spans: Self.speechSpans(of: timeline))
         #expect(abs(speech - spoken.integratedLoudness) <= 0.3, "speech \(speech), ffmpeg \(spoken.integratedLoudness)")
         #expect(abs(speech - -16) <= 1.5, "the voice is what is brought to −16")
         #expect(program < speech - 5, "the bed-only stretches pull the program down: \(program) against \(speech)")
@@ -61,7 +61,7 @@ struct LoudnessTargetTests {
         for (phase, measured) in zip(timeline.phases, loudness.phaseSpeech) {
             let spans = Self.speechSpans(of: timeline, in: phase.startFrame.count..<phase.endFrame.count)
             // The silence phase holds only interjections, which are speech too.
-            let reference = try FFmpeg.ebur128(folder.path("s.wav"), spans: spans).integratedLoudness
+            let reference = try await FFmpeg.ebur128(folder.path("s.wav"), spans: spans).integratedLoudness
             #expect(abs((measured ?? 0) - reference) <= 0.3, "\(phase.name): \(measured ?? 0), ffmpeg \(reference)")
         }
         let limiter = try #require(loudness.limiter)
@@ -92,15 +92,15 @@ struct LoudnessTargetTests {
         "--loudness podcast --loudness-anchor program: the whole file at −16 ±0.5 LUFS in ffmpeg's meter, in WAV, MP3 and Opus",
         .requiresFFmpeg
     )
-    func programAnchor() throws {
+    func programAnchor() async throws {
         let folder = try TemporaryFolder()
         let program = ["--loudness", "podcast", "--loudness-anchor", "program"]
-        let planned = try renderSession(["timeline"] + Self.layered + program)
+        let planned = try await renderSession(["timeline"] + Self.layered + program)
         #expect(planned.status == 0, "\(planned.standardError)")
         let plan = try JSONDecoder().decode(Timeline.self, from: Data(planned.standardOutputBytes))
         for format in ["wav", "mp3", "opus"] {
             let path = folder.path("p.\(format)")
-            let render = try renderSession(
+            let render = try await renderSession(
                 ["render"] + Self.layered + program + ["-o", path, "--timeline", path + ".json"]
             )
             #expect(render.status == 0, "\(render.standardError)")
@@ -119,7 +119,7 @@ struct LoudnessTargetTests {
                 // The same mix: the same rate, and the same room under the ceiling as 16-bit WAV.
                 #expect(loudness.programGain == plan.loudness?.programGain, "timeline plans the same gain")
             }
-            let measured = try FFmpeg.ebur128(path).integratedLoudness
+            let measured = try await FFmpeg.ebur128(path).integratedLoudness
             #expect(abs(measured - -16) <= 0.5, "\(format): ffmpeg reads \(measured) LUFS")
             #expect(abs((loudness.program ?? 0) - -16) <= 0.5, "\(format): we read \(loudness.program ?? 0) LUFS")
         }
@@ -130,14 +130,14 @@ struct LoudnessTargetTests {
         .requiresFFmpeg,
         .requiresPiper
     )
-    func ceilingAfterEncoding() throws {
+    func ceilingAfterEncoding() async throws {
         let folder = try TemporaryFolder()
         let session = [
             "Fixtures/scripts/ten-minute-session.json", "--cache", folder.path("cache"), "--seed", "7",
             "--voice", "piper:en_US-joe-medium", "--ambience", "rain", "--start-gong", "gong",
             "--interval-gong", "gong", "--interval-minutes", "5",
         ]
-        let prepared = try renderSession(["prepare"] + session.prefix(3) + ["--voice", "piper:en_US-joe-medium"])
+        let prepared = try await renderSession(["prepare"] + session.prefix(3) + ["--voice", "piper:en_US-joe-medium"])
         #expect(prepared.status == 0, "\(prepared.standardError)")
         let cases: [(String, [String])] = [
             ("s.wav", []), ("s.flac", []), ("s.mp3", []), ("s56.mp3", ["--bitrate", "56"]),
@@ -146,11 +146,11 @@ struct LoudnessTargetTests {
         ]
         for (name, options) in cases {
             let path = folder.path(name)
-            let render = try renderSession(
+            let render = try await renderSession(
                 ["render"] + session + options + ["--offline", "--verify", "-o", path, "--timeline", path + ".json"]
             )
             #expect(render.status == 0, "\(name): \(render.standardError)")
-            let meter = try FFmpeg.ebur128(path)
+            let meter = try await FFmpeg.ebur128(path)
             #expect(
                 meter.truePeakIsWithin(ceilingDecibels: -1.0),
                 "\(name): ffmpeg reads \(meter.truePeakDecibels) dBTP"
@@ -170,7 +170,7 @@ struct LoudnessTargetTests {
             (["--loudness", "podcast"], #""loudness": -20"#, -16, .speech),
         ]
     )
-    func presets(flags: [String], sound: String?, target: Double, anchor: LoudnessAnchor) throws {
+    func presets(flags: [String], sound: String?, target: Double, anchor: LoudnessAnchor) async throws {
         let folder = try TemporaryFolder()
         var script = "Fixtures/scripts/ten-minute-session.json"
         if let sound {
@@ -179,7 +179,7 @@ struct LoudnessTargetTests {
             try text.replacingOccurrences(of: #""title":"#, with: #""sound": {\#(sound)}, "title":"#)
                 .write(toFile: script, atomically: true, encoding: .utf8)
         }
-        let result = try renderSession(
+        let result = try await renderSession(
             ["timeline", script, "--cache", "Fixtures/cache", "--offline", "--seed", "7"] + flags
         )
         #expect(result.status == 0, "\(result.standardError)")
@@ -188,8 +188,10 @@ struct LoudnessTargetTests {
     }
 
     @Test("A misspelt preset or anchor is an error before any work, naming the nearest")
-    func misspelt() throws {
-        let flag = try renderSession(["timeline", "Fixtures/scripts/ten-minute-session.json", "--loudness", "podcats"])
+    func misspelt() async throws {
+        let flag = try await renderSession([
+            "timeline", "Fixtures/scripts/ten-minute-session.json", "--loudness", "podcats",
+        ])
         #expect(flag.status == 64)
         #expect(
             flag.standardError.hasPrefix(
@@ -197,7 +199,7 @@ struct LoudnessTargetTests {
             ),
             "\(flag.standardError)"
         )
-        let anchor = try renderSession(
+        let anchor = try await renderSession(
             ["timeline", "Fixtures/scripts/ten-minute-session.json", "--loudness-anchor", "programme"]
         )
         #expect(anchor.status == 64)
@@ -210,7 +212,9 @@ struct LoudnessTargetTests {
             with: #""sound": {"loudness": "podcats", "loudnessAnchor": "speach"}, "title":"#
         )
         .write(toFile: folder.path("s.json"), atomically: true, encoding: .utf8)
-        let script = try renderSession(["timeline", folder.path("s.json"), "--cache", "Fixtures/cache", "--offline"])
+        let script = try await renderSession([
+            "timeline", folder.path("s.json"), "--cache", "Fixtures/cache", "--offline",
+        ])
         #expect(script.status == 65)
         #expect(
             script.standardError.contains(
@@ -229,12 +233,14 @@ struct LoudnessTargetTests {
     @Test(
         "verify measures the decoded file's loudness and true peak as played, and holds them to the timeline's ceiling and targets"
     )
-    func verifyLoudness() throws {
+    func verifyLoudness() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("s.wav")
-        let render = try renderSession(["render"] + Self.layered + ["-o", path, "--timeline", path + ".timeline.json"])
+        let render = try await renderSession(
+            ["render"] + Self.layered + ["-o", path, "--timeline", path + ".timeline.json"]
+        )
         #expect(render.status == 0, "\(render.standardError)")
-        let clean = try renderSession(["verify", path, "--json"])
+        let clean = try await renderSession(["verify", path, "--json"])
         #expect(clean.status == 0, "\(clean.standardError)")
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(clean.standardOutputBytes)) as? [String: Any]
@@ -253,7 +259,7 @@ struct LoudnessTargetTests {
         stricter.loudness?.anchor = .program
         stricter.loudness?.target = -20
         try TimelineJSON.encode(stricter).write(to: URL(fileURLWithPath: path + ".timeline.json"))
-        let failed = try renderSession(["verify", path])
+        let failed = try await renderSession(["verify", path])
         #expect(failed.status == 1)
         let lines = failed.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(failed.standardOutput)")

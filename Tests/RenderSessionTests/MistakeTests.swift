@@ -22,10 +22,10 @@ struct MistakeTests {
             ),
         ]
     )
-    func voiceTypo(voice: String, expected: String) throws {
+    func voiceTypo(voice: String, expected: String) async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
-        let result = try renderSession([
+        let result = try await renderSession([
             "render", Self.script, "-o", folder.path("s.wav"), "--cache", folder.path("cache"), "--voice", voice,
             "--piper-models", folder.path("models"), "--fallback-voice", "espeak",
         ])
@@ -37,9 +37,9 @@ struct MistakeTests {
     }
 
     @Test("A fallback voice that names nothing is refused too, before any work")
-    func fallbackTypo() throws {
+    func fallbackTypo() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(
+        let result = try await renderSession(
             ["render", Self.script, "-o", folder.path("s.wav"), "--fallback-voice", "espeak:xx"] + Self.offline
         )
         #expect(result.status == 65)
@@ -50,7 +50,7 @@ struct MistakeTests {
     }
 
     @Test("The summary names the voice and where it came from: --voice, $RENDER_SESSION_VOICE, the default")
-    func voiceOrigin() throws {
+    func voiceOrigin() async throws {
         let folder = try TemporaryFolder()
         var environment = ProcessInfo.processInfo.environment
         environment["RENDER_SESSION_VOICE"] = "espeak:en-us"
@@ -60,7 +60,7 @@ struct MistakeTests {
             ([], environment, "voice espeak:en-us ($RENDER_SESSION_VOICE)"),
         ]
         for (extra, environment, said) in cases {
-            let result = try renderSession(
+            let result = try await renderSession(
                 ["render", Self.script, "-o", folder.path("s.wav")] + Self.offline + extra,
                 environment: environment
             )
@@ -70,11 +70,11 @@ struct MistakeTests {
     }
 
     @Test("A voice from $RENDER_SESSION_VOICE that names nothing is the same error as --voice's")
-    func environmentVoiceTypo() throws {
+    func environmentVoiceTypo() async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["RENDER_SESSION_VOICE"] = "espeak:en-uss"
         let folder = try TemporaryFolder()
-        let result = try renderSession(
+        let result = try await renderSession(
             ["render", Self.script, "-o", folder.path("s.wav")] + Self.offline,
             environment: environment
         )
@@ -85,9 +85,11 @@ struct MistakeTests {
     @Test(
         "Late speech: the summary counts it; --max-late below the worst fails before rendering, at or above it renders"
     )
-    func lateSpeech() throws {
+    func lateSpeech() async throws {
         let folder = try TemporaryFolder()
-        let plain = try renderSession(["render", Self.script, "-o", folder.path("a.wav"), "--json"] + Self.offline)
+        let plain = try await renderSession(
+            ["render", Self.script, "-o", folder.path("a.wav"), "--json"] + Self.offline
+        )
         #expect(plain.status == 0, "\(plain.standardError)")
         let summary = try #require(
             try JSONSerialization.jsonObject(with: Data(plain.standardOutput.utf8)) as? [String: Any]
@@ -101,7 +103,7 @@ struct MistakeTests {
             "\(plain.standardError)"
         )
 
-        let refused = try renderSession(
+        let refused = try await renderSession(
             ["render", Self.script, "-o", folder.path("b.wav"), "--max-late", "1"] + Self.offline
         )
         #expect(refused.status == 1)
@@ -114,16 +116,16 @@ struct MistakeTests {
         )
         #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))
 
-        let allowed = try renderSession(
+        let allowed = try await renderSession(
             ["render", Self.script, "-o", folder.path("c.wav"), "--max-late", "\(worst + 0.01)"] + Self.offline
         )
         #expect(allowed.status == 0, "\(allowed.standardError)")
     }
 
     @Test("--json prints one JSON object on stdout with the summary's facts, and the timeline agrees")
-    func json() throws {
+    func json() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(
+        let result = try await renderSession(
             ["render", Self.script, "-o", folder.path("s.mp3"), "--timeline", folder.path("t.json"), "--json"]
                 + Self.offline
         )
@@ -153,7 +155,7 @@ struct MistakeTests {
         #expect(loudness["limiter"] is [String: Double] && loudness["range"] is Double)
         #expect((summary["late"] as? [String: Any])?["count"] as? Int == timeline.lateness.lateCount)
 
-        let clash = try renderSession(["render", Self.script, "-o", "-", "--json"] + Self.offline)
+        let clash = try await renderSession(["render", Self.script, "-o", "-", "--json"] + Self.offline)
         #expect(clash.status == 64)
         #expect(clash.standardError.hasPrefix("Error: --json: standard output carries the audio or timeline"))
     }
@@ -172,9 +174,9 @@ struct MistakeTests {
             ("x.ogg", "opus", nil),
         ]
     )
-    func extensionMismatch(name: String, format: String, expected: String?) throws {
+    func extensionMismatch(name: String, format: String, expected: String?) async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(
+        let result = try await renderSession(
             ["render", Self.script, "-o", folder.path(name), "--format", format] + Self.offline
         )
         if let expected {
@@ -187,12 +189,14 @@ struct MistakeTests {
     }
 
     @Test("silence: a rate the format cannot hold is a usage error (64), as render's is; Opus defaults to 48 kHz")
-    func silenceStatus() throws {
+    func silenceStatus() async throws {
         let folder = try TemporaryFolder()
-        let bad = try renderSession(["silence", "--seconds", "1", "--sample-rate", "7000", "-o", folder.path("x.mp3")])
+        let bad = try await renderSession([
+            "silence", "--seconds", "1", "--sample-rate", "7000", "-o", folder.path("x.mp3"),
+        ])
         #expect(bad.status == 64)
         #expect(bad.standardError.hasPrefix("Error: --format: mp3 cannot hold 7000 Hz; it takes one of 8000, "))
-        let opus = try renderSession(["silence", "--seconds", "1", "-o", folder.path("x.opus")])
+        let opus = try await renderSession(["silence", "--seconds", "1", "-o", folder.path("x.opus")])
         #expect(opus.status == 0, "\(opus.standardError)")
         #expect(opus.standardError == "Wrote 48000 frames of silence at 48000 Hz → \(folder.path("x.opus"))\n")
     }
@@ -204,24 +208,19 @@ struct MistakeTests {
             "needs /usr/bin/script (util-linux) to give the command a terminal"
         )
     )
-    func audioToTerminal() throws {
+    func audioToTerminal() async throws {
         for arguments in [
             ["render", Self.script, "-o", "-"] + Self.offline, ["silence", "--seconds", "1", "-o", "-"],
         ] {
             let command = ([Repository.binary.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
             // -e: script exits with the command's status; the command's stdout and stderr are the terminal.
-            process.arguments = ["-qec", command + " 2>&1", "/dev/null"]
-            process.currentDirectoryURL = Repository.root
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self)
-            #expect(process.terminationStatus == 64, "\(arguments): \(text)")
+            let run = try await ChildProcess.run(
+                "/usr/bin/script",
+                ["-qec", command + " 2>&1", "/dev/null"],
+                directory: Repository.root.path
+            )
+            let text = run.standardOutputText
+            #expect(run.termination == .exited(64), "\(arguments): \(text)")
             #expect(
                 text.hasPrefix(
                     "Error: -o -: standard output is a terminal, not a place for audio; redirect it (> out.wav) or pipe it"
@@ -245,28 +244,22 @@ struct MistakeTests {
             ),
         ]
     )
-    func commandTypo(arguments: [String], expected: String) throws {
-        let result = try renderSession(arguments)
+    func commandTypo(arguments: [String], expected: String) async throws {
+        let result = try await renderSession(arguments)
         #expect(result.status == 64)
         #expect(result.standardError.split(separator: "\n").first.map(String.init) == expected)
         #expect(result.standardOutput.isEmpty)
     }
 
     @Test("--version names the release, the commit built from, and every library and engine with its version")
-    func version() throws {
-        let result = try renderSession(["--version"])
+    func version() async throws {
+        let result = try await renderSession(["--version"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
-        let head = Process()
-        head.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        head.arguments = ["-C", Repository.root.path, "rev-parse", "--short=12", "HEAD"]
-        let output = Pipe()
-        head.standardOutput = output
-        head.standardError = FileHandle.nullDevice
-        try head.run()
-        let commit = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        head.waitUntilExit()
+        let commit = try await ChildProcess.run(
+            "/usr/bin/git",
+            ["-C", Repository.root.path, "rev-parse", "--short=12", "HEAD"]
+        ).standardOutputText.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(lines.first?.hasPrefix("render-session 0.1.0 (commit \(commit)") == true, "\(lines)")
         let names = lines.dropFirst().map { String($0.prefix { $0 != " " || false }) }
         #expect(
@@ -283,17 +276,17 @@ struct MistakeTests {
     @Test(
         "Sidecars keep the extension, so an MP3 and an Opus render side by side verify each against its own; a timeline of another format is refused, naming both"
     )
-    func sidecarsPerFormat() throws {
+    func sidecarsPerFormat() async throws {
         let folder = try TemporaryFolder()
         for name in ["s.mp3", "s.opus"] {
-            let result = try renderSession(
+            let result = try await renderSession(
                 ["render", Self.script, "-o", folder.path(name), "--timeline", folder.path(name + ".timeline.json")]
                     + Self.offline
             )
             #expect(result.status == 0, "\(result.standardError)")
         }
         for name in ["s.mp3", "s.opus"] {
-            let verified = try renderSession(["verify", folder.path(name)])
+            let verified = try await renderSession(["verify", folder.path(name)])
             #expect(verified.status == 0, "\(name): \(verified.standardOutput) \(verified.standardError)")
             #expect(verified.standardError.hasPrefix("verified \(folder.path(name)): 0 problems"))
         }
@@ -302,7 +295,7 @@ struct MistakeTests {
             atPath: folder.path("s.mp3.timeline.json"),
             toPath: folder.path("s.opus.timeline.json")
         )
-        let refused = try renderSession(["verify", folder.path("s.opus")])
+        let refused = try await renderSession(["verify", folder.path("s.opus")])
         #expect(refused.status == 65)
         #expect(
             refused.standardError
@@ -311,10 +304,10 @@ struct MistakeTests {
     }
 
     @Test("A Markdown file of meditations given where a script belongs says to import it, in one line, exit 65")
-    func markdownGivenAsScript() throws {
+    func markdownGivenAsScript() async throws {
         let folder = try TemporaryFolder()
         let path = "Fixtures/meditations/reactivity.md"
-        let result = try renderSession(["render", path, "-o", folder.path("s.wav")] + Self.offline)
+        let result = try await renderSession(["render", path, "-o", folder.path("s.wav")] + Self.offline)
         #expect(result.status == 65)
         #expect(
             result.standardError
@@ -324,7 +317,7 @@ struct MistakeTests {
         try Data(contentsOf: Repository.root.appendingPathComponent(path)).write(
             to: folder.url.appendingPathComponent("m.txt")
         )
-        let renamed = try renderSession(["timeline", folder.path("m.txt")] + Self.offline)
+        let renamed = try await renderSession(["timeline", folder.path("m.txt")] + Self.offline)
         #expect(renamed.status == 65)
         #expect(renamed.standardError.contains(": is Markdown, not a script's JSON; "))
     }
@@ -332,7 +325,7 @@ struct MistakeTests {
     @Test(
         "A script's unknown keys are one warning each with the nearest key, or with --strict errors (65); a guided script's voice speaks"
     )
-    func scriptKeys() throws {
+    func scriptKeys() async throws {
         let folder = try TemporaryFolder()
         let json = #"""
             {"id": "typo", "category": "t", "title": "Typo", "durationSeconds": 3, "voice": "espeak:en-gb",
@@ -341,7 +334,7 @@ struct MistakeTests {
             """#
         try Data(json.utf8).write(to: folder.url.appendingPathComponent("typo.json"))
         let arguments = ["render", folder.path("typo.json"), "-o", folder.path("t.wav"), "--cache", folder.path("c")]
-        let warned = try renderSession(arguments)
+        let warned = try await renderSession(arguments)
         #expect(warned.status == 0, "\(warned.standardError)")
         let lines = warned.standardError.split(separator: "\n").map(String.init)
         #expect(
@@ -353,7 +346,7 @@ struct MistakeTests {
                 && lines[1].contains(", voice espeak:en-gb (the script's), 1 clip (0 cached, 1 synthesized), "),
             "\(lines)"
         )
-        let strict = try renderSession(arguments + ["--strict"])
+        let strict = try await renderSession(arguments + ["--strict"])
         #expect(strict.status == 65)
         #expect(
             strict.standardError
@@ -365,14 +358,14 @@ struct MistakeTests {
     @Test(
         "batch: each session's late speech is in the manifest, the summary counts late sessions, --json says it all, and an up-to-date run keeps it"
     )
-    func batchLateness() throws {
+    func batchLateness() async throws {
         let folder = try TemporaryFolder()
         let arguments = [
             "batch", "Fixtures/scripts", "-o", folder.path("out"), "--cache", Repository.cache.path, "--offline",
             "--json",
         ]
         for (run, result) in [("first", "rendered"), ("second", "upToDate")] {
-            let batch = try renderSession(arguments)
+            let batch = try await renderSession(arguments)
             #expect(batch.status == 0, "\(run): \(batch.standardError)")
             #expect(
                 batch.standardError.contains(", 0 failed, 1 with late speech (worst "),
@@ -405,17 +398,17 @@ struct MistakeTests {
     }
 
     @Test("-q prints errors only; -v prints each stage with its time; both is a usage error; every command takes them")
-    func verbosity() throws {
+    func verbosity() async throws {
         let folder = try TemporaryFolder()
         let arguments = ["render", Self.script, "-o", folder.path("s.wav")] + Self.offline
-        let quiet = try renderSession(arguments + ["-q"])
+        let quiet = try await renderSession(arguments + ["-q"])
         #expect(quiet.status == 0)
         #expect(quiet.standardError.isEmpty)
         #expect(quiet.standardOutput == folder.path("s.wav") + "\n", "the data asked for is still printed")
-        let quietError = try renderSession(arguments + ["--quiet", "--bell", "gnog"])
+        let quietError = try await renderSession(arguments + ["--quiet", "--bell", "gnog"])
         #expect(quietError.status == 65)
         #expect(quietError.standardError.hasPrefix(#"error: Bell "gnog" is not in the sound library"#))
-        let verbose = try renderSession(arguments + ["-v"])
+        let verbose = try await renderSession(arguments + ["-v"])
         #expect(verbose.status == 0)
         let stages = verbose.standardError.split(separator: "\n").filter { $0.hasPrefix("stage ") }
         #expect(
@@ -424,7 +417,7 @@ struct MistakeTests {
             ]
         )
         #expect(stages.allSatisfy { $0.contains(#/: [0-9]+\.[0-9]{2} s$/#) }, "\(stages)")
-        let both = try renderSession(arguments + ["-q", "-v"])
+        let both = try await renderSession(arguments + ["-q", "-v"])
         #expect(both.status == 64)
         #expect(both.standardError.hasPrefix("Error: -q/--quiet and -v/--verbose ask for opposite things; give one\n"))
         for command in [
@@ -432,14 +425,16 @@ struct MistakeTests {
             "position",
             "voices",
         ] {
-            let help = try renderSession([command, "--help"]).standardOutput
+            let help = try await renderSession([command, "--help"]).standardOutput
             #expect(help.contains("-q, --quiet") && help.contains("-v, --verbose"), "\(command)")
         }
     }
 
     @Test("prepare --json: one JSON object with the summary's counts")
-    func prepareJSON() throws {
-        let result = try renderSession(["prepare", "Fixtures/scripts", "--cache", Repository.cache.path, "--json"])
+    func prepareJSON() async throws {
+        let result = try await renderSession([
+            "prepare", "Fixtures/scripts", "--cache", Repository.cache.path, "--json",
+        ])
         #expect(result.status == 0, "\(result.standardError)")
         let summary = try #require(
             try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
@@ -450,20 +445,20 @@ struct MistakeTests {
     }
 
     @Test("A key a sounds.json entry does not have is one warning with the nearest key, from sounds and from a render")
-    func soundsJSONKeys() throws {
+    func soundsJSONKeys() async throws {
         let folder = try TemporaryFolder()
         let library = folder.path("lib")
         try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        let silence = try renderSession(["silence", "--seconds", "0.5", "-o", library + "/ding.wav"])
+        let silence = try await renderSession(["silence", "--seconds", "0.5", "-o", library + "/ding.wav"])
         #expect(silence.status == 0)
         try Data(#"[{"id": "ding", "file": "ding", "gian": 2}]"#.utf8)
             .write(to: URL(fileURLWithPath: library + "/sounds.json"))
         let warning =
             #"warning: \#(library)/sounds.json: [0].gian: is not a field of a sound (did you mean "gain"?); it is ignored"#
-        let listed = try renderSession(["sounds", "--sounds", library])
+        let listed = try await renderSession(["sounds", "--sounds", library])
         #expect(listed.status == 0)
         #expect(listed.standardError == warning + "\n")
-        let rendered = try renderSession(
+        let rendered = try await renderSession(
             ["render", Self.script, "-o", folder.path("s.wav"), "--sounds", library, "--start-gong", "ding"]
                 + Self.offline
         )
@@ -479,7 +474,7 @@ struct MistakeTests {
             "needs /usr/bin/script and /usr/bin/pkill (util-linux, procps) to give the command a terminal and a Ctrl-C"
         )
     )
-    func interruptClearsProgress() throws {
+    func interruptClearsProgress() async throws {
         let folder = try TemporaryFolder()
         // Two hours of rain: long enough to draw a progress bar, quick to interrupt.
         try Data(
@@ -489,26 +484,22 @@ struct MistakeTests {
         let binary = Repository.binary.path
         let command = "'\(binary)' render '\(folder.path("long.json"))' -o '\(folder.path("long.flac"))' --offline"
         let transcript = folder.path("transcript")
-        let terminal = Process()
-        terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        terminal.arguments = ["-qec", command, transcript]
-        terminal.standardOutput = FileHandle.nullDevice
-        terminal.standardInput = FileHandle.nullDevice
-        try terminal.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !((try? String(contentsOfFile: transcript, encoding: .utf8)) ?? "").contains("ETA") {
-            Thread.sleep(forTimeInterval: 0.1)
+        let (terminal, _) = try await ChildProcess.run("/usr/bin/script", ["-qec", command, transcript]) { _ in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline,
+                !((try? String(contentsOfFile: transcript, encoding: .utf8)) ?? "").contains("ETA")
+            {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            _ = try await ChildProcess.run(
+                "/usr/bin/pkill",
+                ["-INT", "-f", "^\(binary) render \(folder.path("long.json"))"]
+            )
         }
-        let interrupt = Process()
-        interrupt.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
-        interrupt.arguments = ["-INT", "-f", "^\(binary) render \(folder.path("long.json"))"]
-        try interrupt.run()
-        interrupt.waitUntilExit()
-        terminal.waitUntilExit()
         let text = try String(contentsOfFile: transcript, encoding: .utf8)
         #expect(text.contains("ETA"), "a progress bar was drawn")
         #expect(text.contains("\u{1B}[K\r\u{1B}[KInterrupted; unfinished files were removed"), "\(text.suffix(300))")
-        #expect(terminal.terminationStatus == 130)
+        #expect(terminal.termination == .exited(130))
         #expect(!FileManager.default.fileExists(atPath: folder.path("long.flac")))
     }
 }

@@ -38,17 +38,17 @@ struct PositionCommandTests {
             ([queue, "--item", "1", "--offset", "2.5"], #"{"elapsedSeconds":5.5}"#),
         ]
     )
-    func answers(arguments: [String], json: String) throws {
-        let result = try renderSession(["position"] + arguments)
+    func answers(arguments: [String], json: String) async throws {
+        let result = try await renderSession(["position"] + arguments)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == json + "\n")
         #expect(result.standardError.isEmpty)
     }
 
     @Test("- reads the file from standard input")
-    func standardInput() throws {
+    func standardInput() async throws {
         let data = try Data(contentsOf: Repository.root.appendingPathComponent(Self.queue))
-        let result = try renderSession(["position", "-", "--at", "3"], input: data)
+        let result = try await renderSession(["position", "-", "--at", "3"], input: data)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.standardOutput
@@ -58,7 +58,7 @@ struct PositionCommandTests {
     }
 
     @Test("A queue that breaks its shape is one error line naming it, exit 65")
-    func brokenQueue() throws {
+    func brokenQueue() async throws {
         let text = try String(contentsOf: Repository.root.appendingPathComponent(Self.queue), encoding: .utf8)
         let cases = [
             (
@@ -75,7 +75,7 @@ struct PositionCommandTests {
             ),
         ]
         for (json, error) in cases {
-            let result = try renderSession(["position", "-", "--at", "0"], input: Data(json.utf8))
+            let result = try await renderSession(["position", "-", "--at", "0"], input: Data(json.utf8))
             #expect(result.status == 65)
             #expect(result.standardOutput.isEmpty)
             #expect(result.standardError == error)
@@ -107,8 +107,8 @@ struct PositionCommandTests {
             ),
         ]
     )
-    func outOfRange(arguments: [String], line: String) throws {
-        let result = try renderSession(["position"] + arguments)
+    func outOfRange(arguments: [String], line: String) async throws {
+        let result = try await renderSession(["position"] + arguments)
         #expect(result.status == 65)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError == "error: \(line)\n")
@@ -130,8 +130,8 @@ struct PositionCommandTests {
             ),
         ]
     )
-    func usage(arguments: [String], message: String) throws {
-        let result = try renderSession(["position", Self.timeline] + arguments)
+    func usage(arguments: [String], message: String) async throws {
+        let result = try await renderSession(["position", Self.timeline] + arguments)
         #expect(result.status == 64)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError.hasPrefix(message), "\(result.standardError)")

@@ -5,14 +5,14 @@ import SessionTimeline
 import TestSupport
 import Testing
 
-@Suite("Filling the cache from the command line", .serialized)
+@Suite("Filling the cache from the command line", .serialized, .tags(.concurrent))
 struct PrepareCommandTests {
     static let script = "Fixtures/scripts/ten-minute-session.json"
 
     @Test("render into an empty cache speaks every clip with the embedded voice, no network needed")
-    func renderFillsCache() throws {
+    func renderFillsCache() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession([
+        let result = try await renderSession([
             "render", Self.script, "-o", folder.path("s.wav"), "--cache", folder.path("cache"), "--seed", "5",
         ])
         #expect(result.status == 0, "\(result.standardError)")
@@ -28,7 +28,7 @@ struct PrepareCommandTests {
         let stored = try FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))
         #expect(stored.filter { $0.hasSuffix(".mp3") }.count == 8)
         #expect(stored.filter { $0.hasSuffix(".loudness.json") }.count == 8, "each clip's loudness is kept beside it")
-        let printed = try renderSession([
+        let printed = try await renderSession([
             "timeline", Self.script, "--cache", folder.path("cache"), "--seed", "5", "--offline",
         ])
         let timeline = try JSONDecoder().decode(Timeline.self, from: Data(printed.standardOutput.utf8))
@@ -36,7 +36,7 @@ struct PrepareCommandTests {
         #expect(timeline.items.compactMap(\.clip).allSatisfy { $0.lateByFrames == .zero })
 
         // Everything is cached now: the second render says nothing about the cache.
-        let again = try renderSession([
+        let again = try await renderSession([
             "render", Self.script, "-o", folder.path("s2.wav"), "--cache", folder.path("cache"), "--seed", "5",
         ])
         #expect(again.standardError.hasPrefix("Rendered ten-minute-session: "))
@@ -48,13 +48,13 @@ struct PrepareCommandTests {
 
     @Test("prepare asks the proxy once per missing clip, with the headers given, and nothing the second time")
     func prepareTwice() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let arguments = [
             "prepare", "Fixtures/scripts", "--provider", "proxy", "--tts-url", server.baseURL.absoluteString,
             "--header", "X-Firebase-AppCheck: abc", "--header", "Authorization: Bearer t", "--cache", folder.path("c"),
         ]
-        let first = try renderSession(arguments)
+        let first = try await renderSession(arguments)
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.isEmpty)
         #expect(
@@ -71,7 +71,7 @@ struct PrepareCommandTests {
         )
         #expect(stats.maxInFlight <= 4)
 
-        let second = try renderSession(arguments)
+        let second = try await renderSession(arguments)
         #expect(second.status == 0)
         #expect(
             second.standardError.hasPrefix(
@@ -82,12 +82,12 @@ struct PrepareCommandTests {
     }
 
     @Test("A broken script in a folder fails alone; the others are prepared")
-    func brokenScriptInFolder() throws {
+    func brokenScriptInFolder() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.script, toPath: folder.path("scripts/a.json"))
         try Data("{\"id\": 1}".utf8).write(to: URL(fileURLWithPath: folder.path("scripts/b.json")))
-        let result = try renderSession(["prepare", folder.path("scripts"), "--cache", folder.path("c")])
+        let result = try await renderSession(["prepare", folder.path("scripts"), "--cache", folder.path("c")])
         #expect(result.status == 1)
         let lines = result.standardError.split(separator: "\n").map(String.init)
         #expect(lines.first == "error: \(folder.path("scripts/b.json")): id: expected a string, found a number")
@@ -100,13 +100,13 @@ struct PrepareCommandTests {
     @Test(
         "A provider that cannot be reached fails the render in one line for one cause; --allow-missing renders silence instead"
     )
-    func unreachableProvider() throws {
+    func unreachableProvider() async throws {
         let folder = try TemporaryFolder()
         let common = [
             Self.script, "--cache", folder.path("c"), "--provider", "proxy", "--tts-url", "http://127.0.0.1:9",
             "--seed", "1",
         ]
-        let failed = try renderSession(["render"] + common + ["-o", folder.path("x.wav")])
+        let failed = try await renderSession(["render"] + common + ["-o", folder.path("x.wav")])
         #expect(failed.status == 1)
         let errors = failed.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
         #expect(errors.count == 1, "one cause, one line: \(errors)")
@@ -119,7 +119,7 @@ struct PrepareCommandTests {
         )
         #expect(!FileManager.default.fileExists(atPath: folder.path("x.wav")))
 
-        let allowed = try renderSession(
+        let allowed = try await renderSession(
             ["render"] + common + [
                 "-o", folder.path("y.wav"), "--allow-missing", "--sample-rate", "16000",
                 "--timeline", folder.path("y.json"),
@@ -138,15 +138,15 @@ struct PrepareCommandTests {
     }
 
     @Test("--provider proxy needs --tts-url; bad headers are usage errors")
-    func providerOptions() throws {
-        let missingURL = try renderSession(["prepare", Self.script, "--provider", "proxy"])
+    func providerOptions() async throws {
+        let missingURL = try await renderSession(["prepare", Self.script, "--provider", "proxy"])
         #expect(missingURL.status == 64)
         #expect(
             missingURL.standardError.hasPrefix(
                 "Error: --provider proxy needs --tts-url, the backend's base URL (the part before /tts/synthesize)\n"
             )
         )
-        let badHeader = try renderSession(["prepare", Self.script, "--header", "no colon here"])
+        let badHeader = try await renderSession(["prepare", Self.script, "--header", "no colon here"])
         #expect(badHeader.status == 64)
         #expect(badHeader.standardError.contains("--header: a header is 'Name: value', and this one has no colon"))
         #expect(!badHeader.standardError.contains("no colon here"), "a header's text may be a secret")

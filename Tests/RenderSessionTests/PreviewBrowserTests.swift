@@ -18,23 +18,23 @@ struct PreviewBrowserTests {
     @Test(
         "Loads offline with no console error and no request; one element per item; a click seeks to the frame; arrows step; playing moves the playhead and the current item; the screenshot is not blank"
     )
-    func page() throws {
+    func page() async throws {
         let folder = try TemporaryFolder()
         let audio = folder.path("edge-cases.wav")
-        let render = try renderSession([
+        let render = try await renderSession([
             "render", "Fixtures/scripts/edge-cases.json", "--cache", "Fixtures/cache", "--offline", "--seed", "3",
             "-o", audio, "--timeline", audio + ".timeline.json",
         ])
         #expect(render.status == 0, "\(render.standardError)")
         let page = folder.path("page.html")
-        let shown = try renderSession(["show", audio, "-o", page])
+        let shown = try await renderSession(["show", audio, "-o", page])
         #expect(shown.status == 0, "\(shown.standardError)")
         let timeline = try JSONDecoder().decode(
             Timeline.self,
             from: Data(contentsOf: URL(fileURLWithPath: audio + ".timeline.json"))
         )
 
-        let printed = try Self.runDriver(
+        let printed = try await Self.runDriver(
             "preview-page.py",
             [
                 page, "--items", "\(timeline.items.count + timeline.overlays.count)", "--click-index", "3",
@@ -56,12 +56,12 @@ struct PreviewBrowserTests {
     @Test(
         "Chromium's decodeAudioData, a reader apart from ffmpeg, gives an M4A and an M4B exactly the timeline's frames, the first sound where the WAV has it"
     )
-    func chromiumDecodesAAC() throws {
+    func chromiumDecodesAAC() async throws {
         let folder = try TemporaryFolder()
         var timelines: [String: Timeline] = [:]
         for suffix in ["wav", "m4a", "m4b"] {
             let audio = folder.path("edge-cases.\(suffix)")
-            let render = try renderSession([
+            let render = try await renderSession([
                 "render", "Fixtures/scripts/edge-cases.json", "--cache", "Fixtures/cache", "--offline", "--seed", "3",
                 "-o", audio, "--timeline", audio + ".timeline.json",
             ])
@@ -72,7 +72,7 @@ struct PreviewBrowserTests {
             )
         }
         let wav = try #require(timelines["wav"])
-        let printed = try Self.runDriver(
+        let printed = try await Self.runDriver(
             "decode-audio.py",
             ["\(wav.sampleRate.hertz)"] + ["wav", "m4a", "m4b"].map { folder.path("edge-cases.\($0)") }
         )
@@ -100,19 +100,15 @@ struct PreviewBrowserTests {
 
     /// Runs `Tests/Browser/<script>` with `arguments` under Debian's Python; returns what it printed,
     /// expecting exit status 0 (else the failure names the script, with its output and errors).
-    static func runDriver(_ script: String, _ arguments: [String]) throws -> Data {
-        let driver = Process()
-        driver.executableURL = URL(fileURLWithPath: BrowserSupport.python)
-        driver.arguments = [Repository.root.appendingPathComponent("Tests/Browser/\(script)").path] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        driver.standardOutput = output
-        driver.standardError = errors
-        try driver.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaints = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        driver.waitUntilExit()
-        #expect(driver.terminationStatus == 0, "\(script): \(String(decoding: printed, as: UTF8.self)) \(complaints)")
-        return printed
+    static func runDriver(_ script: String, _ arguments: [String]) async throws -> Data {
+        let driver = try await ChildProcess.run(
+            BrowserSupport.python,
+            [Repository.root.appendingPathComponent("Tests/Browser/\(script)").path] + arguments
+        )
+        #expect(
+            driver.termination == .exited(0),
+            "\(script): \(driver.standardOutputText) \(driver.standardErrorText)"
+        )
+        return Data(driver.standardOutput)
     }
 }

@@ -6,9 +6,9 @@ import Testing
 @Suite("The queue command", .serialized)
 struct QueueCommandTests {
     @Test("queue writes the clips, the 8 kHz silences and queue.json; prints the JSON's path")
-    func tenMinuteSession() throws {
+    func tenMinuteSession() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession([
+        let result = try await renderSession([
             "queue", "Fixtures/scripts/ten-minute-session.json", "-o", folder.path("queue"), "--cache",
             "Fixtures/cache", "--offline", "--seed", "7",
         ])
@@ -52,9 +52,9 @@ struct QueueCommandTests {
     }
 
     @Test("Clips at other rates and channels keep their own; the queue still ends where the timeline does")
-    func otherRates() throws {
+    func otherRates() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession([
+        let result = try await renderSession([
             "queue", "Fixtures/scripts/edge-cases.json", "-o", folder.path("queue"), "--cache", "Fixtures/cache",
             "--offline", "--seed", "3",
         ])
@@ -74,7 +74,7 @@ struct QueueCommandTests {
         #expect(abs(duration - timeline) <= 0.5 / 8_000 + Double(items.count) * 0.5 / 22_050)
         for item in items {
             let path = folder.path("queue/\(try #require(item["file"] as? String))")
-            #expect(try FFmpeg.decodedFrameCount(path) == item["sourceFrames"] as? Int64, "\(path)")
+            #expect(try await FFmpeg.decodedFrameCount(path) == item["sourceFrames"] as? Int64, "\(path)")
         }
     }
 
@@ -96,8 +96,10 @@ struct QueueCommandTests {
             (["-o", "-"], "--output: a queue is a folder of files; standard output cannot hold one"),
         ]
     )
-    func refusals(arguments: [String], message: String) throws {
-        let result = try renderSession(["queue", "Fixtures/scripts/ten-minute-session.json", "--offline"] + arguments)
+    func refusals(arguments: [String], message: String) async throws {
+        let result = try await renderSession(
+            ["queue", "Fixtures/scripts/ten-minute-session.json", "--offline"] + arguments
+        )
         #expect(result.status == 64)
         #expect(result.standardError.hasPrefix("Error: \(message)\n"), "\(result.standardError)")
         #expect(!FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent("out/never").path))

@@ -7,9 +7,9 @@ import Testing
 @Suite("Session kinds on the command line", .serialized)
 struct SessionKindsCommandTests {
     @Test("batch renders a folder mixing all five kinds; every output is as long as its timeline")
-    func batchAllKinds() throws {
+    func batchAllKinds() async throws {
         let folder = try TemporaryFolder()
-        let result = try renderSession(
+        let result = try await renderSession(
             ["batch", "Fixtures/sessions", "-o", folder.path("out"), "--seed", "7", "--cache", folder.path("cache")],
             environment: LayeredCommandTests.environment(folder)
         )
@@ -29,13 +29,13 @@ struct SessionKindsCommandTests {
     }
 
     @Test("A timer is silent through its countdown and its start gong sounds at the countdown's end")
-    func timerGongAtItsFrame() throws {
+    func timerGongAtItsFrame() async throws {
         let folder = try TemporaryFolder()
         let session = folder.path("timer.json")
         try Data(
             #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 2, "durationSeconds": 3}"#.utf8
         ).write(to: URL(fileURLWithPath: session))
-        let result = try renderSession(
+        let result = try await renderSession(
             [
                 "render", session, "-o", folder.path("t.wav"), "--timeline", folder.path("t.json"),
                 "--sample-rate", "8000", "--loudness", "off",
@@ -59,9 +59,9 @@ struct SessionKindsCommandTests {
     @Test(
         "A timer over the app's own sound library (seed 002's sounds.json): its forest bed at its volume, stopping when the timer completes"
     )
-    func timerOverTheAppsLibrary() throws {
+    func timerOverTheAppsLibrary() async throws {
         let folder = try TemporaryFolder()
-        let timeline = try Self.renderTimerOverTheAppsLibrary(ambience: "forest", in: folder)
+        let timeline = try await Self.renderTimerOverTheAppsLibrary(ambience: "forest", in: folder)
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
         #expect(bed.name == "forest" && bed.gain == 0.15, "the entry's volume is the bed's gain")
         #expect(bed.source.path?.hasSuffix("Fixtures/sounds/still-moment/forest-ambience.mp3") == true)
@@ -77,13 +77,13 @@ struct SessionKindsCommandTests {
     static func timerOverTheDefaultLibrary(
         background: String,
         in folder: TemporaryFolder
-    ) throws -> (timeline: Timeline, json: String, samples: [Float]) {
+    ) async throws -> (timeline: Timeline, json: String, samples: [Float]) {
         let session = folder.path("timer.json")
         try Data(
             #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 1, "durationSeconds": 10, "backgroundSoundId": "\#(background)"}"#
                 .utf8
         ).write(to: URL(fileURLWithPath: session))
-        let result = try renderSession(
+        let result = try await renderSession(
             [
                 "render", session, "-o", folder.path("t.wav"), "--timeline", folder.path("t.json"),
                 "--sample-rate", "8000",
@@ -106,9 +106,9 @@ struct SessionKindsCommandTests {
     @Test(
         "A timer whose background is the app's default, silent: the bed is digital silence, measured as silent, and adds nothing"
     )
-    func timerOverTheDefaultLibrarySilent() throws {
+    func timerOverTheDefaultLibrarySilent() async throws {
         let folder = try TemporaryFolder()
-        let (timeline, json, samples) = try Self.timerOverTheDefaultLibrary(background: "silent", in: folder)
+        let (timeline, json, samples) = try await Self.timerOverTheDefaultLibrary(background: "silent", in: folder)
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
         // Nothing passes the loudness gates and there is no peak: no loudness or true peak, and the
         // entry's gain, 0.15, as it is: no gain brings silence to a target.
@@ -125,7 +125,7 @@ struct SessionKindsCommandTests {
         #expect(samples[88_000..<88_400].contains { abs($0) > 0.01 }, "the end gong sounds")
 
         // show reads it: the bed a row of its own, at its gain.
-        let shown = try renderSession(
+        let shown = try await renderSession(
             ["show", folder.path("t.json")],
             environment: LayeredCommandTests.environment(folder)
         )
@@ -137,9 +137,9 @@ struct SessionKindsCommandTests {
     }
 
     @Test("A timer whose background is forest, from the default library: the bed sounds where only it plays")
-    func timerOverTheDefaultLibraryForest() throws {
+    func timerOverTheDefaultLibraryForest() async throws {
         let folder = try TemporaryFolder()
-        let (timeline, _, samples) = try Self.timerOverTheDefaultLibrary(background: "forest", in: folder)
+        let (timeline, _, samples) = try await Self.timerOverTheDefaultLibrary(background: "forest", in: folder)
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
         #expect(bed.source.frameCount == 1_058_400 && bed.source.loudness != nil && bed.source.truePeak != nil)
         let level = (samples[64_000..<88_000].map { Double($0 * $0) }.reduce(0, +) / 24_000).squareRoot()
@@ -149,9 +149,9 @@ struct SessionKindsCommandTests {
     @Test(
         "A timer over the app's library with its silent bed: silence.m4a (AAC in MP4) is found and decoded, not reported missing"
     )
-    func timerWithTheAppsSilentBed() throws {
+    func timerWithTheAppsSilentBed() async throws {
         let folder = try TemporaryFolder()
-        let timeline = try Self.renderTimerOverTheAppsLibrary(ambience: "silent", in: folder)
+        let timeline = try await Self.renderTimerOverTheAppsLibrary(ambience: "silent", in: folder)
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
         #expect(bed.name == "silent" && bed.gain == 0.15, "the entry's volume is the bed's gain")
         #expect(bed.source.path?.hasSuffix("Fixtures/sounds/still-moment/silence.m4a") == true)
@@ -169,12 +169,12 @@ struct SessionKindsCommandTests {
         "Issue 28's library: the app's silence.m4a as the bed and a gong in CAF holding AAC, rendered to M4B: exact length through ffmpeg, the gong on its frame",
         .requiresFFmpeg
     )
-    func libraryOfAACSoundsToM4B() throws {
+    func libraryOfAACSoundsToM4B() async throws {
         let folder = try TemporaryFolder()
         let library = folder.path("sounds")
         try FileManager.default.copyItem(atPath: "Fixtures/sounds/still-moment", toPath: library)
         // A gong as an Apple app ships a cue: AAC in CAF (ffmpeg 5.1 cannot write one; built from ADTS).
-        try FFmpeg.encode(
+        try await FFmpeg.encode(
             "sine=frequency=660:sample_rate=8000:duration=0.5",
             ["-af", "volume=-6dB", "-c:a", "aac", "-f", "adts"],
             to: folder.path("gong.aac"),
@@ -188,7 +188,7 @@ struct SessionKindsCommandTests {
             #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 2, "durationSeconds": 3, "ambience": "silent", "startGong": "gong"}"#
                 .utf8
         ).write(to: URL(fileURLWithPath: session))
-        let result = try renderSession(
+        let result = try await renderSession(
             [
                 "render", session, "-o", folder.path("t.m4b"), "--timeline", folder.path("t.json"), "--sample-rate",
                 "8000", "--loudness", "off", "--sounds", library, "--allow-missing-sounds", "--verify",
@@ -208,7 +208,7 @@ struct SessionKindsCommandTests {
         #expect(
             gong.source.path == library + "/gong.caf" && gong.source.frameCount == 4_000 && gong.startFrame == 16_000
         )
-        let decoded = try FFmpeg.decode(folder.path("t.m4b")).samples
+        let decoded = try await FFmpeg.decode(folder.path("t.m4b")).samples
         #expect(Int64(decoded.count) == timeline.totalFrames.count)
         #expect(decoded[0..<15_000].allSatisfy { $0 == 0 }, "the countdown decodes to digital zero")
         #expect(decoded[16_000..<16_400].contains { abs($0) > 0.05 }, "the gong sounds from its frame")
@@ -217,13 +217,13 @@ struct SessionKindsCommandTests {
     /// Renders a 3-s timer with a 2-s countdown over seed 002's library (Fixtures/sounds/still-moment),
     /// its `ambience` the bed, into `folder`'s t.wav and t.json; the library has no gongs, so they
     /// are left out. Expects the render to succeed and to name no sound missing but the gongs.
-    static func renderTimerOverTheAppsLibrary(ambience: String, in folder: TemporaryFolder) throws -> Timeline {
+    static func renderTimerOverTheAppsLibrary(ambience: String, in folder: TemporaryFolder) async throws -> Timeline {
         let session = folder.path("timer.json")
         try Data(
             #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 2, "durationSeconds": 3, "ambience": "\#(ambience)"}"#
                 .utf8
         ).write(to: URL(fileURLWithPath: session))
-        let result = try renderSession(
+        let result = try await renderSession(
             [
                 "render", session, "-o", folder.path("t.wav"), "--timeline", folder.path("t.json"),
                 "--sample-rate", "8000", "--loudness", "off", "--sounds", "Fixtures/sounds/still-moment",
@@ -242,14 +242,14 @@ struct SessionKindsCommandTests {
     @Test(
         "A stretching region file's id is its file name without .json; stretching from standard input or a name that is no id"
     )
-    func regionFileIdentifier() throws {
+    func regionFileIdentifier() async throws {
         let folder = try TemporaryFolder()
         let regions = Data(
             #"[{"id": "back", "region": "back", "displayName": "Back", "stretches": [{"id": "b1", "name": "B1", "description": "b one", "bilateral": false}]}]"#
                 .utf8
         )
-        func scriptId(_ path: String, input: Data? = nil) throws -> String? {
-            let result = try renderSession(
+        func scriptId(_ path: String, input: Data? = nil) async throws -> String? {
+            let result = try await renderSession(
                 ["timeline", path, "--cache", folder.path("cache")],
                 environment: LayeredCommandTests.environment(folder),
                 input: input
@@ -262,16 +262,16 @@ struct SessionKindsCommandTests {
         for name in ["back-and-neck.json", "two words.json"] {
             try regions.write(to: folder.url.appendingPathComponent(name))
         }
-        #expect(try scriptId(folder.path("back-and-neck.json")) == "back-and-neck")
-        #expect(try scriptId(folder.path("two words.json")) == "stretching", "a space is not allowed in an id")
-        #expect(try scriptId("-", input: regions) == "stretching")
+        #expect(try await scriptId(folder.path("back-and-neck.json")) == "back-and-neck")
+        #expect(try await scriptId(folder.path("two words.json")) == "stretching", "a space is not allowed in an id")
+        #expect(try await scriptId("-", input: regions) == "stretching")
     }
 
     @Test("--stretch-seconds sets the length a region file's stretches lack; a region's own and a stretch's own win")
-    func stretchSeconds() throws {
+    func stretchSeconds() async throws {
         let folder = try TemporaryFolder()
         let file = "Fixtures/stretches/back-and-neck.json"
-        let result = try renderSession(
+        let result = try await renderSession(
             ["timeline", file, "--cache", folder.path("cache"), "--seed", "1", "--stretch-seconds", "30"],
             environment: LayeredCommandTests.environment(folder)
         )
@@ -286,7 +286,7 @@ struct SessionKindsCommandTests {
         #expect(phases[2] == ("complete", (30 + (neck == "neck-side-tilt" ? 45 : 20)) * rate))
 
         // Too long for a session, said with the flag's name; an impossible length is a usage error.
-        let long = try renderSession(
+        let long = try await renderSession(
             ["timeline", file, "--cache", folder.path("cache"), "--seed", "1", "--stretch-seconds", "86400"],
             environment: LayeredCommandTests.environment(folder)
         )
@@ -295,7 +295,7 @@ struct SessionKindsCommandTests {
             long.standardError
                 == "error: back-and-neck: (session): --stretch-seconds makes it last 86445 s, longer than the limit of 86400 (24 hours)\n"
         )
-        let zero = try renderSession(["timeline", file, "--stretch-seconds", "0"])
+        let zero = try await renderSession(["timeline", file, "--stretch-seconds", "0"])
         #expect(zero.status == 64 && zero.standardError.contains("--stretch-seconds"))
     }
 }

@@ -60,12 +60,13 @@ struct ShardCommandTests {
         #expect(
             (1...3).map(Self.names(ofShard:)) == [["calm-1", "calm-3", "calm-4"], ["calm-2"], ["calm-5", "calm-6"]]
         )
-        let single = try renderSession(Self.batch(folder, into: "single"))
+        let single = try await renderSession(Self.batch(folder, into: "single"))
         #expect(single.status == 0, "\(single.standardError)")
 
-        async let first = Task { try renderSession(Self.batch(folder, into: "sharded", ["--shard", "1/3"])) }.value
-        async let second = Task { try renderSession(Self.batch(folder, into: "sharded", ["--shard", "2/3"])) }.value
-        async let third = Task { try renderSession(Self.batch(folder, into: "sharded", ["--shard", "3/3"])) }.value
+        // The three shards run at once, as three machines would, whatever else is running.
+        async let first = renderSession(Self.batch(folder, into: "sharded", ["--shard", "1/3"]), waitsForTurn: false)
+        async let second = renderSession(Self.batch(folder, into: "sharded", ["--shard", "2/3"]), waitsForTurn: false)
+        async let third = renderSession(Self.batch(folder, into: "sharded", ["--shard", "3/3"]), waitsForTurn: false)
         let results = try await [first, second, third]
         for (index, result) in results.enumerated() {
             let count = Self.names(ofShard: index + 1).count
@@ -80,13 +81,13 @@ struct ShardCommandTests {
         }
         try Self.expectSame(folder.path("sharded"), as: folder.path("single"))
 
-        let again = try renderSession(Self.batch(folder, into: "sharded", ["--shard", "1/3"]))
+        let again = try await renderSession(Self.batch(folder, into: "sharded", ["--shard", "1/3"]))
         #expect(
             again.standardError.hasPrefix(
                 "Batch of 3 of 6 sessions (shard 1/3) into \(folder.path("sharded")): 0 rendered, 3 up to date, 0 failed"
             )
         )
-        let whole = try renderSession(Self.batch(folder, into: "sharded"))
+        let whole = try await renderSession(Self.batch(folder, into: "sharded"))
         #expect(
             whole.standardError.hasPrefix(
                 "Batch of 6 sessions into \(folder.path("sharded")): 0 rendered, 6 up to date, 0 failed"
@@ -96,20 +97,22 @@ struct ShardCommandTests {
     }
 
     @Test("A shard killed with SIGKILL and run again completes the set, with no temporary left")
-    func killedShard() throws {
+    func killedShard() async throws {
         // Shard 1 renders its 3 sessions one at a time; the kill lands after the first.
         let folder = try Self.library()
-        let single = try renderSession(Self.batch(folder, into: "single"))
+        let single = try await renderSession(Self.batch(folder, into: "single"))
         #expect(single.status == 0, "\(single.standardError)")
 
         let arguments = Self.batch(folder, into: "sharded", ["--shard", "1/3", "--jobs", "1"])
-        let process = try startRenderSession(arguments)
         let manifest = folder.path("sharded/manifest.json")
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, !FileManager.default.fileExists(atPath: manifest) { usleep(5_000) }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        let (killed, _) = try await renderSession(arguments) { process in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, !FileManager.default.fileExists(atPath: manifest) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try process.send(SIGKILL)
+        }
+        #expect(killed.termination == .signalled(SIGKILL))
         let recorded = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifest))) as? [String: Any]
         )
@@ -117,9 +120,9 @@ struct ShardCommandTests {
         #expect((1...2).contains(done), "killed after \(done) of its 3 sessions")
 
         for shard in ["2/3", "3/3"] {
-            #expect(try renderSession(Self.batch(folder, into: "sharded", ["--shard", shard])).status == 0)
+            #expect(try await renderSession(Self.batch(folder, into: "sharded", ["--shard", shard])).status == 0)
         }
-        let rerun = try renderSession(arguments)
+        let rerun = try await renderSession(arguments)
         #expect(rerun.status == 0)
         #expect(
             rerun.standardError.hasPrefix(
@@ -131,9 +134,9 @@ struct ShardCommandTests {
     }
 
     @Test("--shard out of range is a usage error; --shard auto reads JOB_COMPLETION_INDEX, or names what is missing")
-    func shardArguments() throws {
+    func shardArguments() async throws {
         let folder = try Self.library()
-        let wrong = try renderSession(Self.batch(folder, into: "out", ["--shard", "4/3"]))
+        let wrong = try await renderSession(Self.batch(folder, into: "out", ["--shard", "4/3"]))
         #expect(wrong.status == 64)
         // Parsed into a share when the arguments are, so worded as every option's bad value is.
         #expect(
@@ -142,7 +145,7 @@ struct ShardCommandTests {
             ),
             "\(wrong.standardError)"
         )
-        let notAShard = try renderSession(Self.batch(folder, into: "out", ["--shard", "two"]))
+        let notAShard = try await renderSession(Self.batch(folder, into: "out", ["--shard", "two"]))
         #expect(notAShard.status == 64)
         #expect(
             notAShard.standardError.hasPrefix(
@@ -150,27 +153,30 @@ struct ShardCommandTests {
             ),
             "\(notAShard.standardError)"
         )
-        let named = try renderSession(Self.batch(folder, into: "out", ["--shard", "1/3", "--shards", "3"]))
+        let named = try await renderSession(Self.batch(folder, into: "out", ["--shard", "1/3", "--shards", "3"]))
         #expect(named.status == 64)
         #expect(
             named.standardError.hasPrefix("Error: --shards goes with --shard auto; --shard 1/3 names its count\n"),
             "\(named.standardError)"
         )
-        let stray = try renderSession(Self.batch(folder, into: "out", ["--shards", "3"]))
+        let stray = try await renderSession(Self.batch(folder, into: "out", ["--shards", "3"]))
         #expect(stray.status == 64)
         #expect(stray.standardError.hasPrefix("Error: --shards goes with --shard auto\n"), "\(stray.standardError)")
 
         var environment = ProcessInfo.processInfo.environment
         environment[BatchShard.indexVariable] = nil
         environment[BatchShard.countVariable] = nil
-        let missing = try renderSession(Self.batch(folder, into: "out", ["--shard", "auto"]), environment: environment)
+        let missing = try await renderSession(
+            Self.batch(folder, into: "out", ["--shard", "auto"]),
+            environment: environment
+        )
         #expect(missing.status == 65)
         #expect(
             missing.standardError
                 == "error: --shard auto needs --shards N or RENDER_SESSION_SHARDS, which is not set\n"
         )
         environment[BatchShard.indexVariable] = "1"
-        let auto = try renderSession(
+        let auto = try await renderSession(
             Self.batch(folder, into: "out", ["--shard", "auto", "--shards", "3"]),
             environment: environment
         )
@@ -182,7 +188,7 @@ struct ShardCommandTests {
         )
         environment[BatchShard.countVariable] = "3"
         environment[BatchShard.indexVariable] = "2"
-        let fromVariables = try renderSession(
+        let fromVariables = try await renderSession(
             Self.batch(folder, into: "out", ["--shard", "auto"]),
             environment: environment
         )
@@ -209,13 +215,14 @@ struct ShardCommandTests {
         try JSONSerialization.data(withJSONObject: script).write(
             to: URL(fileURLWithPath: folder.path("scripts/short.json"))
         )
-        let one = try renderSession(["prepare", folder.path("scripts"), "--cache", folder.path("one")])
+        let one = try await renderSession(["prepare", folder.path("scripts"), "--cache", folder.path("one")])
         #expect(one.status == 0, "\(one.standardError)")
 
         let arguments = ["prepare", folder.path("scripts"), "--cache", folder.path("shared"), "--jobs", "1"]
-        async let a = Task { try renderSession(arguments) }.value
-        async let b = Task { try renderSession(arguments) }.value
-        async let c = Task { try renderSession(arguments) }.value
+        // Three processes at once on one cache, whatever else is running.
+        async let a = renderSession(arguments, waitsForTurn: false)
+        async let b = renderSession(arguments, waitsForTurn: false)
+        async let c = renderSession(arguments, waitsForTurn: false)
         let results = try await [a, b, c]
         #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.standardError))")
         let shared = try Self.files(in: folder.path("shared"))

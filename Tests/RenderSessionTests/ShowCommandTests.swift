@@ -12,9 +12,9 @@ struct ShowCommandTests {
 
     /// Renders the fixture session with a rain bed and interval gongs into `folder`, its timeline
     /// beside it; returns the audio's path.
-    static func renderLayered(in folder: TemporaryFolder) throws -> String {
+    static func renderLayered(in folder: TemporaryFolder) async throws -> String {
         let audio = folder.path("s.wav")
-        let render = try renderSession(
+        let render = try await renderSession(
             [
                 "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline",
                 "--seed", "7", "--ambience", "rain", "--interval-gong", "gong", "--interval-minutes", "5",
@@ -28,8 +28,8 @@ struct ShowCommandTests {
     @Test(
         "A timeline's table, exactly: phases, items and gaps in time order, the gong in its phase, loudness and chapters"
     )
-    func table() throws {
-        let shown = try renderSession(["show", Self.timeline])
+    func table() async throws {
+        let shown = try await renderSession(["show", Self.timeline])
         #expect(shown.status == 0 && shown.standardError.isEmpty, "\(shown.standardError)")
         let expected = """
             Five seconds
@@ -51,7 +51,7 @@ struct ShowCommandTests {
             """
         #expect(shown.standardOutput == expected)
         // Standard input gives the same.
-        let piped = try renderSession(
+        let piped = try await renderSession(
             ["show", "-"],
             input: try Data(contentsOf: Repository.root.appendingPathComponent(Self.timeline))
         )
@@ -59,8 +59,8 @@ struct ShowCommandTests {
     }
 
     @Test("A queue: its items in its own time, with their files, a heading where the phase changes")
-    func queue() throws {
-        let shown = try renderSession(["show", Self.queue])
+    func queue() async throws {
+        let shown = try await renderSession(["show", Self.queue])
         #expect(shown.status == 0, "\(shown.standardError)")
         let lines = shown.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines[0] == "Three items" && lines[1] == "queue, 3 items, 0 overlays, 0:13.043")
@@ -69,11 +69,11 @@ struct ShowCommandTests {
     }
 
     @Test("A rendered file is shown from the timeline beside it; every item and overlay has a row, every line fits")
-    func renderedFile() throws {
+    func renderedFile() async throws {
         let folder = try TemporaryFolder()
-        let audio = try ShowCommandTests.renderLayered(in: folder)
-        let byAudio = try renderSession(["show", audio, "--width", "100"])
-        let byTimeline = try renderSession(["show", audio + ".timeline.json", "--width", "100"])
+        let audio = try await ShowCommandTests.renderLayered(in: folder)
+        let byAudio = try await renderSession(["show", audio, "--width", "100"])
+        let byTimeline = try await renderSession(["show", audio + ".timeline.json", "--width", "100"])
         #expect(byAudio.status == 0 && byAudio.standardOutput == byTimeline.standardOutput)
         let timeline = try JSONDecoder().decode(
             Timeline.self,
@@ -89,21 +89,21 @@ struct ShowCommandTests {
         }
         #expect(lines.contains { $0.hasPrefix("Loudness: target -16.0 LUFS on the speech") })
         for width in [60, 100, 140] {
-            let shown = try renderSession(["show", audio, "--width", "\(width)"])
+            let shown = try await renderSession(["show", audio, "--width", "\(width)"])
             let longest = shown.standardOutput.split(separator: "\n").map(\.count).max() ?? 0
             #expect(longest <= width, "--width \(width): a line of \(longest)")
         }
     }
 
     @Test("A title or text with control characters is printed escaped, never sent to the terminal")
-    func hostileText() throws {
+    func hostileText() async throws {
         let folder = try TemporaryFolder()
         var json = try String(contentsOf: Repository.root.appendingPathComponent(Self.timeline), encoding: .utf8)
         json = json.replacingOccurrences(of: "\"Five seconds\"", with: "\"Five\\u001b[2Jseconds\"")
         json = json.replacingOccurrences(of: "\"Welcome.\"", with: "\"Wel\\u0007come.\"")
         let path = folder.path("t.json")
         try json.write(toFile: path, atomically: true, encoding: .utf8)
-        let shown = try renderSession(["show", path])
+        let shown = try await renderSession(["show", path])
         #expect(shown.status == 0, "\(shown.standardError)")
         #expect(!shown.standardOutputBytes.contains(0x1B) && !shown.standardOutputBytes.contains(0x07))
         #expect(shown.standardOutput.hasPrefix("Five\\u{1b}[2Jseconds\n"))
@@ -111,18 +111,18 @@ struct ShowCommandTests {
     }
 
     @Test("A file that is missing or not a timeline: one error line naming it, exit 65, nothing on stdout")
-    func unreadable() throws {
+    func unreadable() async throws {
         let folder = try TemporaryFolder()
-        let missing = try renderSession(["show", folder.path("nothing.json")])
+        let missing = try await renderSession(["show", folder.path("nothing.json")])
         #expect(missing.status == 65 && missing.standardOutput.isEmpty)
         #expect(missing.standardError == "error: Cannot read timeline \(folder.path("nothing.json")): no such file\n")
         // An audio file without a timeline beside it names the timeline looked for.
         let audio = folder.path("x.wav")
         try Data().write(to: URL(fileURLWithPath: audio))
-        let bare = try renderSession(["show", audio])
+        let bare = try await renderSession(["show", audio])
         #expect(bare.status == 65)
         #expect(bare.standardError == "error: Cannot read timeline \(audio).timeline.json: no such file\n")
-        let width = try renderSession(["show", Self.timeline, "--width", "20"])
+        let width = try await renderSession(["show", Self.timeline, "--width", "20"])
         #expect(width.status == 64 && width.standardError.contains("--width"))
     }
 }
@@ -131,12 +131,12 @@ struct ShowCommandTests {
 @Suite("The show command's picture", .serialized)
 struct ShowPictureTests {
     @Test("One element per sound with its frames, kind and lane; the same bytes every time; well-formed XML")
-    func svg() throws {
+    func svg() async throws {
         let folder = try TemporaryFolder()
-        let audio = try ShowCommandTests.renderLayered(in: folder)
-        let first = try renderSession(["show", audio, "-o", folder.path("a.svg")])
+        let audio = try await ShowCommandTests.renderLayered(in: folder)
+        let first = try await renderSession(["show", audio, "-o", folder.path("a.svg")])
         #expect(first.status == 0 && first.standardOutput == folder.path("a.svg") + "\n", "\(first.standardError)")
-        let again = try renderSession(["show", audio + ".timeline.json", "-o", "-"])
+        let again = try await renderSession(["show", audio + ".timeline.json", "-o", "-"])
         let svg = try String(contentsOfFile: folder.path("a.svg"), encoding: .utf8)
         #expect(again.standardOutput == svg, "the same timeline, the same bytes")
         #expect(svg.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""))
@@ -178,18 +178,15 @@ struct ShowPictureTests {
             if seconds >= 20 { #expect(svg.contains(">\(Int(seconds.rounded())) s</text>"), "gap \(gap.index)") }
         }
         // Well-formed: Python's XML parser reads it without a complaint.
-        let lint = Process()
-        lint.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        lint.arguments = [
-            "python3", "-c", "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])", folder.path("a.svg"),
-        ]
-        try lint.run()
-        lint.waitUntilExit()
-        #expect(lint.terminationStatus == 0, "python's XML parser reads the SVG")
+        let lint = try await ChildProcess.run(
+            "/usr/bin/env",
+            ["python3", "-c", "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])", folder.path("a.svg")]
+        )
+        #expect(lint.termination == .exited(0), "python's XML parser reads the SVG: \(lint.standardErrorText)")
     }
 
     @Test("Text with markup or control characters is escaped; -n keeps a file; only .svg, .png and .html are written")
-    func hostileAndRules() throws {
+    func hostileAndRules() async throws {
         let folder = try TemporaryFolder()
         var json = try String(
             contentsOf: Repository.root.appendingPathComponent(ShowCommandTests.timeline),
@@ -198,26 +195,26 @@ struct ShowPictureTests {
         json = json.replacingOccurrences(of: "\"Five seconds\"", with: "\"<b>Five & \\u001b seconds</b>\"")
         let path = folder.path("t.json")
         try json.write(toFile: path, atomically: true, encoding: .utf8)
-        let shown = try renderSession(["show", path, "-o", "-"])
+        let shown = try await renderSession(["show", path, "-o", "-"])
         #expect(shown.status == 0)
         #expect(shown.standardOutput.contains(">&lt;b&gt;Five &amp; \\u{1b} seconds&lt;/b&gt;</text>"))
         #expect(!shown.standardOutputBytes.contains(0x1B))
 
         let kept = folder.path("kept.svg")
         try Data("mine".utf8).write(to: URL(fileURLWithPath: kept))
-        let refused = try renderSession(["show", path, "-o", kept, "-n"])
+        let refused = try await renderSession(["show", path, "-o", kept, "-n"])
         #expect(refused.status != 0 && refused.standardError.hasPrefix("error: "))
         #expect(try String(contentsOfFile: kept, encoding: .utf8) == "mine")
 
-        let gif = try renderSession(["show", path, "-o", folder.path("x.gif")])
+        let gif = try await renderSession(["show", path, "-o", folder.path("x.gif")])
         #expect(gif.status == 64 && gif.standardError.contains("is not .svg, .png or .html"))
         #expect(!FileManager.default.fileExists(atPath: folder.path("x.gif")))
-        let embed = try renderSession(["show", path, "-o", folder.path("x.svg"), "--embed-audio"])
+        let embed = try await renderSession(["show", path, "-o", folder.path("x.svg"), "--embed-audio"])
         #expect(embed.status == 64 && embed.standardError.contains("--embed-audio: only a preview page"))
-        let table = try renderSession(["show", path, "--audio", path])
+        let table = try await renderSession(["show", path, "--audio", path])
         #expect(table.status == 64 && table.standardError.contains("--audio: only a picture or a page"))
         // A page needs audio: a timeline that is no sidecar has none.
-        let page = try renderSession(["show", path, "-o", folder.path("x.html")])
+        let page = try await renderSession(["show", path, "-o", folder.path("x.html")])
         #expect(page.status == 65)
         #expect(
             page.standardError
@@ -237,12 +234,12 @@ struct ShowPictureTests {
     }
 
     @Test("PNG through cairo: the scene's size, the same bytes every time, the waveform when there is audio")
-    func png() throws {
+    func png() async throws {
         let folder = try TemporaryFolder()
-        let audio = try ShowCommandTests.renderLayered(in: folder)
-        let first = try renderSession(["show", audio, "-o", folder.path("a.png")])
+        let audio = try await ShowCommandTests.renderLayered(in: folder)
+        let first = try await renderSession(["show", audio, "-o", folder.path("a.png")])
         #expect(first.status == 0 && first.standardOutput == folder.path("a.png") + "\n", "\(first.standardError)")
-        let second = try renderSession(["show", audio + ".timeline.json", "-o", folder.path("b.png")])
+        let second = try await renderSession(["show", audio + ".timeline.json", "-o", folder.path("b.png")])
         #expect(second.status == 0, "\(second.standardError)")
         let a = try Data(contentsOf: URL(fileURLWithPath: folder.path("a.png")))
         let b = try Data(contentsOf: URL(fileURLWithPath: folder.path("b.png")))
@@ -250,19 +247,18 @@ struct ShowPictureTests {
         #expect(Self.pngSize(a)! == (1_200, 384))
         // The timeline alone, away from its audio: the lanes only.
         try FileManager.default.copyItem(atPath: audio + ".timeline.json", toPath: folder.path("t.json"))
-        let lanes = try renderSession(["show", folder.path("t.json"), "-o", folder.path("c.png")])
+        let lanes = try await renderSession(["show", folder.path("t.json"), "-o", folder.path("c.png")])
         #expect(lanes.status == 0, "\(lanes.standardError)")
         #expect(Self.pngSize(try Data(contentsOf: URL(fileURLWithPath: folder.path("c.png"))))! == (1_200, 220))
         // An independent reader decodes it whole: ffmpeg turns it into 1200 × 384 RGB pixels.
-        let decode = Process()
-        decode.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        decode.arguments = [
-            "ffmpeg", "-v", "error", "-i", folder.path("a.png"), "-f", "rawvideo", "-pix_fmt", "rgb24",
-            folder.path("a.rgb"),
-        ]
-        try decode.run()
-        decode.waitUntilExit()
-        #expect(decode.terminationStatus == 0)
+        let decode = try await ChildProcess.run(
+            "/usr/bin/env",
+            [
+                "ffmpeg", "-v", "error", "-i", folder.path("a.png"), "-f", "rawvideo", "-pix_fmt", "rgb24",
+                folder.path("a.rgb"),
+            ]
+        )
+        #expect(decode.termination == .exited(0), "\(decode.standardErrorText)")
         let pixels = try Data(contentsOf: URL(fileURLWithPath: folder.path("a.rgb")))
         #expect(pixels.count == 1_200 * 384 * 3)
         #expect(Set(pixels).count > 64, "more than a blank page")
@@ -271,10 +267,10 @@ struct ShowPictureTests {
     @Test(
         "With audio the SVG has the waveform, one point per column each way, each column's extremes as ffmpeg decodes them"
     )
-    func waveform() throws {
+    func waveform() async throws {
         let folder = try TemporaryFolder()
-        let audio = try ShowCommandTests.renderLayered(in: folder)
-        let drawn = try renderSession(["show", audio, "-o", "-"])
+        let audio = try await ShowCommandTests.renderLayered(in: folder)
+        let drawn = try await renderSession(["show", audio, "-o", "-"])
         #expect(drawn.status == 0, "\(drawn.standardError)")
         let polygons = drawn.standardOutput.matches(of: #/<polygon class="waveform" points="([^"]*)"/#)
         #expect(polygons.count == 1)
@@ -282,7 +278,7 @@ struct ShowPictureTests {
         #expect(points.count == 2 * 1_084)
         #expect(drawn.standardOutput.matches(of: #/<polyline class="loudness" /#).count >= 1)
         // The highest point of the waveform is the file's highest sample, to the pixel's hundredth.
-        let (samples, _) = try FFmpeg.decode(audio)
+        let (samples, _) = try await FFmpeg.decode(audio)
         let middle = 64.0 + 4 * 34 + 16 + 36
         let highest = points.prefix(1_084).compactMap { Double($0.split(separator: ",")[1]) }.min() ?? 0
         let expected = middle - Double(min(1, samples.max() ?? 0)) * 36
@@ -304,24 +300,24 @@ struct ShowPictureTests {
     }
 
     @Test("The preview page: the audio relative to the page or embedded; a file not the timeline's is refused")
-    func page() throws {
+    func page() async throws {
         let folder = try TemporaryFolder()
-        let audio = try ShowCommandTests.renderLayered(in: folder)
+        let audio = try await ShowCommandTests.renderLayered(in: folder)
         try FileManager.default.createDirectory(atPath: folder.path("pages"), withIntermediateDirectories: true)
-        let written = try renderSession(["show", audio, "-o", folder.path("pages/p.html")])
+        let written = try await renderSession(["show", audio, "-o", folder.path("pages/p.html")])
         #expect(written.status == 0 && written.standardOutput == folder.path("pages/p.html") + "\n")
         let page = try String(contentsOfFile: folder.path("pages/p.html"), encoding: .utf8)
         #expect(page.contains("<audio id=\"player\" controls preload=\"auto\" src=\"../s.wav\"></audio>"))
         #expect(page.contains("<polygon class=\"waveform\""))
 
-        let embedded = try renderSession(["show", audio, "-o", folder.path("e.html"), "--embed-audio"])
+        let embedded = try await renderSession(["show", audio, "-o", folder.path("e.html"), "--embed-audio"])
         #expect(embedded.status == 0, "\(embedded.standardError)")
         let inside = try String(contentsOfFile: folder.path("e.html"), encoding: .utf8)
         let base64 = try #require(inside.firstMatch(of: #/src="data:audio/wav;base64,([A-Za-z0-9+\/=]+)"/#)?.output.1)
         #expect(Data(base64Encoded: String(base64)) == (try Data(contentsOf: URL(fileURLWithPath: audio))))
 
         // The fixture's 5-second timeline with the 10-minute file: refused, nothing written.
-        let wrong = try renderSession([
+        let wrong = try await renderSession([
             "show", ShowCommandTests.timeline, "--audio", audio, "-o", folder.path("w.html"),
         ])
         #expect(wrong.status == 65)
@@ -331,9 +327,9 @@ struct ShowPictureTests {
     }
 
     @Test("batch --preview: a page per session and index.html with a row each, linked, verified")
-    func batchPreview() throws {
+    func batchPreview() async throws {
         let folder = try TemporaryFolder()
-        let batch = try renderSession([
+        let batch = try await renderSession([
             "batch", "Fixtures/scripts", "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
             "--preview",
         ])
@@ -352,14 +348,14 @@ struct ShowPictureTests {
     }
 
     @Test("docs/session.svg, which the README shows, is what show draws for the fixture today")
-    func documentedPicture() throws {
-        let timeline = try renderSession([
+    func documentedPicture() async throws {
+        let timeline = try await renderSession([
             "timeline", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline", "--seed",
             "7",
             "--ambience", "rain", "--interval-gong", "gong", "--interval-minutes", "5",
         ])
         #expect(timeline.status == 0, "\(timeline.standardError)")
-        let drawn = try renderSession(["show", "-", "-o", "-"], input: Data(timeline.standardOutputBytes))
+        let drawn = try await renderSession(["show", "-", "-o", "-"], input: Data(timeline.standardOutputBytes))
         let documented = try String(
             contentsOf: Repository.root.appendingPathComponent("docs/session.svg"),
             encoding: .utf8
@@ -371,10 +367,10 @@ struct ShowPictureTests {
     }
 
     @Test("docs/session.png, the README's picture, is what show draws for the fixture rendered today")
-    func documentedPNG() throws {
+    func documentedPNG() async throws {
         let folder = try TemporaryFolder()
-        let audio = try ShowCommandTests.renderLayered(in: folder)
-        let drawn = try renderSession(["show", audio, "-o", folder.path("s.png")])
+        let audio = try await ShowCommandTests.renderLayered(in: folder)
+        let drawn = try await renderSession(["show", audio, "-o", folder.path("s.png")])
         #expect(drawn.status == 0, "\(drawn.standardError)")
         let documented = try Data(contentsOf: Repository.root.appendingPathComponent("docs/session.png"))
         #expect(

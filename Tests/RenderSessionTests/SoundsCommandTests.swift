@@ -8,8 +8,9 @@ struct SoundsCommandTests {
     func defaultLibrary() async throws {
         let folder = try TemporaryFolder()
         let environment = ["XDG_CACHE_HOME": folder.path("cache"), "HOME": folder.path("home")]
-        async let first = Task.detached { try renderSession(["sounds"], environment: environment) }.value
-        async let second = Task.detached { try renderSession(["sounds"], environment: environment) }.value
+        // Both start at once, whatever other tests' children are running: the race is the point.
+        async let first = renderSession(["sounds"], environment: environment, waitsForTurn: false)
+        async let second = renderSession(["sounds"], environment: environment, waitsForTurn: false)
         let results = try await [first, second]
         let library = folder.path("cache/render-session/sounds/v3")
         let expected = """
@@ -41,14 +42,14 @@ struct SoundsCommandTests {
     }
 
     @Test("sounds --sounds lists a library's entries, missing ones with every path tried, and exits 1")
-    func ownLibrary() throws {
+    func ownLibrary() async throws {
         let folder = try TemporaryFolder()
         try Data(
             #"[{"id": "forest", "name": "Forest", "file": "forest-ambience", "gain": 0.15, "loop": true}, {"id": "bell", "file": "bell.wav"}]"#
                 .utf8
         ).write(to: URL(fileURLWithPath: folder.path("sounds.json")))
         try Data().write(to: URL(fileURLWithPath: folder.path("forest-ambience.ogg")))
-        let result = try renderSession(["sounds", "--sounds", folder.url.path])
+        let result = try await renderSession(["sounds", "--sounds", folder.url.path])
         let tried = ["wav", "caf", "flac", "mp3", "ogg", "m4a", "mp4", "aac"].map { folder.path("bell.\($0)") }
             .joined(separator: ", ")
         #expect(
@@ -63,11 +64,11 @@ struct SoundsCommandTests {
     }
 
     @Test("sounds with a broken sounds.json prints one error line per problem and nothing else")
-    func brokenLibrary() throws {
+    func brokenLibrary() async throws {
         let folder = try TemporaryFolder()
         try Data(#"[{"id": "a", "file": "a", "gain": -1}, {"id": "a", "file": "b"}]"#.utf8)
             .write(to: URL(fileURLWithPath: folder.path("sounds.json")))
-        let result = try renderSession(["sounds", "--sounds", folder.url.path])
+        let result = try await renderSession(["sounds", "--sounds", folder.url.path])
         #expect(result.status == 65)
         #expect(result.standardOutput == "")
         #expect(
@@ -77,7 +78,7 @@ struct SoundsCommandTests {
 
                 """
         )
-        let missing = try renderSession(["sounds", "--sounds", folder.path("none")])
+        let missing = try await renderSession(["sounds", "--sounds", folder.path("none")])
         #expect(missing.status == 65)
         #expect(
             missing.standardError == "error: Cannot open the sound library \(folder.path("none")): no such folder\n"

@@ -6,20 +6,17 @@ import Testing
 @Suite("Standard input that is not a script")
 struct StandardInputCommandTests {
     @Test("render - with a folder on standard input: one error line, exit 65 (it used to trap in Foundation, 132)")
-    func folderOnStandardInput() throws {
+    func folderOnStandardInput() async throws {
         let folder = try TemporaryFolder()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c", "exec \"$0\" render - -o \"$1\" 2>&1 < \"$2\"", Repository.binary.path,
-            folder.path("out.wav"), folder.url.path,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 65, "\(printed)")
+        let run = try await ChildProcess.run(
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" render - -o \"$1\" 2>&1 < \"$2\"", Repository.binary.path,
+                folder.path("out.wav"), folder.url.path,
+            ]
+        )
+        let printed = run.standardOutputText
+        #expect(run.termination == .exited(65), "\(printed)")
         #expect(printed.hasPrefix("error: ") && printed.split(separator: "\n").count == 1, "\(printed)")
         #expect(try folder.contents() == [])
     }

@@ -13,16 +13,16 @@ struct TimelineSidecarTests {
         "timeline prints a render's timeline JSON without exactly what a render measures: encoding, loudness's measurements, phases' speech loudness",
         arguments: [[String](), ["--loudness", "off"]]
     )
-    func sidecarLessRenderFields(extra: [String]) throws {
+    func sidecarLessRenderFields(extra: [String]) async throws {
         let folder = try TemporaryFolder()
         let arguments =
             ["Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--seed", "7", "--offline"]
             + extra
         // The MP3's timeline: the format sets the codec's room under the ceiling, and with it the
         // sounds' gains.
-        let printed = try renderSession(["timeline"] + arguments + ["--format", "mp3"])
+        let printed = try await renderSession(["timeline"] + arguments + ["--format", "mp3"])
         #expect(printed.status == 0, "\(printed.standardError)")
-        let render = try renderSession(
+        let render = try await renderSession(
             ["render"] + arguments + ["-o", folder.path("s.mp3"), "--timeline", folder.path("s.json")]
         )
         #expect(render.status == 0, "\(render.standardError)")

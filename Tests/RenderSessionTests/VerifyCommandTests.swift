@@ -7,8 +7,8 @@ import Testing
 @Suite("The verify command", .serialized)
 struct VerifyCommandTests {
     /// Renders the edge-cases fixture to `x.wav` with its timeline `x.timeline.json` in `folder`.
-    static func render(in folder: TemporaryFolder) throws {
-        let result = try renderSession([
+    static func render(in folder: TemporaryFolder) async throws {
+        let result = try await renderSession([
             "render", "Fixtures/scripts/edge-cases.json", "-o", folder.path("x.wav"), "--timeline",
             folder.path("x.timeline.json"), "--cache", "Fixtures/cache", "--offline", "--seed", "7",
         ])
@@ -16,10 +16,12 @@ struct VerifyCommandTests {
     }
 
     @Test("A clean render exits 0 and prints nothing; a clipped copy prints its line and exits 1; --json has the shape")
-    func cleanAndClipped() throws {
+    func cleanAndClipped() async throws {
         let folder = try TemporaryFolder()
-        try Self.render(in: folder)
-        let clean = try renderSession(["verify", folder.path("x.wav"), "--timeline", folder.path("x.timeline.json")])
+        try await Self.render(in: folder)
+        let clean = try await renderSession([
+            "verify", folder.path("x.wav"), "--timeline", folder.path("x.timeline.json"),
+        ])
         #expect(clean.status == 0)
         #expect(clean.standardOutput == "")
         #expect(
@@ -42,7 +44,7 @@ struct VerifyCommandTests {
             ) + 8
         for frame in 300_000..<300_010 { (bytes[data + 2 * frame], bytes[data + 1 + 2 * frame]) = (0xFF, 0x7F) }
         try Data(bytes).write(to: folder.url.appendingPathComponent("clipped.wav"))
-        let clipped = try renderSession([
+        let clipped = try await renderSession([
             "verify", folder.path("clipped.wav"), "--timeline", folder.path("x.timeline.json"),
         ])
         #expect(clipped.status == 1)
@@ -64,7 +66,7 @@ struct VerifyCommandTests {
             )
         )
 
-        let json = try renderSession([
+        let json = try await renderSession([
             "verify", folder.path("clipped.wav"), "--timeline", folder.path("x.timeline.json"), "--json",
         ])
         #expect(json.status == 1)
@@ -86,11 +88,11 @@ struct VerifyCommandTests {
     }
 
     @Test("Without a timeline or sidecar, one line says what was not checked and a clean file exits 0")
-    func noTimeline() throws {
+    func noTimeline() async throws {
         let folder = try TemporaryFolder()
-        try Self.render(in: folder)
+        try await Self.render(in: folder)
         try FileManager.default.moveItem(atPath: folder.path("x.wav"), toPath: folder.path("alone.wav"))
-        let alone = try renderSession(["verify", folder.path("alone.wav")])
+        let alone = try await renderSession(["verify", folder.path("alone.wav")])
         #expect(alone.status == 0)
         #expect(alone.standardOutput == "")
         #expect(
@@ -98,7 +100,7 @@ struct VerifyCommandTests {
                 == "warning: no timeline (\(folder.path("alone.wav.timeline.json")) does not exist): length and placement were not checked\nverified \(folder.path("alone.wav")): 0 problems, 702,567 frames at 22050 Hz\n"
         )
 
-        let missing = try renderSession([
+        let missing = try await renderSession([
             "verify", folder.path("none.wav"), "--timeline", folder.path("x.timeline.json"),
         ])
         #expect(missing.status == 65, "a file that cannot be read is not a problem found")

@@ -9,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite("Voices: listing them, and falling back from Piper")
+@Suite("Voices: listing them, and falling back from Piper", .tags(.concurrent))
 struct VoicesCommandTests {
     /// A two-segment script.
     static func script(in folder: TemporaryFolder) throws -> String {
@@ -34,12 +34,12 @@ struct VoicesCommandTests {
     @Test(
         "voices --json: every voice's id, provider, language, availability and detail; Piper's default listed even when missing"
     )
-    func json() throws {
+    func json() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         environment["OPENAI_API_KEY"] = nil
-        let result = try renderSession(
+        let result = try await renderSession(
             ["voices", "--json", "--piper-models", folder.path("models")],
             environment: environment
         )
@@ -67,8 +67,8 @@ struct VoicesCommandTests {
     }
 
     @Test("voices lists the installed Piper voice as available, with its model file and rate", .requiresPiper)
-    func installedPiper() throws {
-        let result = try renderSession(["voices"])
+    func installedPiper() async throws {
+        let result = try await renderSession(["voices"])
         #expect(result.status == 0)
         let model = try PiperSupport.installation!.model(for: PiperSupport.voice)
         let line = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("piper:en_US-joe-medium\t") }
@@ -80,10 +80,10 @@ struct VoicesCommandTests {
     @Test(
         "--fallback-voice espeak: a Piper voice with no model is one warning line, eSpeak speaks, the timeline says which voice stood in"
     )
-    func fallsBack() throws {
+    func fallsBack() async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
-        let result = try renderSession([
+        let result = try await renderSession([
             "render", try Self.script(in: folder), "--cache", folder.path("cache"), "--seed", "7", "--voice",
             "piper:en_US-joe-medium",
             "--piper-models", folder.path("models"), "-o", folder.path("s.wav"), "--timeline", folder.path("s.json"),
@@ -108,10 +108,10 @@ struct VoicesCommandTests {
         "No fallback voice (the default, and --no-fallback): one error line naming what is missing, exit 1, nothing written",
         arguments: [[], ["--no-fallback"], ["--fallback-voice", "espeak", "--no-fallback"]]
     )
-    func noFallback(extra: [String]) throws {
+    func noFallback(extra: [String]) async throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.path("models"), withIntermediateDirectories: true)
-        let result = try renderSession(
+        let result = try await renderSession(
             [
                 "render", try Self.script(in: folder), "--cache", folder.path("cache"), "--provider", "piper",
                 "--piper-models", folder.path("models"), "-o", folder.path("s.wav"),
@@ -129,7 +129,7 @@ struct VoicesCommandTests {
         "SIGINT while Piper speaks: exit 130 at once, no worker process left, nothing half-written in the cache",
         .requiresPiper
     )
-    func interruptedWhileSpeaking() throws {
+    func interruptedWhileSpeaking() async throws {
         let folder = try TemporaryFolder()
         // The model in a folder of the test's own, so that its workers are told apart by their arguments.
         let model = try PiperSupport.installation!.model(for: PiperSupport.voice)
@@ -157,10 +157,6 @@ struct VoicesCommandTests {
              "durationSeconds": 600, "segments": [\(json.joined(separator: ", "))]}
             """.utf8
         ).write(to: URL(fileURLWithPath: folder.path("long.json")))
-        let process = try startRenderSession([
-            "prepare", folder.path("long.json"), "--cache", folder.path("cache"), "--provider", "piper",
-            "--piper-models", folder.path("models"),
-        ])
         func workers() -> Int {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
             return entries.filter { pid in
@@ -170,24 +166,28 @@ struct VoicesCommandTests {
                 return String(decoding: line, as: UTF8.self).contains(folder.path("models"))
             }.count
         }
-        let deadline = Date().addingTimeInterval(60)
-        // Two workers speaking, and at least one clip stored.
-        while Date() < deadline,
-            workers() < 2
-                || !((try? FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))) ?? [])
-                    .contains(where: { $0.hasSuffix(".mp3") })
-        {
-            usleep(20_000)
+        let (prepared, interrupted) = try await renderSession([
+            "prepare", folder.path("long.json"), "--cache", folder.path("cache"), "--provider", "piper",
+            "--piper-models", folder.path("models"),
+        ]) { process in
+            let deadline = Date().addingTimeInterval(60)
+            // Two workers speaking, and at least one clip stored.
+            while Date() < deadline,
+                workers() < 2
+                    || !((try? FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))) ?? [])
+                        .contains(where: { $0.hasSuffix(".mp3") })
+            {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try process.send(SIGINT)
+            return Date()
         }
-        let interrupted = Date()
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        #expect(prepared.termination == .exited(130))
         #expect(Date().timeIntervalSince(interrupted) < 2.5, "a clip being spoken does not hold it up")
         // The workers were ended before the command exited; on a loaded machine the kernel may
         // take a moment to finish them, so wait up to 3 s for them to be gone.
         let gone = Date().addingTimeInterval(3)
-        while workers() > 0 && Date() < gone { usleep(50_000) }
+        while workers() > 0 && Date() < gone { try await Task.sleep(for: .milliseconds(50)) }
         #expect(workers() == 0)
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))
         #expect(left.allSatisfy { $0.hasSuffix(".mp3") || $0.hasSuffix(".loudness.json") }, "\(left)")
@@ -197,8 +197,8 @@ struct VoicesCommandTests {
     }
 
     @Test("A pause out of range is a usage error naming the flag")
-    func pauseOutOfRange() throws {
-        let result = try renderSession([
+    func pauseOutOfRange() async throws {
+        let result = try await renderSession([
             "timeline", Repository.script("ten-minute-session").path, "--cache", Repository.cache.path, "--offline",
             "--sentence-pause", "11",
         ])

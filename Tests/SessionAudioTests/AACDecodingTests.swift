@@ -24,9 +24,9 @@ struct AACDecodingTests {
     }
 
     /// The source encoded by ffmpeg with `arguments` into `folder`'s `name`; returns its path.
-    static func encoded(_ arguments: [String], as name: String, in folder: TemporaryFolder) throws -> String {
+    static func encoded(_ arguments: [String], as name: String, in folder: TemporaryFolder) async throws -> String {
         let path = folder.path(name)
-        try FFmpeg.encode(try source(in: folder).path, arguments, to: path)
+        try await FFmpeg.encode(try source(in: folder).path, arguments, to: path)
         return path
     }
 
@@ -42,11 +42,11 @@ struct AACDecodingTests {
             ("ffmpeg's default millisecond timescale", []),
         ]
     )
-    func m4aIsGapless(name: String, timescale: [String]) throws {
+    func m4aIsGapless(name: String, timescale: [String]) async throws {
         let folder = try TemporaryFolder()
         let source = try Self.source(in: folder)
         let path = folder.path("tone.m4a")
-        try FFmpeg.encode(source.path, ["-c:a", "aac", "-b:a", "96k"] + timescale, to: path)
+        try await FFmpeg.encode(source.path, ["-c:a", "aac", "-b:a", "96k"] + timescale, to: path)
         let measurement = try AudioFileDecoder.measure(path: path)
         #expect(measurement.frameCount == Frames(Int64(Self.frameCount)), "\(name)")
         #expect(measurement.gapless && measurement.formatName == "MP4")
@@ -58,11 +58,11 @@ struct AACDecodingTests {
     }
 
     @Test("ALAC in MP4 decodes to the very samples encoded")
-    func alacIsExact() throws {
+    func alacIsExact() async throws {
         let folder = try TemporaryFolder()
         let source = try Self.source(in: folder)
         let path = folder.path("tone-alac.m4a")
-        try FFmpeg.encode(source.path, ["-c:a", "alac"], to: path)
+        try await FFmpeg.encode(source.path, ["-c:a", "alac"], to: path)
         let decoded = try decodeAll(path)
         let expected = try decodeAll(source.path).samples
         #expect(decoded.samples == expected, "lossless: every 16-bit sample back")
@@ -70,11 +70,11 @@ struct AACDecodingTests {
     }
 
     @Test("ALAC in CAF (which libsndfile 1.2.0 refuses as ffmpeg writes it) decodes to the samples encoded")
-    func alacInCAF() throws {
+    func alacInCAF() async throws {
         let folder = try TemporaryFolder()
         let source = try Self.source(in: folder)
         let path = folder.path("tone.caf")
-        try FFmpeg.encode(source.path, ["-c:a", "alac", "-f", "caf"], to: path)
+        try await FFmpeg.encode(source.path, ["-c:a", "alac", "-f", "caf"], to: path)
         let measurement = try AudioFileDecoder.measure(path: path)
         #expect(measurement.formatName == "CAF" && measurement.gapless, "its packet table says the length")
         #expect(measurement.frameCount == Frames(Int64(Self.frameCount)))
@@ -82,9 +82,9 @@ struct AACDecodingTests {
     }
 
     @Test("ADTS AAC decodes to every frame it holds, priming included: it says nothing of its length")
-    func adts() throws {
+    func adts() async throws {
         let folder = try TemporaryFolder()
-        let path = try Self.encoded(["-c:a", "aac", "-f", "adts"], as: "tone.aac", in: folder)
+        let path = try await Self.encoded(["-c:a", "aac", "-f", "adts"], as: "tone.aac", in: folder)
         let measurement = try AudioFileDecoder.measure(path: path)
         #expect(measurement.formatName == "ADTS AAC" && !measurement.gapless)
         #expect(measurement.frameCount == 46_080, "45 AAC frames of 1,024")
@@ -99,11 +99,11 @@ struct AACDecodingTests {
     }
 
     @Test("AAC in CAF decodes to its packet table's valid frames, the priming skipped, as the M4A does")
-    func aacInCAF() throws {
+    func aacInCAF() async throws {
         let folder = try TemporaryFolder()
         let source = try Self.source(in: folder)
-        try FFmpeg.encode(source.path, ["-c:a", "aac", "-f", "adts"], to: folder.path("tone.aac"))
-        try FFmpeg.encode(source.path, ["-c:a", "aac", "-movie_timescale", "44100"], to: folder.path("tone.m4a"))
+        try await FFmpeg.encode(source.path, ["-c:a", "aac", "-f", "adts"], to: folder.path("tone.aac"))
+        try await FFmpeg.encode(source.path, ["-c:a", "aac", "-movie_timescale", "44100"], to: folder.path("tone.m4a"))
         let adts = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.path("tone.aac"))))
         let path = folder.path("tone-aac.caf")
         try CAFWithAAC.file(fromADTS: adts, validFrames: Int64(Self.frameCount), primingFrames: 1_024)
@@ -115,9 +115,9 @@ struct AACDecodingTests {
     }
 
     @Test("An M4A cut at half is cut short: its mdat box runs past the end; one line naming the file")
-    func cutAtHalf() throws {
+    func cutAtHalf() async throws {
         let folder = try TemporaryFolder()
-        let whole = try Self.encoded(["-c:a", "aac"], as: "whole.m4a", in: folder)
+        let whole = try await Self.encoded(["-c:a", "aac"], as: "whole.m4a", in: folder)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: whole)))
         let path = folder.path("cut.m4a")
         try Data(bytes.prefix(bytes.count / 2)).write(to: URL(fileURLWithPath: path))
@@ -134,11 +134,11 @@ struct AACDecodingTests {
     }
 
     @Test("An M4A whose mdat holds fewer packets than its sample table declares is cut short, at its end")
-    func fewerPacketsThanDeclared() throws {
+    func fewerPacketsThanDeclared() async throws {
         let folder = try TemporaryFolder()
         let source = try Self.source(in: folder)
         let whole = folder.path("whole.m4a")
-        try FFmpeg.encode(
+        try await FFmpeg.encode(
             source.path,
             ["-c:a", "aac", "-movie_timescale", "44100", "-movflags", "+faststart"],
             to: whole
@@ -165,10 +165,10 @@ struct AACDecodingTests {
     }
 
     @Test("A cut ADTS stream and a cut CAF are cut short, each in one line naming the file")
-    func cutADTSAndCAF() throws {
+    func cutADTSAndCAF() async throws {
         let folder = try TemporaryFolder()
         let source = try Self.source(in: folder)
-        try FFmpeg.encode(source.path, ["-c:a", "aac", "-f", "adts"], to: folder.path("tone.aac"))
+        try await FFmpeg.encode(source.path, ["-c:a", "aac", "-f", "adts"], to: folder.path("tone.aac"))
         let adts = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.path("tone.aac"))))
         let cutADTS = folder.path("cut.aac")
         let cut = adts.count / 2
@@ -208,9 +208,9 @@ struct AACDecodingTests {
     }
 
     @Test("A damaged M4A (bytes overwritten in its audio) is an error naming the file, never silence")
-    func damaged() throws {
+    func damaged() async throws {
         let folder = try TemporaryFolder()
-        let whole = try Self.encoded(["-c:a", "aac", "-movie_timescale", "44100"], as: "whole.m4a", in: folder)
+        let whole = try await Self.encoded(["-c:a", "aac", "-movie_timescale", "44100"], as: "whole.m4a", in: folder)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: whole)))
         let mdat = try #require(Self.box("mdat", in: bytes))
         for index in (mdat.offset + 2_000)..<(mdat.offset + 2_600) {
@@ -229,9 +229,9 @@ struct AACDecodingTests {
     }
 
     @Test("An MP4 holding another codec is refused by name: only AAC and ALAC are read")
-    func otherCodec() throws {
+    func otherCodec() async throws {
         let folder = try TemporaryFolder()
-        let path = try Self.encoded(["-c:a", "libmp3lame", "-f", "mp4"], as: "mp3-in.mp4", in: folder)
+        let path = try await Self.encoded(["-c:a", "libmp3lame", "-f", "mp4"], as: "mp3-in.mp4", in: folder)
         #expect(
             throws: AudioError(
                 .unsupportedFormat,

@@ -41,13 +41,13 @@ private func correlation(_ decoded: [Float], _ original: [Float], channels: Int,
     return sum
 }
 
-@Suite("M4A and M4B files: AAC with exact timing, skipping silence")
+@Suite("M4A and M4B files: AAC with exact timing, skipping silence", .tags(.concurrent))
 struct AACFileWriterTests {
     @Test(
         "ffmpeg decodes exactly the frames written, each on its frame, with silence decoding to digital zero",
         arguments: [(22_050, 1), (44_100, 2), (8_000, 1), (48_000, 2)]
     )
-    func exactLength(rate: Int, channels: Int) throws {
+    func exactLength(rate: Int, channels: Int) async throws {
         try #require(FFmpeg.path != nil, "ffmpeg is not installed")
         let folder = try TemporaryFolder()
         let second = rate
@@ -65,7 +65,7 @@ struct AACFileWriterTests {
         let (writer, encoding) = try writeM4A(signal, to: path)
         #expect(writer.encodedSpanCount == 4, "the two bursts 100 frames apart are one span")
         #expect(writer.silentPacketCount > 0)
-        let decoded = try FFmpeg.decode(path)
+        let decoded = try await FFmpeg.decode(path)
         #expect(decoded.samples.count == signal.frameCount * channels, "ffmpeg decodes every frame, no more")
         let ours = try decodeAll(path)
         #expect(ours.samples.count == decoded.samples.count, "our decoder gives the same length")
@@ -90,7 +90,7 @@ struct AACFileWriterTests {
     @Test(
         "Skipping silence decodes to the same length as a whole-file encode, the sound coded at the rate asked for, in a smaller file"
     )
-    func matchesWholeFileEncode() throws {
+    func matchesWholeFileEncode() async throws {
         try #require(FFmpeg.path != nil, "ffmpeg is not installed")
         let folder = try TemporaryFolder()
         let signal = Bursts(
@@ -118,8 +118,8 @@ struct AACFileWriterTests {
             settings: try EncoderSettings(format: .m4a, skipsSilence: false)
         )
         #expect(skipping.encodedSpanCount == 3 && whole.encodedSpanCount == 1 && whole.silentPacketCount == 0)
-        let skipped = try FFmpeg.decode(folder.path("skip.m4a")).samples
-        let wholeSamples = try FFmpeg.decode(folder.path("whole.m4a")).samples
+        let skipped = try await FFmpeg.decode(folder.path("skip.m4a")).samples
+        let wholeSamples = try await FFmpeg.decode(folder.path("whole.m4a")).samples
         #expect(skipped.count == original.count && wholeSamples.count == original.count)
         // A whole-file encode at an average rate spends what the silence saves on the sound
         // (48 dB here); the spans get the 64 kb/s asked for (38 dB), in a smaller file.
@@ -134,7 +134,7 @@ struct AACFileWriterTests {
     @Test(
         "Chapters are a QuickTime chapter track and a Nero chpl atom; tags and iTunSMPB are in the ilst; M4B has its brand"
     )
-    func chaptersAndTags() throws {
+    func chaptersAndTags() async throws {
         try #require(FFmpeg.path != nil, "ffmpeg is not installed")
         let folder = try TemporaryFolder()
         let signal = Bursts(rate: 22_050, channels: 1, frameCount: 66_150, spans: [1_000..<5_000])
@@ -151,18 +151,18 @@ struct AACFileWriterTests {
         )
         try writeM4A(signal, to: path, settings: try EncoderSettings(format: .m4b), metadata: metadata)
         #expect(
-            try FFmpeg.chapters(path) == [
+            try await FFmpeg.chapters(path) == [
                 FFmpeg.Chapter(title: "opening", start: 0, end: 1),
                 FFmpeg.Chapter(title: "teachings ü", start: 1, end: 2.5),
                 FFmpeg.Chapter(title: "closing", start: 2.5, end: 3),
             ]
         )
-        #expect(try FFmpeg.probe(path, entries: "format_tags=title") == "Die Stille")
-        #expect(try FFmpeg.probe(path, entries: "format_tags=album") == "Reactivity")
-        #expect(try FFmpeg.probe(path, entries: "format_tags=artist") == "render-session")
-        #expect(try FFmpeg.probe(path, entries: "format_tags=major_brand") == "M4B")
-        #expect(try FFmpeg.probe(path, entries: "format_tags=comment") == "", "the placeholder is gone")
-        #expect(try FFmpeg.decodedFrameCount(path) == 66_150)
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=title") == "Die Stille")
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=album") == "Reactivity")
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=artist") == "render-session")
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=major_brand") == "M4B")
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=comment") == "", "the placeholder is gone")
+        #expect(try await FFmpeg.decodedFrameCount(path) == 66_150)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let record =
             " 00000000 0000059A 00000000 0000000000010266 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000"
@@ -177,7 +177,7 @@ struct AACFileWriterTests {
     }
 
     @Test("A session that is all silence is all ready-made packets, decoding to digital zero")
-    func allSilence() throws {
+    func allSilence() async throws {
         try #require(FFmpeg.path != nil, "ffmpeg is not installed")
         let folder = try TemporaryFolder()
         let path = folder.path("s.m4a")
@@ -193,7 +193,7 @@ struct AACFileWriterTests {
         let encoding = try writer.close()
         #expect(writer.encodedSpanCount == 0)
         #expect(encoding.quality == 1 && encoding.bitrate == nil)
-        let decoded = try FFmpeg.decode(path).samples
+        let decoded = try await FFmpeg.decode(path).samples
         #expect(decoded.count == 882_000 && decoded.allSatisfy { $0 == 0 })
     }
 

@@ -57,7 +57,7 @@ struct BlockLoudnessTests {
     }
 
     @Test("Integrated loudness and range as ffmpeg's ebur128 reads the same audio written to WAV", .requiresFFmpeg)
-    func againstFFmpeg() throws {
+    func againstFFmpeg() async throws {
         let folder = try TemporaryFolder()
         for item in try Self.material() {
             let path = folder.path("\(item.name).wav")
@@ -71,7 +71,7 @@ struct BlockLoudnessTests {
             _ = try writer.close()
             var ours = BlockLoudness(sampleRate: item.rate, channelCount: item.channels)
             ours.add(item.samples, frames: item.samples.count / item.channels.count)
-            let ffmpeg = try FFmpeg.ebur128(path)
+            let ffmpeg = try await FFmpeg.ebur128(path)
             let measured = try #require(ours.integratedLoudness)
             #expect(
                 abs(measured - ffmpeg.integratedLoudness) <= 0.1,

@@ -40,12 +40,12 @@ struct LoudnessTests {
     static let speechClip = FixtureClip.anyPath  // 22,050 Hz mono, 16.8 s
 
     @Test("Integrated loudness of fixture clips agrees with ffmpeg's ebur128 filter within 0.1 LU", .requiresFFmpeg)
-    func agreesWithFFmpeg() throws {
+    func agreesWithFFmpeg() async throws {
         let clips = try FixtureClip.all()
         let chosen = [clips.first { $0.channels == 1 }!, clips.first { $0.channels == 2 }!]
         for clip in chosen {
             let ours = try AudioFileDecoder.measureLoudness(path: clip.path)
-            let theirs = try FFmpeg.ebur128(clip.path)
+            let theirs = try await FFmpeg.ebur128(clip.path)
             let loudness = try #require(ours.loudness)
             #expect(
                 abs(loudness - theirs.integratedLoudness) <= 0.1,

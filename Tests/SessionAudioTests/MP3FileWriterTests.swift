@@ -78,13 +78,13 @@ private func mpegFrames(of path: String) throws -> [MPEGFrameHeader] {
     return headers
 }
 
-@Suite("MP3 files that skip encoding silence")
+@Suite("MP3 files that skip encoding silence", .tags(.concurrent))
 struct MP3FileWriterTests {
     @Test(
         "Decoders give back exactly the frames written, with silence decoding to digital zero",
         arguments: [(22_050, 1), (44_100, 2), (8_000, 1), (48_000, 2)]
     )
-    func exactLength(rate: Int, channels: Int) throws {
+    func exactLength(rate: Int, channels: Int) async throws {
         let folder = try TemporaryFolder()
         let second = rate
         // A burst at frame 0, two close together (one span), a lone one, one running to the end.
@@ -103,7 +103,7 @@ struct MP3FileWriterTests {
         #expect(writer.silentFrameCount > 0)
         let decoded = try decodeAll(path)
         #expect(decoded.samples.count == signal.frameCount * channels, "libmpg123")
-        #expect(try FFmpeg.decodedFrameCount(path) == Int64(signal.frameCount), "ffmpeg")
+        #expect(try await FFmpeg.decodedFrameCount(path) == Int64(signal.frameCount), "ffmpeg")
         #expect(try AudioFileDecoder.verifyMPEG(path: path).gapless)
         // Far from sound (50 ms plus a frame), silence decodes to exact zeros.
         let guardFrames = rate / 20 + 1_152
@@ -170,7 +170,7 @@ struct MP3FileWriterTests {
     }
 
     @Test("Chapters and tags are ID3v2 frames ffprobe lists")
-    func chaptersAndTags() throws {
+    func chaptersAndTags() async throws {
         let folder = try TemporaryFolder()
         let signal = Bursts(rate: 22_050, channels: 1, frameCount: 66_150, spans: [1_000..<5_000])
         let path = folder.path("t.mp3")
@@ -186,15 +186,15 @@ struct MP3FileWriterTests {
         )
         try writeMP3(signal, to: path, metadata: metadata)
         #expect(
-            try FFmpeg.chapters(path) == [
+            try await FFmpeg.chapters(path) == [
                 FFmpeg.Chapter(title: "opening", start: 0, end: 1),
                 FFmpeg.Chapter(title: "teachings ü", start: 1, end: 2.5),
                 FFmpeg.Chapter(title: "closing", start: 2.5, end: 3),
             ]
         )
-        #expect(try FFmpeg.probe(path, entries: "format_tags=title") == "Die Stille")
-        #expect(try FFmpeg.probe(path, entries: "format_tags=album") == "Reactivity")
-        #expect(try FFmpeg.decodedFrameCount(path) == 66_150)
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=title") == "Die Stille")
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=album") == "Reactivity")
+        #expect(try await FFmpeg.decodedFrameCount(path) == 66_150)
     }
 
     @Test("A session that is all silence is all ready-made frames")

@@ -79,12 +79,12 @@ struct OpusWriterTests {
         .requiresFFmpeg,
         arguments: [(1, 48_000, 0), (2, 30_001, 0), (1, 961, 0), (1, 48_000, 50_017), (2, 1, 0)]
     )
-    func ffmpegRoundTrip(channels: Int, frames: Int, silence: Int) throws {
+    func ffmpegRoundTrip(channels: Int, frames: Int, silence: Int) async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("a.opus")
         let samples = Self.signal(frameCount: frames, onset: 4_321, channels: channels)
         try Self.write(samples, channels: channels, to: path, silence: silence)
-        let (decoded, decodedChannels) = try FFmpeg.decode(path)
+        let (decoded, decodedChannels) = try await FFmpeg.decode(path)
         #expect(decodedChannels == channels)
         #expect(decoded.count / channels == frames + silence, "ffmpeg decodes every frame written, no more")
         if frames > 16_321 {
@@ -112,12 +112,12 @@ struct OpusWriterTests {
     }
 
     @Test("A chirp's onset lands on its frame", .requiresFFmpeg, arguments: [0, 1, 4_801, 24_017])
-    func onset(frame: Int) throws {
+    func onset(frame: Int) async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("a.opus")
         let samples = Self.signal(frameCount: frame + 24_000, onset: frame, channels: 1)
         try Self.write(samples, channels: 1, to: path, settings: try EncoderSettings(format: .opus, bitrate: 64))
-        let (decoded, _) = try FFmpeg.decode(path)
+        let (decoded, _) = try await FFmpeg.decode(path)
         #expect(decoded.count == samples.count)
         #expect(Self.lag(of: decoded, against: samples, channels: 1) == 0)
         let error = zip(samples, decoded).reduce(0.0) { $0 + Double(($1.0 - $1.1) * ($1.0 - $1.1)) }
@@ -126,7 +126,7 @@ struct OpusWriterTests {
     }
 
     @Test("Tags and chapters read back through ffprobe", .requiresFFmpeg)
-    func tagsAndChapters() throws {
+    func tagsAndChapters() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("a.opus")
         let metadata = AudioMetadata(
@@ -141,10 +141,10 @@ struct OpusWriterTests {
         )
         try Self.write([Float](repeating: 0, count: 144_000), channels: 1, to: path, metadata: metadata)
         // ffmpeg (5.1) puts an Ogg stream's Vorbis comments on the stream, not the format.
-        #expect(try FFmpeg.probe(path, entries: "stream_tags=title") == "Evening — body scan")
-        #expect(try FFmpeg.probe(path, entries: "stream_tags=album") == "Sessions")
-        #expect(try FFmpeg.probe(path, entries: "stream_tags=artist") == "Render Session")
-        let chapters = try FFmpeg.chapters(path)
+        #expect(try await FFmpeg.probe(path, entries: "stream_tags=title") == "Evening — body scan")
+        #expect(try await FFmpeg.probe(path, entries: "stream_tags=album") == "Sessions")
+        #expect(try await FFmpeg.probe(path, entries: "stream_tags=artist") == "Render Session")
+        let chapters = try await FFmpeg.chapters(path)
         #expect(chapters.map(\.title) == ["Arrive", "Breath", "Close"])
         // 36 024 frames is 750.5 ms, written as 00:00:00.751.
         #expect(chapters.map(\.start) == [0, 0.751, 2])

@@ -82,7 +82,7 @@ struct SoundFileFormatsTests {
             (SampleFormat.pcm16, 44_100, 1, 30_011), (.pcm24, 48_000, 2, 48_001), (.pcm16, 22_050, 2, 1),
         ]
     )
-    func flacRoundTrip(format: SampleFormat, rate: Int, channels: Int, frames: Int) throws {
+    func flacRoundTrip(format: SampleFormat, rate: Int, channels: Int, frames: Int) async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("a.flac")
         let samples = tones(frames: frames, channels: channels, rate: rate)
@@ -101,9 +101,9 @@ struct SoundFileFormatsTests {
         #expect(decoded.rate == rate && decoded.channels == channels)
         #expect(decoded.samples.count == expected.count, "libsndfile decodes every frame written, no more")
         #expect(decoded.samples == expected, "lossless after quantization")
-        #expect(try FFmpeg.decodedFrameCount(path) == Int64(frames + 1_000))
-        #expect(try FFmpeg.decode(path).samples == expected, "ffmpeg decodes the same samples")
-        #expect(try FFmpeg.probe(path, entries: "stream=bits_per_raw_sample") == String(bits))
+        #expect(try await FFmpeg.decodedFrameCount(path) == Int64(frames + 1_000))
+        #expect(try await FFmpeg.decode(path).samples == expected, "ffmpeg decodes the same samples")
+        #expect(try await FFmpeg.probe(path, entries: "stream=bits_per_raw_sample") == String(bits))
     }
 
     @Test("The FLAC compression level reaches libFLAC: level 0 makes a larger file than level 8")
@@ -136,7 +136,7 @@ struct SoundFileFormatsTests {
             (11_025, 2, 5_003), (96_000, 1, 9_000),
         ]
     )
-    func vorbisRoundTrip(rate: Int, channels: Int, frames: Int) throws {
+    func vorbisRoundTrip(rate: Int, channels: Int, frames: Int) async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("a.ogg")
         let samples = tones(frames: frames, channels: channels, rate: rate)
@@ -152,11 +152,11 @@ struct SoundFileFormatsTests {
         let decoded = try decodeAll(path)
         #expect(decoded.rate == rate && decoded.channels == channels)
         #expect(decoded.samples.count == (frames + 777) * channels, "trimmed to the last page's granule position")
-        let ffmpegFrames = try FFmpeg.decodedFrameCount(path)
+        let ffmpegFrames = try await FFmpeg.decodedFrameCount(path)
         // ffmpeg 5.1 trims the end only on a last page that is not also the first audio page, so the
         // writer ends the first audio page after two packets (before, these decoded long or short).
         #expect(ffmpegFrames == Int64(frames + 777), "ffmpeg trims it too: \(ffmpegFrames)")
-        #expect(try FFmpeg.probe(path, entries: "stream=codec_name") == "vorbis")
+        #expect(try await FFmpeg.probe(path, entries: "stream=codec_name") == "vorbis")
         if frames > 40_000 {
             // Lossy, but the tone is still there: the error is far below the signal.
             let error = zip(decoded.samples, samples).map { Double($0 - $1) * Double($0 - $1) }.reduce(0, +)
@@ -199,7 +199,7 @@ struct SoundFileFormatsTests {
             ),
         ]
     )
-    func vorbisBitrateAndLowQuality(settings: EncoderSettings, expected: AudioEncoding) throws {
+    func vorbisBitrateAndLowQuality(settings: EncoderSettings, expected: AudioEncoding) async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("b.ogg")
         let frames = 30_011
@@ -213,9 +213,12 @@ struct SoundFileFormatsTests {
         )
         #expect(encoding == expected)
         if let bitrate = settings.bitrate {
-            #expect(try FFmpeg.probe(path, entries: "stream=bit_rate") == String(bitrate * 1_000), "the nominal rate")
+            #expect(
+                try await FFmpeg.probe(path, entries: "stream=bit_rate") == String(bitrate * 1_000),
+                "the nominal rate"
+            )
         }
-        let ffmpegFrames = try FFmpeg.decodedFrameCount(path)
+        let ffmpegFrames = try await FFmpeg.decodedFrameCount(path)
         #expect(ffmpegFrames == Int64(frames + 333), "ffmpeg: \(ffmpegFrames)")
         #expect(try decodeAll(path).samples.count == (frames + 333) * 2)
     }
@@ -254,7 +257,7 @@ struct SoundFileFormatsTests {
     }
 
     @Test("Title, album and artist are tags ffprobe reads", .requiresFFmpeg, arguments: ["wav", "flac", "ogg"])
-    func tags(format: String) throws {
+    func tags(format: String) async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("t.\(format)")
         let metadata = AudioMetadata(title: "Evening – Abend", album: "Sessions", artist: "render-session")
@@ -268,13 +271,13 @@ struct SoundFileFormatsTests {
         )
         // ffmpeg files an Ogg stream's comments under the stream, the others under the format.
         let tags = format == "ogg" ? "stream_tags" : "format_tags"
-        #expect(try FFmpeg.probe(path, entries: "\(tags)=title") == "Evening – Abend")
-        #expect(try FFmpeg.probe(path, entries: "\(tags)=album") == "Sessions")
-        #expect(try FFmpeg.probe(path, entries: "\(tags)=artist") == "render-session")
+        #expect(try await FFmpeg.probe(path, entries: "\(tags)=title") == "Evening – Abend")
+        #expect(try await FFmpeg.probe(path, entries: "\(tags)=album") == "Sessions")
+        #expect(try await FFmpeg.probe(path, entries: "\(tags)=artist") == "render-session")
     }
 
     @Test("FLAC chapters are CHAPTERnnn comments that ffprobe lists, with the tags kept", .requiresFFmpeg)
-    func flacChapters() throws {
+    func flacChapters() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("c.flac")
         let frames: Int64 = 96_000
@@ -287,17 +290,17 @@ struct SoundFileFormatsTests {
             metadata: AudioMetadata(title: "With chapters", chapters: threeChapters(frames)),
             to: path
         )
-        let chapters = try FFmpeg.chapters(path)
+        let chapters = try await FFmpeg.chapters(path)
         #expect(chapters.map(\.title) == ["Arrival", "Body scan – Körper", "Closing"])
         #expect(chapters.map(\.start) == [0, 0.5, 1])
         #expect(chapters.last?.end == 2)
-        #expect(try FFmpeg.probe(path, entries: "format_tags=title") == "With chapters")
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=title") == "With chapters")
         #expect(try decodeAll(path).samples == samples.map { quantized($0, bits: 16) }, "the audio is untouched")
-        #expect(try FFmpeg.decodedFrameCount(path) == frames)
+        #expect(try await FFmpeg.decodedFrameCount(path) == frames)
     }
 
     @Test("Ogg Vorbis chapters are CHAPTERnnn comments that ffprobe lists; the length stays exact", .requiresFFmpeg)
-    func vorbisChapters() throws {
+    func vorbisChapters() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("c.ogg")
         let frames: Int64 = 88_200
@@ -318,15 +321,15 @@ struct SoundFileFormatsTests {
                 metadata: AudioMetadata(title: "With chapters", chapters: chapters),
                 to: path
             )
-            let listed = try FFmpeg.chapters(path)
+            let listed = try await FFmpeg.chapters(path)
             #expect(listed.map(\.title) == chapters.map(\.title), "\(name)")
             #expect(
                 listed.map { ($0.start * 1_000).rounded() }
                     == chapters.map { (Double($0.startFrame.count) / 44.1).rounded() },
                 "\(name)"
             )
-            #expect(try FFmpeg.probe(path, entries: "stream_tags=title") == "With chapters", "\(name)")
-            #expect(try FFmpeg.decodedFrameCount(path) == frames, "\(name)")
+            #expect(try await FFmpeg.probe(path, entries: "stream_tags=title") == "With chapters", "\(name)")
+            #expect(try await FFmpeg.decodedFrameCount(path) == frames, "\(name)")
             #expect(try decodeAll(path).samples.count == Int(frames) * 2, "\(name)")
         }
     }
@@ -335,7 +338,7 @@ struct SoundFileFormatsTests {
         "WAV chapters are cue points with labels, which libsndfile reads back",
         arguments: [WAVContainer.riff, .rf64]
     )
-    func wavChapters(container: WAVContainer) throws {
+    func wavChapters(container: WAVContainer) async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("c.wav")
         let frames: Int64 = 16_000
@@ -367,7 +370,7 @@ struct SoundFileFormatsTests {
             "78 bytes of labels and a 10-byte JUNK"
         )
         if FFmpeg.probePath != nil {
-            #expect(try FFmpeg.chapters(path).map(\.title) == chapters.map(\.title), "ffprobe reads every title")
+            #expect(try await FFmpeg.chapters(path).map(\.title) == chapters.map(\.title), "ffprobe reads every title")
         }
         #expect(try decodeAll(path).samples == samples.map { quantized($0, bits: 16) }, "the audio is untouched")
 

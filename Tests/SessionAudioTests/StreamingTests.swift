@@ -125,7 +125,7 @@ struct Script {
     }
 }
 
-@Suite("Streaming a WAV to a descriptor that cannot seek")
+@Suite("Streaming a WAV to a descriptor that cannot seek", .tags(.concurrent))
 struct StreamingTests {
     /// Writes `script` to a file at `path` with the file initializer; returns the file's bytes.
     func fileBytes(
@@ -592,7 +592,7 @@ struct StreamingTests {
 }
 
 /// Streams written while signals arrive. Serialized: the tests count deliveries of one signal.
-@Suite("Streaming while signals arrive", .serialized)
+@Suite("Streaming while signals arrive", .serialized, .tags(.concurrent))
 struct StreamingSignalTests {
     @Test("Writes that signals interrupt are finished, not lost")
     func interruptedWrites() throws {

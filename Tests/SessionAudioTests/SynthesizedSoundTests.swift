@@ -218,15 +218,9 @@ struct SynthesizedSoundTests {
 @Suite("Formats through AudioFileDecoder")
 struct ContainerFormatTests {
     /// Runs `sox` with `arguments`; false if it is not installed.
-    static func sox(_ arguments: [String]) throws -> Bool {
+    static func sox(_ arguments: [String]) async throws -> Bool {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return try await ChildProcess.run("/usr/bin/sox", arguments).termination == .exited(0)
     }
 
     @Test(
@@ -236,12 +230,12 @@ struct ContainerFormatTests {
             ("caf", "CAF (Apple Core Audio File)", 4_410 as Int64), ("ogg", "OGG (OGG Container format)", 4_410),
         ]
     )
-    func readsContainer(fileExtension: String, formatName: String, frames: Int64) throws {
+    func readsContainer(fileExtension: String, formatName: String, frames: Int64) async throws {
         let folder = try TemporaryFolder()
         let source = folder.path("tone.wav")
         try writeWAV(sine(frequency: 440, rate: 44_100, frames: 4_410), rate: 44_100, channels: 1, to: source)
         let target = folder.path("tone.\(fileExtension)")
-        #expect(try Self.sox([source, target]))
+        #expect(try await Self.sox([source, target]))
         let measurement = try AudioFileDecoder.measure(path: target)
         #expect(measurement.formatName == formatName)
         #expect(measurement.frameCount == Frames(frames))

@@ -58,7 +58,7 @@ struct TruePeakTests {
     ]
 
     @Test("Agrees with libebur128's true-peak mode and ffmpeg within 0.1 dB", .requiresFFmpeg, arguments: signals)
-    func agrees(signal: (name: String, rate: Int, frequency: Double, phase: Double)) throws {
+    func agrees(signal: (name: String, rate: Int, frequency: Double, phase: Double)) async throws {
         let samples = sine(
             frequency: signal.frequency,
             rate: signal.rate,
@@ -71,7 +71,7 @@ struct TruePeakTests {
         let library = libebur128TruePeak(samples, rate: signal.rate, channels: 1)
         let folder = try TemporaryFolder()
         try writeWAV(samples, rate: signal.rate, channels: 1, format: .float32, to: folder.path("s.wav"))
-        let ffmpeg = try FFmpeg.ebur128(folder.path("s.wav")).truePeakDecibels
+        let ffmpeg = try await FFmpeg.ebur128(folder.path("s.wav")).truePeakDecibels
         #expect(
             abs(meter.truePeakDecibels - library) <= 0.1,
             "\(signal.name): ours \(meter.truePeakDecibels), libebur128 \(library)"
@@ -128,11 +128,11 @@ struct TruePeakTests {
     }
 
     @Test("Agrees with ffmpeg on a fixture clip of speech within 0.1 dB", .requiresFFmpeg)
-    func speech() throws {
+    func speech() async throws {
         let decoded = try decodeFully(LoudnessTests.speechClip)
         let meter = TruePeakMeter(channelCount: decoded.channels)
         meter.add(decoded.samples)
-        let ffmpeg = try FFmpeg.ebur128(LoudnessTests.speechClip).truePeakDecibels
+        let ffmpeg = try await FFmpeg.ebur128(LoudnessTests.speechClip).truePeakDecibels
         #expect(abs(meter.truePeakDecibels - ffmpeg) <= 0.1, "ours \(meter.truePeakDecibels), ffmpeg \(ffmpeg)")
     }
 }
@@ -145,7 +145,7 @@ struct TruePeakLimiterTests {
         rate: Int,
         channels: Int,
         ceiling: Double
-    ) throws -> (measurement: FFmpeg.Measurement, limiter: TruePeakLimiter, output: [Float]) {
+    ) async throws -> (measurement: FFmpeg.Measurement, limiter: TruePeakLimiter, output: [Float]) {
         let limiter = TruePeakLimiter(
             sampleRate: SampleRate(rate)!,
             channelCount: ChannelCount(channels)!,
@@ -155,16 +155,16 @@ struct TruePeakLimiterTests {
         #expect(output.count == input.count)
         let folder = try TemporaryFolder()
         try writeWAV(output, rate: rate, channels: channels, format: .pcm16, to: folder.path("limited.wav"))
-        return (try FFmpeg.ebur128(folder.path("limited.wav")), limiter, output)
+        return (try await FFmpeg.ebur128(folder.path("limited.wav")), limiter, output)
     }
 
     @Test(
         "A 997 Hz sine at +3 dBFS comes out at or under a −1 dBTP ceiling, as ffmpeg measures 16-bit output",
         .requiresFFmpeg
     )
-    func loudSine() throws {
+    func loudSine() async throws {
         let input = sine(frequency: 997, rate: 22_050, seconds: 2, amplitude: 1.41, fades: false)
-        let (measured, limiter, _) = try Self.limitedAndMeasured(input, rate: 22_050, channels: 1, ceiling: -1)
+        let (measured, limiter, _) = try await Self.limitedAndMeasured(input, rate: 22_050, channels: 1, ceiling: -1)
         #expect(measured.truePeakUpperBoundDecibels <= -1, "ffmpeg: \(measured.truePeakDecibels) dBTP")
         #expect(measured.truePeakDecibels >= -1.5, "limited to the ceiling, not far under it")
         #expect(abs(limiter.largestReductionDecibels - (20 * log10(1.41) + 1 + TruePeakLimiter.internalMargin)) < 0.1)
@@ -178,9 +178,10 @@ struct TruePeakLimiterTests {
             (22_050, 5_400.0, 0.0, 1.0, -2.0),
         ]
     )
-    func interSampleOvers(rate: Int, frequency: Double, phase: Double, amplitude: Double, ceiling: Double) throws {
+    func interSampleOvers(rate: Int, frequency: Double, phase: Double, amplitude: Double, ceiling: Double) async throws
+    {
         let input = sine(frequency: frequency, rate: rate, seconds: 2, amplitude: amplitude, phase: phase)
-        let (measured, _, _) = try Self.limitedAndMeasured(input, rate: rate, channels: 1, ceiling: ceiling)
+        let (measured, _, _) = try await Self.limitedAndMeasured(input, rate: rate, channels: 1, ceiling: ceiling)
         #expect(measured.truePeakUpperBoundDecibels <= ceiling, "ffmpeg: \(measured.truePeakDecibels) dBTP")
         #expect(measured.truePeakDecibels >= ceiling - 0.6, "limited to the ceiling, not far under it")
     }
@@ -189,11 +190,16 @@ struct TruePeakLimiterTests {
         "Stereo is limited with one gain: each frame keeps its balance, and speech stays under the ceiling",
         .requiresFFmpeg
     )
-    func linkedStereo() throws {
+    func linkedStereo() async throws {
         let decoded = try decodeFully(LoudnessTests.speechClip)
         // The speech, 9 dB louder (peaks over full scale), on the left; half of it on the right.
         let input = decoded.samples.flatMap { [$0 * 2.8, $0 * 1.4] }
-        let (measured, limiter, output) = try Self.limitedAndMeasured(input, rate: 22_050, channels: 2, ceiling: -1)
+        let (measured, limiter, output) = try await Self.limitedAndMeasured(
+            input,
+            rate: 22_050,
+            channels: 2,
+            ceiling: -1
+        )
         #expect(measured.truePeakUpperBoundDecibels <= -1, "ffmpeg: \(measured.truePeakDecibels) dBTP")
         #expect(limiter.largestReductionDecibels > 5)
         for frame in stride(from: 0, to: output.count / 2, by: 1) where input[frame * 2] != 0 {

@@ -69,18 +69,9 @@ struct WAVChapterChunksTests {
     }
 
     /// Runs the built `render-session` with `arguments` from the repository's folder; its exit status.
-    static func renderSession(_ arguments: [String]) throws -> (status: Int32, errors: String) {
-        let process = Process()
-        process.executableURL = Repository.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = Repository.root
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func renderSession(_ arguments: [String]) async throws -> (status: Int32, errors: String) {
+        let run = try await ChildProcess.run(Repository.binary.path, arguments, directory: Repository.root.path)
+        return (run.status, run.standardErrorText)
     }
 
     // libsndfile reads `labl` titles: SFC_GET_CUE gives each cue point with its label as the name
@@ -89,10 +80,10 @@ struct WAVChapterChunksTests {
         "Every chapter title of a WAV render comes back through ffprobe and libsndfile, at the phases' frames",
         .enabled(if: FFmpeg.probePath != nil, "ffprobe is not installed, so there is no independent reader of chapters")
     )
-    func renderedTitles() throws {
+    func renderedTitles() async throws {
         let folder = try TemporaryFolder()
         let wav = folder.path("s.wav")
-        let result = try Self.renderSession([
+        let result = try await Self.renderSession([
             "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--seed", "7",
             "--offline", "-o", wav, "--timeline", folder.path("s.json"),
         ])
@@ -104,7 +95,7 @@ struct WAVChapterChunksTests {
         // The teachings' speech ends long before the closing, and interjections follow: a silence phase.
         #expect(timeline.phases.map(\.name) == ["opening", "teachings", "silence", "closing"])
 
-        let listed = try FFmpeg.chapters(wav)
+        let listed = try await FFmpeg.chapters(wav)
         #expect(listed.map(\.title) == timeline.phases.map(\.name), "ffprobe lists every title")
         // ffprobe prints seconds to the microsecond.
         let starts = timeline.phases.map { Double($0.startFrame.count) / 22_050 }

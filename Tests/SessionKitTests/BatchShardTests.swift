@@ -88,7 +88,7 @@ struct BatchShardTests {
     }
 
     @Test("The 14 Reactivity meditations split into 3 shards by their names' hashes")
-    func reactivityShards() throws {
+    func reactivityShards() async throws {
         // Expected values from Python: jump hash of the big-endian first 8 bytes of hashlib.sha256(name).
         let names = (1...14).map { String(format: "reactivity-%02d", $0) }
         let shards = try (1...3).map { index in

@@ -13,9 +13,9 @@ struct CacheKeySchemeTests {
             ("Breathe… in — and out.", "f761b525811c69dce427ef75c27e4a1d19b17950d4213ae6ef1592755f057461"),
         ]
     )
-    func textKeyVector(text: String, expected: String) throws {
+    func textKeyVector(text: String, expected: String) async throws {
         // Expected values from `printf '%s' 'Now switch to the other side.' | sha256sum`.
-        #expect(try StretchingCache.sha256sum(text) == expected, "the vector itself, by coreutils")
+        #expect(try await StretchingCache.sha256sum(text) == expected, "the vector itself, by coreutils")
         #expect(ClipCache.key(text: text) == expected)
         for (voice, speed) in [("espeak:en-us", 1.0), ("nova", 1.25)] as [(Voice, Double)] {
             let identity = ClipIdentity(cacheFolder: "/c", voice: voice, speed: speed, keyScheme: .text)
@@ -26,10 +26,13 @@ struct CacheKeySchemeTests {
     }
 
     @Test("Under the text scheme every fixture text is keyed as sha256sum hashes it")
-    func textKeysMatchCoreutils() throws {
+    func textKeysMatchCoreutils() async throws {
         let identity = ClipIdentity(cacheFolder: "/c", keyScheme: .text)
         for clip in try FixtureClip.all() {
-            #expect(identity.entry(for: clip.text).key == (try StretchingCache.sha256sum(clip.text)), "\(clip.text)")
+            #expect(
+                identity.entry(for: clip.text).key == (try await StretchingCache.sha256sum(clip.text)),
+                "\(clip.text)"
+            )
         }
     }
 
@@ -52,7 +55,7 @@ struct CacheKeySchemeTests {
     @Test("A cache in the stretching app's layout is used as it is, loudness sidecars beside its keys")
     func readsStretchingCache() async throws {
         let folder = try TemporaryFolder()
-        let names = try StretchingCache.fill(folder)
+        let names = try await StretchingCache.fill(folder)
         let texts = try FixtureClip.all().map(\.text)
         let identity = ClipIdentity(cacheFolder: folder.url.path, keyScheme: .text)
         let result = try await ClipPreparer(identity: identity, provider: nil, measureLoudness: true)
@@ -70,7 +73,7 @@ struct CacheKeySchemeTests {
 
     @Test("Clips made under the text scheme are stored as the stretching app names them")
     func writesStretchingLayout() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let settings = ProviderSettings.proxy(
             baseURL: server.baseURL,
@@ -83,7 +86,9 @@ struct CacheKeySchemeTests {
         let texts = ["Now switch to the other side.", "Breathe in."]
         let result = try await preparer.prepare(texts: texts)
         #expect(result.synthesized == 2)
-        #expect(try folder.contents() == (try texts.map { "\(try StretchingCache.sha256sum($0)).mp3" }).sorted())
+        var names: [String] = []
+        for text in texts { names.append("\(try await StretchingCache.sha256sum(text)).mp3") }
+        #expect(try folder.contents() == names.sorted())
 
         // Another voice finds them: the voice is not part of the key.
         let again = try await ClipPreparer(

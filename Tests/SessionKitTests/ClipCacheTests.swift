@@ -5,7 +5,7 @@ import SessionTimeline
 import TestSupport
 import Testing
 
-@Suite("The clip cache")
+@Suite("The clip cache", .tags(.concurrent))
 struct ClipCacheTests {
     @Test(
         "The key is the SHA-256 of text + voice + speed as Swift writes it",
@@ -105,17 +105,17 @@ struct ClipCacheTests {
             ("answer.aac", ["-c:a", "aac", "-f", "adts"]),
         ]
     )
-    func aacAnswer(name: String, encoding: [String]) throws {
+    func aacAnswer(name: String, encoding: [String]) async throws {
         let folder = try TemporaryFolder()
         let source = folder.path("source.wav")
-        try FFmpeg.encode(
+        try await FFmpeg.encode(
             "sine=frequency=220:sample_rate=24000:duration=2",
             ["-af", "atrim=end_sample=30001", "-c:a", "pcm_s16le"],
             to: source,
             lavfi: true
         )
         let answer = folder.path(name)
-        try FFmpeg.encode(source, encoding, to: answer)
+        try await FFmpeg.encode(source, encoding, to: answer)
         let decoded = try AudioFileDecoder.measure(path: answer)
         let cache = ClipCache(directory: folder.path("cache"))
         try cache.prepareFolder()

@@ -9,7 +9,7 @@ import Testing
 
 /// A clip read on another thread hands out exactly the stream's frames, its errors where they
 /// are met, and stops when it is dropped.
-@Suite("Clips read ahead")
+@Suite("Clips read ahead", .tags(.concurrent))
 struct ClipReadAheadTests {
     static let rate: SampleRate = 24_000
 

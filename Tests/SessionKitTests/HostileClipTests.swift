@@ -117,7 +117,7 @@ struct HostileClipTests {
         let path = folder.path("\(Self.opening.key).mp3")
         // What the old code wrote: the cut file's bytes and hash, the frames its decode delivered.
         let sidecar: [String: Any] = [
-            "version": 2, "bytes": cut.count, "sha256": try LoudnessSidecarTests.sha256(path),
+            "version": 2, "bytes": cut.count, "sha256": try await LoudnessSidecarTests.sha256(path),
             "sampleRate": 22_050, "channels": 1, "frames": 123_840, "gapless": true, "integratedLoudness": -18.5,
             "leveledLoudness": -19.5,
         ]
@@ -166,7 +166,7 @@ struct HostileClipTests {
     func truncatedAnswer() async throws {
         let folder = try TemporaryFolder()
         try Self.cutToAThird().write(to: URL(fileURLWithPath: folder.path("cut.mp3")))
-        let server = try TTSServer(mp3: folder.path("cut.mp3"))
+        let server = try await TTSServer(mp3: folder.path("cut.mp3"))
         let preparer = try PrepareTests.preparer(server, kind: .proxy, cache: folder.path("cache"))
         let result = try await preparer.prepare(texts: ["Hello."])
         #expect(result.synthesized == 0)
@@ -262,7 +262,7 @@ struct HostileClipTests {
     @Test("A long answer from a TTS server is refused too")
     func implausiblyLongServerAnswer() async throws {
         let folder = try TemporaryFolder()
-        let server = try TTSServer(mp3: Self.long.path)
+        let server = try await TTSServer(mp3: Self.long.path)
         let preparer = try PrepareTests.preparer(server, kind: .openai, cache: folder.path("cache"))
         let result = try await preparer.prepare(texts: ["Breathe in, slowly."])
         #expect(

@@ -25,43 +25,36 @@ struct HostilePiperTests {
     /// voice, printed on standard error and how it exited; a run past `seconds` is killed and
     /// fails the test.
     ///
-    /// The command runs in a process of its own: in this one, the whole suite's tests that wait for
-    /// child processes hold the cooperative threads, and a prepare that takes 30 ms alone waited
-    /// minutes for one (seen: 82 s and 594 s under the address sanitizer).
+    /// The command runs in a process of its own: in this one it shared the cooperative threads with
+    /// the whole suite, and when the tests still blocked them waiting for child processes, a prepare
+    /// that takes 30 ms alone waited minutes for one (seen: 82 s and 594 s under the address sanitizer).
     static func prepare(
         _ text: String = "Hello.",
         with installation: PiperInstallation,
         in folder: TemporaryFolder,
         within seconds: Double
-    ) throws -> (status: Int32, errors: [String]) {
+    ) async throws -> (status: Int32, errors: [String]) {
         let script =
             #"{"id": "h", "category": "t", "title": "H", "subtitle": "s", "orderIndex": 1, "#
             + #""durationSeconds": 20, "segments": [{"id": "a", "phase": "p", "startSeconds": 0, "text": "\#(text)"}]}"#
         try Data(script.utf8).write(to: URL(fileURLWithPath: folder.path("script.json")))
-        let process = Process()
-        process.executableURL = Repository.binary
-        process.arguments = [
-            "prepare", folder.path("script.json"), "--cache", folder.path("cache"), "--voice", "piper:fake",
-            "--piper-models", installation.modelFolders[0], "--no-fallback",
-        ]
         var environment = ProcessInfo.processInfo.environment
         environment["RENDER_SESSION_PIPER_PYTHON"] = installation.python
-        process.environment = environment
-        let error = Pipe()
-        process.standardError = error
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            process.terminate()
-            Issue.record("prepare took longer than \(seconds) s")
+        let run = try await ChildProcess.run(
+            Repository.binary.path,
+            [
+                "prepare", folder.path("script.json"), "--cache", folder.path("cache"), "--voice", "piper:fake",
+                "--piper-models", installation.modelFolders[0], "--no-fallback",
+            ],
+            environment: environment,
+            timeLimit: .seconds(seconds)
+        )
+        guard let run else {
+            Issue.record("prepare took longer than \(seconds) s (it was killed)")
+            return (-1, [])
         }
-        process.waitUntilExit()
-        let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return (
-            process.terminationStatus, text.split(separator: "\n").filter { $0.hasPrefix("error: ") }.map(String.init)
+            run.status, run.standardErrorText.split(separator: "\n").filter { $0.hasPrefix("error: ") }.map(String.init)
         )
     }
 
@@ -76,7 +69,7 @@ struct HostilePiperTests {
     }
 
     @Test("A frame count that would overflow is a broken protocol naming the worker, not a trap")
-    func overflowingFrameCount() throws {
+    func overflowingFrameCount() async throws {
         let (folder, installation) = try Self.engine(
             """
             echo '{"ready": true, "sampleRate": 22050}'
@@ -86,7 +79,7 @@ struct HostilePiperTests {
             """
         )
         let reason = try Self.reason(
-            try Self.prepare(with: installation, in: folder, within: 60)
+            try await Self.prepare(with: installation, in: folder, within: 60)
         )
         #expect(reason.hasPrefix("the Piper worker for fake (process "), "\(reason)")
         #expect(
@@ -98,7 +91,7 @@ struct HostilePiperTests {
     }
 
     @Test("A frame count beyond what a clip of the text may hold is refused before any audio is read")
-    func implausibleFrameCount() throws {
+    func implausibleFrameCount() async throws {
         let (folder, installation) = try Self.engine(
             """
             echo '{"ready": true, "sampleRate": 22050}'
@@ -108,7 +101,7 @@ struct HostilePiperTests {
             """
         )
         let reason = try Self.reason(
-            try Self.prepare(with: installation, in: folder, within: 60)
+            try await Self.prepare(with: installation, in: folder, within: 60)
         )
         #expect(reason.hasSuffix("it announced 793800000 frames, outside the 0…253575 a clip of this text may hold"))
     }
@@ -117,7 +110,7 @@ struct HostilePiperTests {
         "Megabytes without a newline end in a broken-protocol error, in bounded time",
         arguments: ["greeting", "answer"]
     )
-    func endlessLine(where place: String) throws {
+    func endlessLine(where place: String) async throws {
         let endless = "exec tr -d '\\n' < /dev/zero"
         let body =
             place == "greeting"
@@ -128,7 +121,7 @@ struct HostilePiperTests {
             \(endless)
             """
         let (folder, installation) = try Self.engine(body)
-        let result = try Self.prepare(with: installation, in: folder, within: 60)
+        let result = try await Self.prepare(with: installation, in: folder, within: 60)
         let expected = ") broke its protocol: it wrote a line longer than 65536 bytes"
         if place == "answer" {
             let reason = try Self.reason(result)
@@ -147,7 +140,7 @@ struct HostilePiperTests {
     }
 
     @Test("The worker runs isolated: -I, in /, with an environment of its own")
-    func isolated() throws {
+    func isolated() async throws {
         let (folder, installation) = try Self.engine(
             """
             env > "$(dirname "$0")/env.txt"
@@ -157,7 +150,7 @@ struct HostilePiperTests {
             exit 1
             """
         )
-        let result = try Self.prepare(with: installation, in: folder, within: 60)
+        let result = try await Self.prepare(with: installation, in: folder, within: 60)
         #expect(result.status == 1 && result.errors.count == 1, "the fake engine made no clip: \(result.errors)")
         let read = { (name: String) in
             try String(contentsOfFile: folder.path(name), encoding: .utf8).trimmingCharacters(in: .newlines)

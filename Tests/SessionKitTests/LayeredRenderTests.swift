@@ -8,7 +8,7 @@ import Testing
 
 /// Rendering with layers: the bed, gongs, loudness and the limiter, checked against the samples,
 /// an independent meter (ffmpeg's ebur128 filter) and the previous version's bytes.
-@Suite("Rendering layers", .serialized)
+@Suite("Rendering layers", .serialized, .tags(.concurrent))
 struct LayeredRenderTests {
     /// A library folder holding one gong: 0.5 s of a decaying 440 Hz tone at 44.1 kHz.
     static func gongLibrary() throws -> TemporaryFolder {
@@ -210,18 +210,18 @@ struct LayeredRenderTests {
                 )
                 try writer.write(samples, frames: samples.count)
                 try writer.close()
-                let normalized = try FFmpeg.ebur128(alone).integratedLoudness
+                let normalized = try await FFmpeg.ebur128(alone).integratedLoudness
                 #expect(abs(normalized - -16) <= 0.5, "item \(item.index) at gain \(item.gain): \(normalized) LUFS")
             }
             // The same stretch of the finished mix, after the limiter.
-            let mixed = try FFmpeg.ebur128(
+            let mixed = try await FFmpeg.ebur128(
                 folder.path("s.wav"),
                 from: Double(item.startFrame.count) / rate,
                 duration: Double(item.frameCount.count) / rate
             ).integratedLoudness
             #expect(abs(mixed - -16) <= 1, "item \(item.index) in the mix: \(mixed) LUFS")
         }
-        let whole = try FFmpeg.ebur128(folder.path("s.wav"))
+        let whole = try await FFmpeg.ebur128(folder.path("s.wav"))
         #expect(whole.truePeakUpperBoundDecibels <= -1.0, "true peak \(whole.truePeakDecibels) dBTP")
         let reported = try #require(timeline.loudness)
         #expect(abs((reported.program ?? 0) - whole.integratedLoudness) <= 0.2, "our meter agrees with ffmpeg's")

@@ -86,7 +86,7 @@ struct ReactivityContentTests {
     }
 }
 
-@Suite("Listing and batch rendering", .serialized)
+@Suite("Listing and batch rendering", .serialized, .tags(.concurrent))
 struct BatchTests {
     /// A folder with three short scripts made from the edge-case fixture, and a cache that has their clips.
     static func smallLibrary() throws -> TemporaryFolder {

@@ -18,7 +18,7 @@ struct FixedProvider: SpeechProvider {
     }
 }
 
-@Suite("Loudness sidecars in the clip cache", .serialized)
+@Suite("Loudness sidecars in the clip cache", .serialized, .tags(.concurrent))
 struct LoudnessSidecarTests {
     /// A text not in the cache, long enough for any fixture clip to be a plausible answer (``ClipLengthLimit``).
     static let newText = "Something new, spoken slowly and at length, as long as one of the fixture clips is."
@@ -67,16 +67,8 @@ struct LoudnessSidecarTests {
     }
 
     /// Lowercase hex SHA-256 of the file at `path`, by coreutils' `sha256sum`.
-    static func sha256(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sha256sum", path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return String(text.prefix(64))
+    static func sha256(_ path: String) async throws -> String {
+        String(try await ChildProcess.run("/usr/bin/env", ["sha256sum", path]).standardOutputText.prefix(64))
     }
 
     /// Rewrites fields of the sidecar at `path` (`NSNull()` for null), keeping the others.
@@ -127,7 +119,7 @@ struct LoudnessSidecarTests {
             #expect(sidecar["version"] as? Int == 2)
             let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
             #expect(sidecar["bytes"] as? Int == size)
-            #expect(sidecar["sha256"] as? String == (try Self.sha256(path)))
+            #expect(sidecar["sha256"] as? String == (try await Self.sha256(path)))
             #expect(sidecar["sampleRate"] as? Int == clip.sampleRate && sidecar["channels"] as? Int == 1)
             #expect((sidecar["frames"] as? NSNumber)?.int64Value == clip.sourceFrames)
             #expect(sidecar["gapless"] as? Bool == true)
@@ -187,7 +179,7 @@ struct LoudnessSidecarTests {
         let other = try Self.source(replaced, clips[1].key)
         let now = try Self.source(replaced, clips[0].key)
         #expect(now.loudness == other.loudness && now.frameCount == other.frameCount)
-        #expect(try Self.sidecar(sidecarPath)["sha256"] as? String == (try Self.sha256(clipPath)))
+        #expect(try await Self.sidecar(sidecarPath)["sha256"] as? String == (try Self.sha256(clipPath)))
     }
 
     @Test(
@@ -239,7 +231,7 @@ struct LoudnessSidecarTests {
         #expect(source.loudness == measured.loudness && source.frameCount == measured.frameCount)
         let sidecar = try Self.sidecar(folder.path("\(key).loudness.json"))
         #expect(sidecar["integratedLoudness"] as? Double == measured.loudness)
-        #expect(sidecar["sha256"] as? String == (try Self.sha256(clip.path)))
+        #expect(sidecar["sha256"] as? String == (try await Self.sha256(clip.path)))
         #expect(try folder.contents() == ["\(key).loudness.json", "\(key).mp3"], "no temporaries left")
         // The next prepare trusts it: no request, the same source.
         let again = try await preparer.prepare(texts: [Self.newText])

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// The Piper voice with the real engine and the real `en_US-joe-medium` model.
-@Suite("The Piper voice", .serialized, .requiresPiper)
+@Suite("The Piper voice", .serialized, .requiresPiper, .tags(.concurrent))
 struct PiperTests {
     static var provider: PiperSpeechProvider { PiperSpeechProvider(installation: PiperSupport.installation!) }
 
@@ -177,7 +177,7 @@ struct PiperTests {
 }
 
 /// Falling back to the embedded voice: needs no Piper, since a missing model is found before the engine starts.
-@Suite("Voice fallback")
+@Suite("Voice fallback", .tags(.concurrent))
 struct VoiceFallbackTests {
     static func script(in folder: TemporaryFolder) throws -> Script {
         let json = """

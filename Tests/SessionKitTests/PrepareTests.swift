@@ -12,7 +12,7 @@ final class Warnings: Sendable {
     func add(_ line: String) { lines.withLock { $0.append(line) } }
 }
 
-@Suite("Filling the cache", .serialized)
+@Suite("Filling the cache", .serialized, .tags(.concurrent))
 struct PrepareTests {
     static let fastRetry = RetryPolicy(maximumAttempts: 3, initialDelay: 0.05, maximumDelay: 2)
 
@@ -41,7 +41,7 @@ struct PrepareTests {
 
     @Test("The proxy provider posts {text} with the given headers and stores the decoded MP3 under the key")
     func proxy() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let preparer = try Self.preparer(
             server,
@@ -73,7 +73,7 @@ struct PrepareTests {
 
     @Test("The OpenAI provider posts model, input, voice, mp3 and speed with the bearer key from the environment")
     func openAI() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let settings = ProviderSettings.openAI(
             baseURL: server.baseURL,
@@ -102,7 +102,7 @@ struct PrepareTests {
 
     @Test("Without the API key in the environment the OpenAI provider fails without a request")
     func openAIWithoutKey() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let preparer = try Self.preparer(server, kind: .openai, cache: folder.path("c"), environment: [:])
         let result = try await preparer.prepare(texts: ["Hello."])
@@ -124,7 +124,7 @@ struct PrepareTests {
         ]
     )
     func retries(text: String, requests: Int, succeeds: Bool) async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let result = try await Self.preparer(server, kind: .proxy, cache: folder.path("c")).prepare(texts: [text])
         #expect(try await server.stats().count == requests)
@@ -139,7 +139,7 @@ struct PrepareTests {
 
     @Test("A request that takes longer than the timeout is retried, then reported")
     func timeout() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let preparer = try Self.preparer(server, kind: .proxy, cache: folder.path("c"), timeout: 0.5)
         // 30 s, far past the 0.5 s timeout even when a sanitizer and a parallel suite slow the
@@ -166,7 +166,7 @@ struct PrepareTests {
         ]
     )
     func badAnswers(text: String, reason: String) async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let result = try await Self.preparer(server, kind: .proxy, cache: folder.path("c")).prepare(texts: [text])
         #expect(result.failures.count == 1)
@@ -179,7 +179,7 @@ struct PrepareTests {
 
     @Test("An empty or HTML body from an OpenAI-compatible server never reaches the cache")
     func emptyBody() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let result = try await Self.preparer(server, kind: .openai, cache: folder.path("c")).prepare(texts: [
             "[body=empty] x", "[body=html] y",
@@ -195,7 +195,7 @@ struct PrepareTests {
 
     @Test("No more than --jobs requests are in flight at once")
     func boundedConcurrency() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let texts = (1...8).map { "[delay=0.3] Clip \($0)." }
         let result = try await Self.preparer(server, kind: .proxy, cache: folder.path("c"), jobs: 3).prepare(
@@ -208,7 +208,7 @@ struct PrepareTests {
 
     @Test("A corrupt cache entry is synthesized again, with a warning; stale temporaries are removed")
     func corruptEntry() async throws {
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let folder = try TemporaryFolder()
         let preparer = try Self.preparer(server, kind: .proxy, cache: folder.url.path)
         let entry = preparer.identity.entry(for: "Hello.")
@@ -224,7 +224,7 @@ struct PrepareTests {
     }
 }
 
-@Suite("The embedded voice")
+@Suite("The embedded voice", .tags(.concurrent))
 struct EmbeddedVoiceTests {
     @Test("eSpeak NG speaks into the cache with no network, gapless at 22.05 kHz")
     func embedded() async throws {

@@ -31,7 +31,7 @@ struct PreviewPageTests {
         let columnCount = 97
         let overview = try AudioOverview.measure(path: path, timeline: timeline, columnCount: columnCount)
         #expect(overview.columns.count == columnCount)
-        let (samples, channels) = try FFmpeg.decode(path)
+        let (samples, channels) = try await FFmpeg.decode(path)
         let frames = Int64(samples.count / channels)
         #expect(frames == timeline.totalFrames.count)
         for (index, column) in overview.columns.enumerated() {

@@ -55,7 +55,10 @@ struct QueueExportTests {
 
             let (values, rate) = try Self.decode(path)
             #expect(rate == item.sourceSampleRate && Int64(values.count) == item.sourceFrames.count, "\(item.file)")
-            #expect(try FFmpeg.decodedFrameCount(path) == item.sourceFrames.count, "ffmpeg agrees on \(item.file)")
+            #expect(
+                try await FFmpeg.decodedFrameCount(path) == item.sourceFrames.count,
+                "ffmpeg agrees on \(item.file)"
+            )
             concatenated += timeline.sampleRate.frames(converting: item.sourceFrames, from: rate).count
             let range = Int(placed.startFrame.count)..<Int((placed.startFrame + placed.frameCount).count)
             switch item.origin {
@@ -122,12 +125,12 @@ struct QueueExportTests {
         for item in queue.items where item.kind != .silence {
             let path = folder.path("queue/\(item.file)")
             #expect(item.origin == .rendered && item.sourceSampleRate == 22_050)
-            #expect(try FFmpeg.decodedFrameCount(path) == item.sourceFrames.count, "\(item.file) decodes exactly")
+            #expect(try await FFmpeg.decodedFrameCount(path) == item.sourceFrames.count, "\(item.file) decodes exactly")
         }
         // The opening clip measures −21.7 LUFS in the cache; re-encoded it is brought to the −16
         // target, less what the limiter takes off its peaks under the MP3's lower ceiling (0.5 dB
         // of room for the codec, docs/formats.md): about a decibel.
-        let opening = try FFmpeg.ebur128(folder.path("queue/001-opening.mp3"))
+        let opening = try await FFmpeg.ebur128(folder.path("queue/001-opening.mp3"))
         #expect(abs(opening.integratedLoudness - -16) < 1.5, "\(opening.integratedLoudness) LUFS")
         #expect(opening.truePeakUpperBoundDecibels <= -1, "\(opening.truePeakDecibels) dBTP")
     }

@@ -60,7 +60,7 @@ func planOffline(_ script: Script, cache: String, seed: UInt64 = 1) async throws
     return try pipeline.plan(script, clips: try await pipeline.prepare(texts: script.allTexts))
 }
 
-@Suite("Rendering sessions", .serialized)
+@Suite("Rendering sessions", .serialized, .tags(.concurrent))
 struct RenderTests {
     /// A pipeline over the fixture cache, offline.
     static func pipeline(

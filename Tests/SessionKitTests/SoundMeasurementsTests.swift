@@ -16,14 +16,14 @@ struct SoundMeasurementsTests {
     }
 
     @Test("The first measure decodes and keeps a sidecar named by the bytes' SHA-256; the next reads it")
-    func keptAndRead() throws {
+    func keptAndRead() async throws {
         let (folder, path, measurements) = try Self.sound()
         let first = try SoundMeasurements.measureWithLoudness(path: path, in: measurements)
         let truth = try AudioFileDecoder.measureLoudness(path: path, measuresTruePeak: true)
         #expect(first.loudness == truth.loudness && first.truePeak == truth.truePeak)
         #expect(first.frameCount == Frames(22_050) && first.sampleRate == 44_100)
 
-        let sha = try LoudnessSidecarTests.sha256(path)
+        let sha = try await LoudnessSidecarTests.sha256(path)
         let sidecarPath = measurements + "/\(sha).loudness.json"
         #expect(try FileManager.default.contentsOfDirectory(atPath: measurements) == ["\(sha).loudness.json"])
         let sidecar = try LoudnessSidecarTests.sidecar(sidecarPath)
@@ -42,10 +42,10 @@ struct SoundMeasurementsTests {
     }
 
     @Test("A sidecar that does not describe the file, or claims what the file's header denies, is measured again")
-    func staleOrFalse() throws {
+    func staleOrFalse() async throws {
         let (folder, path, measurements) = try Self.sound()
         let truth = try SoundMeasurements.measureWithLoudness(path: path, in: measurements)
-        let sidecarPath = measurements + "/\(try LoudnessSidecarTests.sha256(path)).loudness.json"
+        let sidecarPath = measurements + "/\(try await LoudnessSidecarTests.sha256(path)).loudness.json"
         let original = try Data(contentsOf: URL(fileURLWithPath: sidecarPath))
         let lies: [[String: Any]] = [
             ["integratedLoudness": -42.5, "bytes": 3],

@@ -149,8 +149,8 @@ struct VerifierTests {
         // The session's plan (a timeline with no encoding, as `timeline` prints it) judges any
         // file of the session; the WAV render's own record would be refused for an MP3.
         var timeline = try await Self.render(in: folder)
-        #expect(throws: SessionError.self) {
-            try Self.writeLame(folder)
+        await #expect(throws: SessionError.self) {
+            try await Self.writeLame(folder)
             _ = try SessionVerifier.verify(file: folder.path("x.mp3"), timeline: timeline)
         }
         timeline.encoding = nil
@@ -200,12 +200,11 @@ struct VerifierTests {
     }
 
     /// lame's 64 kb/s MP3 of `x.wav` in `folder`, as `x.mp3`.
-    static func writeLame(_ folder: TemporaryFolder) throws {
-        let lame = Process()
-        lame.executableURL = URL(fileURLWithPath: try #require(lamePath))
-        lame.arguments = ["--quiet", "-b", "64", folder.path("x.wav"), folder.path("x.mp3")]
-        try lame.run()
-        lame.waitUntilExit()
-        #expect(lame.terminationStatus == 0)
+    static func writeLame(_ folder: TemporaryFolder) async throws {
+        let lame = try await ChildProcess.run(
+            try #require(lamePath),
+            ["--quiet", "-b", "64", folder.path("x.wav"), folder.path("x.mp3")]
+        )
+        #expect(lame.termination == .exited(0), "\(lame.standardErrorText)")
     }
 }

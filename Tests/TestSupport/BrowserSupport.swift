@@ -11,6 +11,8 @@ public enum BrowserSupport {
             return "\(tool) is not installed (apt-get install chromium chromium-driver)"
         }
         // Debian's python3-selenium is the system Python's, whatever python3 comes first on PATH.
+        // Waited for in place (not with ChildProcess): a trait's reason is known when the tests are
+        // listed, before any runs, and this probe runs once, for a fraction of a second.
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: python)
         probe.arguments = ["-c", "import selenium"]

@@ -38,45 +38,45 @@ public enum FFmpeg {
     /// Runs `ffmpeg -i path -af ebur128=peak=true:metadata=1,ametadata=print` and reads the last values
     /// it printed. (The filter works at 48 kHz; ffmpeg resamples other rates to it first.)
     /// With `from` and `duration` (seconds), measures only that stretch of the file.
-    public static func ebur128(_ path: String, from start: Double? = nil, duration: Double? = nil) throws -> Measurement
+    public static func ebur128(
+        _ path: String,
+        from start: Double? = nil,
+        duration: Double? = nil
+    ) async throws
+        -> Measurement
     {
         var arguments: [String] = []
         if let start { arguments += ["-ss", String(start)] }
         if let duration { arguments += ["-t", String(duration)] }
-        return try measure(path, arguments + ["-i", path, "-af", meter])
+        return try await measure(path, arguments + ["-i", path, "-af", meter])
     }
 
     /// Measures only the frames of `spans` of the file, joined end to end in order (each cut
     /// to the sample with `atrim`, then `concat`): the loudness of the speech items' spans, say.
-    public static func ebur128(_ path: String, spans: [Range<Int64>]) throws -> Measurement {
+    public static func ebur128(_ path: String, spans: [Range<Int64>]) async throws -> Measurement {
         let cuts = spans.enumerated().map { index, span in
             "[0:a]atrim=start_sample=\(span.lowerBound):end_sample=\(span.upperBound),asetpts=N/SR/TB[s\(index)];"
         }
         let joined = spans.indices.map { "[s\($0)]" }.joined()
         let graph = cuts.joined() + "\(joined)concat=n=\(spans.count):v=0:a=1," + meter
-        return try measure(path, ["-i", path, "-filter_complex", graph])
+        return try await measure(path, ["-i", path, "-filter_complex", graph])
     }
 
     /// The filter that prints every measurement as metadata on stdout.
     private static let meter = "ebur128=peak=true:metadata=1,ametadata=mode=print:file=-"
 
-    private static func measure(_ path: String, _ arguments: [String]) throws -> Measurement {
+    private static func measure(_ path: String, _ arguments: [String]) async throws -> Measurement {
         guard let ffmpeg = Self.path else { throw Failure(message: "ffmpeg is not installed") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = ["-hide_banner", "-nostats", "-nostdin"] + arguments + ["-f", "null", "-"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let run = try await ChildProcess.run(
+            ffmpeg,
+            ["-hide_banner", "-nostats", "-nostdin"] + arguments + ["-f", "null", "-"]
+        )
         var values: [String: Double] = [:]
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        for line in run.standardOutputText.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1)
             if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
         }
-        guard process.terminationStatus == 0, let loudness = values["lavfi.r128.I"],
+        guard run.termination == .exited(0), let loudness = values["lavfi.r128.I"],
             let peak = values["lavfi.r128.true_peak"]
         else {
             throw Failure(message: "ffmpeg's ebur128 filter printed no measurement of \(path)")

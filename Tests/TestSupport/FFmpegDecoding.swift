@@ -11,9 +11,9 @@ extension FFmpeg {
     /// Decodes `path` with ffmpeg to interleaved 32-bit floats at the file's own rate and channels
     /// (ffmpeg drops what a gapless decoder drops: the LAME tag's delay and padding, Opus's pre-skip
     /// and the end its last granule position trims).
-    public static func decode(_ path: String) throws -> (samples: [Float], channels: Int) {
-        let channels = try Int(probe(path, entries: "stream=channels")) ?? 0
-        let data = try run(
+    public static func decode(_ path: String) async throws -> (samples: [Float], channels: Int) {
+        let channels = try await Int(probe(path, entries: "stream=channels")) ?? 0
+        let data = try await run(
             try Self.path ?? { throw Failure(message: "ffmpeg is not installed") }(),
             ["-hide_banner", "-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-f", "f32le", "-"]
         )
@@ -22,8 +22,8 @@ extension FFmpeg {
     }
 
     /// How many frames ffmpeg decodes `path` to.
-    public static func decodedFrameCount(_ path: String) throws -> Int64 {
-        let (samples, channels) = try decode(path)
+    public static func decodedFrameCount(_ path: String) async throws -> Int64 {
+        let (samples, channels) = try await decode(path)
         return Int64(samples.count / max(channels, 1))
     }
 
@@ -42,9 +42,9 @@ extension FFmpeg {
     }
 
     /// The chapters ffprobe lists in `path`.
-    public static func chapters(_ path: String) throws -> [Chapter] {
+    public static func chapters(_ path: String) async throws -> [Chapter] {
         let probe = try Self.probePath ?? { throw Failure(message: "ffprobe is not installed") }()
-        let data = try run(probe, ["-v", "error", "-show_chapters", "-of", "json", path])
+        let data = try await run(probe, ["-v", "error", "-show_chapters", "-of", "json", path])
         struct Listing: Decodable {
             struct Entry: Decodable {
                 let start_time: String
@@ -59,9 +59,9 @@ extension FFmpeg {
     }
 
     /// One value ffprobe prints for `entries` (`stream=channels`, `format_tags=title`) of the first audio stream.
-    public static func probe(_ path: String, entries: String) throws -> String {
+    public static func probe(_ path: String, entries: String) async throws -> String {
         let probe = try Self.probePath ?? { throw Failure(message: "ffprobe is not installed") }()
-        let data = try run(
+        let data = try await run(
             probe,
             ["-v", "error", "-select_streams", "a:0", "-show_entries", entries, "-of", "default=nw=1:nk=1", path]
         )
@@ -69,24 +69,13 @@ extension FFmpeg {
     }
 
     /// Runs `tool` with `arguments`; returns its standard output, failing on a non-zero exit.
-    static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+    static func run(_ tool: String, _ arguments: [String]) async throws -> Data {
+        let run = try await ChildProcess.run(tool, arguments)
+        guard run.termination == .exited(0) else {
             throw Failure(
-                message:
-                    "\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(String(decoding: message, as: UTF8.self))"
+                message: "\(tool) \(arguments.joined(separator: " ")) \(run.termination): \(run.standardErrorText)"
             )
         }
-        return data
+        return Data(run.standardOutput)
     }
 }

@@ -5,10 +5,15 @@ public import Foundation
 extension FFmpeg {
     /// Runs `ffmpeg -i input ARGUMENTS output` quietly, replacing `output`; fails with ffmpeg's
     /// own message. With `lavfi`, `input` is a filter source (`sine=frequency=440:duration=1`).
-    public static func encode(_ input: String, _ arguments: [String], to output: String, lavfi: Bool = false) throws {
+    public static func encode(
+        _ input: String,
+        _ arguments: [String],
+        to output: String,
+        lavfi: Bool = false
+    ) async throws {
         let ffmpeg = try Self.path ?? { throw Failure(message: "ffmpeg is not installed") }()
         let source = (lavfi ? ["-f", "lavfi"] : []) + ["-i", input]
-        _ = try run(ffmpeg, ["-hide_banner", "-nostdin", "-v", "error", "-y"] + source + arguments + [output])
+        _ = try await run(ffmpeg, ["-hide_banner", "-nostdin", "-v", "error", "-y"] + source + arguments + [output])
     }
 }
 

@@ -1,4 +1,6 @@
 public import Foundation
+import Subprocess
+import SystemPackage
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -6,12 +8,11 @@ import FoundationNetworking
 
 /// A real HTTP server on 127.0.0.1 that speaks the TTS proxy's and OpenAI's protocols
 /// (`tts-server.py` beside this file), started for a test and stopped when released.
-public final class TTSServer: @unchecked Sendable {
-    // @unchecked: all stored properties are set once in init; the process is only terminated in deinit.
-    private let process: Process
-    private let input: Pipe
+public final class TTSServer: Sendable {
     /// The server's base URL, `http://127.0.0.1:PORT`.
     public let baseURL: URL
+    /// Finished when the server is released: its standard input is then closed, and it exits.
+    private let release: AsyncStream<Never>.Continuation
 
     /// What the server has seen.
     public struct Stats: Decodable, Sendable {
@@ -27,33 +28,45 @@ public final class TTSServer: @unchecked Sendable {
 
     /// Starts the server, answering every success with the MP3 file at `mp3` (by default a clip
     /// short enough for any text, ``FixtureClip/shortPath``).
-    public init(mp3: String = FixtureClip.shortPath) throws {
+    public init(mp3: String = FixtureClip.shortPath) async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("tts-server.py")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "--mp3", mp3]
-        input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
+        let (released, release) = AsyncStream<Never>.makeStream()
+        let (ports, port) = AsyncStream<Int?>.makeStream()
+        // The server outlives this initializer, so its run is a task of its own: it reads the
+        // port the server prints, then holds the server's standard input open until `release`.
+        Task {
+            _ = try? await Subprocess.run(
+                .path("/usr/bin/env"),
+                arguments: ["python3", script.path, "--mp3", mp3],
+                input: .inputWriter,
+                output: .sequence,
+                error: .currentStandardError
+            ) { execution in
+                var first: String?
+                for try await line in execution.standardOutput.strings() {
+                    first = line
+                    break
+                }
+                port.yield(first.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+                port.finish()
+                if first != nil { for await _ in released {} }
+                try await execution.standardInputWriter.finish()
+            }
+            port.finish()
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
+        guard case .some(.some(let number)) = await ports.first(where: { _ in true }) else {
+            release.finish()
             throw CocoaError(
                 .fileReadCorruptFile,
                 userInfo: [NSLocalizedDescriptionKey: "tts-server.py did not print its port"]
             )
         }
-        baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        baseURL = URL(string: "http://127.0.0.1:\(number)")!
+        self.release = release
     }
 
     deinit {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        release.finish()
     }
 
     /// Everything the server has seen so far.
