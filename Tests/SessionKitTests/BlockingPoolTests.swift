@@ -8,7 +8,7 @@ import Testing
 
 /// Blocking work runs on a pool of a size the caller sets, which starts, drains and shuts down,
 /// and which cancellation reaches (issue 38); never on Swift concurrency's shared threads.
-@Suite("The pool for blocking work")
+@Suite("The pool for blocking work", .tags(.concurrent))
 struct BlockingPoolTests {
     /// The largest number of bodies that ran at once, and on which threads.
     final class Occupancy: Sendable {

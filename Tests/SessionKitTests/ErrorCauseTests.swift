@@ -80,7 +80,7 @@ struct ErrorCauseTests {
             name: "A proxy that answers HTTP 500 to every try: the last try's failure",
             code: .providerUnavailable,
             fail: { _ in
-                let server = try TTSServer()
+                let server = try await TTSServer()
                 let transport = HTTPTransport(headers: [], timeoutSeconds: 10, retry: PrepareTests.fastRetry)
                 let provider = ProxySpeechProvider(baseURL: server.baseURL, transport: transport)
                 _ = try await provider.speak(SpeechRequest(text: "[status=500] Always broken.", voice: .defaultVoice))

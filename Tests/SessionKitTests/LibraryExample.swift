@@ -91,7 +91,7 @@ struct LibraryExampleTests {
     @Test("The example's proxy, built from outside, speaks the clips the cache lacks, with the App Check header")
     func proxy() async throws {
         let folder = try TemporaryFolder()
-        let server = try TTSServer()
+        let server = try await TTSServer()
         let spoken = try await renderForApp(
             scriptPath: Repository.script("edge-cases").path,
             cacheFolder: folder.path("cache"),
