@@ -21,7 +21,7 @@ struct MarkingProvider: SpeechProvider {
 
 /// The seams issue 38 made: a speech result's marks carried to the timeline's frames, and one
 /// check of each setting, voice and sound library per job.
-@Suite("The pipeline's seams")
+@Suite("The pipeline's seams", .tags(.concurrent))
 struct PipelineSeamsTests {
     /// The fixture clip the provider answers with, 22,050 Hz mono, and three marks inside it.
     static func clip() throws -> (data: Data, frames: Frames, marks: SpeechMarks) {
@@ -188,5 +188,35 @@ struct PipelineSeamsTests {
         #expect(probe.count(of: .settingsCheck) == 1)
         #expect(probe.count(of: .soundLibraryOpen) == 1)
         #expect(probe.count(of: .voiceCheck) == 1)
+    }
+
+    @Test("The last encoding's trim lowers every limited sample by its decibels, and the meters read what comes out")
+    func trimAfterLimiter() async throws {
+        let folder = try TemporaryFolder()
+        let library = try LayeredRenderTests.gongLibrary()
+        let pipeline = SessionPipeline(
+            clips: ClipIdentity(cacheFolder: Repository.cache.path),
+            plan: PlanSettings(seed: 7, sound: SoundSettings(startGong: "gong"), soundLibrary: library.url.path),
+            output: OutputSettings(audio: .path(folder.path("s.wav")))
+        )
+        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
+        func mixed(trim: Double) throws -> (samples: [Float], measurement: MixMeasurement) {
+            let mixer = SessionMixer(MixLanes(timeline), ceilingHeadroom: 0.5, trimDecibels: trim)
+            var samples: [Float] = []
+            var block: [Float] = []
+            while case let frames = try mixer.read(into: &block, maximumFrames: 4096), frames > 0 {
+                samples += block.prefix(frames)
+            }
+            return (samples, try #require(mixer.measurement))
+        }
+        let plain = try mixed(trim: 0)
+        let trimmed = try mixed(trim: 1.5)
+        let gain = Float(pow(10, -1.5 / 20))
+        #expect(plain.samples.count == Int(timeline.totalFrames.count) && trimmed.samples.count == plain.samples.count)
+        #expect(zip(plain.samples, trimmed.samples).allSatisfy { abs($0 * gain - $1) <= 1e-6 })
+        #expect(plain.measurement.limiter.maxReductionDecibels > 0, "the gong is limited")
+        #expect(abs(plain.measurement.truePeak - 1.5 - trimmed.measurement.truePeak) < 0.01)
+        let loudness = (plain.measurement.loudness.program ?? 0) - (trimmed.measurement.loudness.program ?? 0)
+        #expect(abs(loudness - 1.5) < 0.01, "\(loudness) LU")
     }
 }

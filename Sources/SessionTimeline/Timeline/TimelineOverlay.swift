@@ -182,9 +182,9 @@ public struct TimelineLoudness: Sendable, Equatable {
     /// How much the speech leveler took off the clips, at most and for how long; `nil` before
     /// rendering and without leveling.
     public var leveler: LimiterActivity?
-    /// How far under ``ceiling`` the limiter aimed, dB: room for the peaks the file's codec adds
-    /// (and a 48 kHz player's resampling), so that the ceiling holds on the decoded file; `nil`
-    /// before rendering.
+    /// How far under ``ceiling`` the limiter aimed, dB, and any gain after it: room for the peaks
+    /// the file's codec adds (and a 48 kHz player's resampling), so that the ceiling holds on the
+    /// decoded file; `nil` before rendering.
     public var codecHeadroom: Double?
     /// The speech loudness of each of ``Timeline/phases``, in their order (`nil` for a phase with
     /// no speech); empty before rendering.
