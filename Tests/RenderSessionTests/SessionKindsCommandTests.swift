@@ -6,7 +6,10 @@ import Testing
 /// The other kinds end to end: the fixtures batch-render, and a rendered cue sits at its frame.
 @Suite("Session kinds on the command line", .serialized)
 struct SessionKindsCommandTests {
-    @Test("batch renders a folder mixing all five kinds; every output is as long as its timeline")
+    @Test(
+        "batch renders a folder mixing all five kinds; every output is as long as its timeline; every cue, gong and bell as loud as the voice",
+        .requiresFFmpeg
+    )
     func batchAllKinds() async throws {
         let folder = try TemporaryFolder()
         let result = try await renderSession(
@@ -26,6 +29,31 @@ struct SessionKindsCommandTests {
             #expect(Int64(samples.count) == timeline.totalFrames.count * Int64(timeline.channelCount.count))
         }
         #expect(kinds == ["breathing", "stretch", "workout", "open", "timer"])
+        for id in ["atem-4-7-8-box", "intervals-4x40", "offen", "still-moment-timer"] {
+            try await Self.expectSoundsLevelWithTheVoice(folder.path("out/\(id).wav.timeline.json"))
+        }
+    }
+
+    /// Expects every sound but a bed in the timeline at `path` (its cues, gongs and bells) to play
+    /// its loudest 400 ms within −6…+2 LU of the speech target, as ffmpeg's meter reads the sound
+    /// at its gain: a 150 ms countdown beep included (it played 11 dB over the voice).
+    static func expectSoundsLevelWithTheVoice(_ path: String) async throws {
+        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let target = try #require(timeline.loudness?.target)
+        var sounds = timeline.overlays.filter { $0.kind != .ambience }.map { ($0.name, $0.source, $0.gain) }
+        sounds += timeline.items.filter { $0.kind == .bell }.compactMap { item in
+            item.source.map { ("bell", $0, item.gain) }
+        }
+        var measured = Set<String>()
+        for (name, source, gain) in sounds {
+            guard let file = source.path, measured.insert("\(file) \(gain)").inserted else { continue }
+            let loudest = try #require(try await FFmpeg.ebur128(sound: file, gain: gain).loudestMomentary)
+            #expect(
+                (target - 6...target + 2).contains(loudest),
+                "\(timeline.scriptId): \(name)'s loudest 400 ms at \(loudest) LUFS, the target \(target)"
+            )
+        }
+        #expect(!measured.isEmpty, "\(path) plays sounds")
     }
 
     @Test("A timer is silent through its countdown and its start gong sounds at the countdown's end")

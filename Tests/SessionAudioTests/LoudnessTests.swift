@@ -55,6 +55,36 @@ struct LoudnessTests {
         }
     }
 
+    @Test(
+        "A sound's loudest 400 ms agrees with ffmpeg's momentary maximum within 0.2 LU, for a 150 ms beep and a 3 s tone; the beep has no integrated loudness",
+        .requiresFFmpeg
+    )
+    func loudestMomentaryAgreesWithFFmpeg() async throws {
+        let folder = try TemporaryFolder()
+        for (name, seconds, frequency) in [("beep", 0.15, 880.0), ("tone", 3.0, 440.0)] {
+            let samples = sine(frequency: frequency, rate: 44_100, seconds: seconds, amplitude: 0.7, fades: false)
+            let path = folder.path("\(name).wav")
+            let writer = try SoundFileWriter(path: path, sampleRate: 44_100, channelCount: .mono, format: .float32)
+            try writer.write(samples, frames: samples.count)
+            try writer.close()
+            let ours = try AudioFileDecoder.measureLoudness(path: path, asSound: true)
+            let loudest = try #require(ours.loudestMomentary)
+            let theirs = try #require(try await FFmpeg.ebur128(sound: path, gain: 1).loudestMomentary)
+            #expect(abs(loudest - theirs) <= 0.2, "\(name): ours \(loudest) LUFS, ffmpeg's \(theirs) LUFS")
+            // A sine of amplitude 0.7 at 0 dB of K-weighting is −6.1 LUFS over a whole window; the
+            // beep fills 150 of its 400 ms: 10 log10(0.375) = −4.3 LU less.
+            let whole = -0.691 + 10 * log10(0.7 * 0.7 / 2)
+            let expected = seconds < 0.4 ? whole + 10 * log10(seconds / 0.4) : whole
+            #expect(abs(loudest - expected) <= 0.7, "\(name): \(loudest) LUFS, about \(expected) by hand")
+            #expect(
+                (ours.loudness == nil) == (seconds < 0.4),
+                "\(name): integrated \(String(describing: ours.loudness))"
+            )
+        }
+        // Without `asSound` nothing is read every 10 ms.
+        #expect(try AudioFileDecoder.measureLoudness(path: folder.path("tone.wav")).loudestMomentary == nil)
+    }
+
     @Test("Decoding to verify meters in the same pass; the frame scan measures no loudness")
     func verifyAndMeasure() throws {
         let verified = try AudioFileDecoder.verifyMPEG(path: Self.speechClip)

@@ -19,7 +19,7 @@ struct SoundMeasurementsTests {
     func keptAndRead() async throws {
         let (folder, path, measurements) = try Self.sound()
         let first = try SoundMeasurements.measureWithLoudness(path: path, in: measurements)
-        let truth = try AudioFileDecoder.measureLoudness(path: path, measuresTruePeak: true)
+        let truth = try AudioFileDecoder.measureLoudness(path: path, asSound: true)
         #expect(first.loudness == truth.loudness && first.truePeak == truth.truePeak)
         #expect(first.frameCount == Frames(22_050) && first.sampleRate == 44_100)
 
@@ -79,7 +79,7 @@ struct SoundMeasurementsTests {
         // A file where the folder would be.
         let blocked = folder.path("blocked")
         try Data("x".utf8).write(to: URL(fileURLWithPath: blocked))
-        let truth = try AudioFileDecoder.measureLoudness(path: path, measuresTruePeak: true)
+        let truth = try AudioFileDecoder.measureLoudness(path: path, asSound: true)
         let measured = try SoundMeasurements.measureWithLoudness(path: path, in: blocked + "/measurements")
         #expect(measured.loudness == truth.loudness && measured.truePeak == truth.truePeak)
     }

@@ -379,18 +379,64 @@ struct LayersTests {
         var layers = SessionLayers(loudnessTarget: -16)
         layers.soundPeakLimit = -1.6
         // −21.6 LUFS wants +5.6 dB; its −3.0 dBTP strike allows +1.4.
-        let capped = Loudness.soundGain(gong(loudness: -21.6, truePeak: -3), in: layers)
+        let capped = Loudness.soundGain(gong(loudness: -21.6, truePeak: -3), as: .gong, in: layers)
         #expect(abs(20 * log10(capped) - 1.4) < 1e-9)
         // A quiet peak leaves the loudness gain alone; the sound's own gain counts toward the peak.
-        let free = Loudness.soundGain(gong(loudness: -21.6, truePeak: -12), in: layers)
+        let free = Loudness.soundGain(gong(loudness: -21.6, truePeak: -12), as: .gong, in: layers)
         #expect(abs(20 * log10(free) - 5.6) < 1e-9)
-        let doubled = Loudness.soundGain(gong(loudness: -21.6, truePeak: -3, gain: 2), in: layers)
+        let doubled = Loudness.soundGain(gong(loudness: -21.6, truePeak: -3, gain: 2), as: .gong, in: layers)
         #expect(abs(20 * log10(doubled) - 1.4) < 1e-9, "min(2 × +5.6 dB, +1.4 dB)")
-        let halved = Loudness.soundGain(gong(loudness: -21.6, truePeak: -3, gain: 0.5), in: layers)
+        let halved = Loudness.soundGain(gong(loudness: -21.6, truePeak: -3, gain: 0.5), as: .gong, in: layers)
         #expect(abs(halved - 0.5 * pow(10, 5.6 / 20)) < 1e-12, "0.5 × +5.6 dB is under the limit")
         // No peak measured, or no limit (loudness off): the gain as before.
-        #expect(abs(20 * log10(Loudness.soundGain(gong(loudness: -21.6, truePeak: nil), in: layers)) - 5.6) < 1e-9)
+        #expect(
+            abs(20 * log10(Loudness.soundGain(gong(loudness: -21.6, truePeak: nil), as: .gong, in: layers)) - 5.6)
+                < 1e-9
+        )
         layers.soundPeakLimit = nil
-        #expect(abs(20 * log10(Loudness.soundGain(gong(loudness: -21.6, truePeak: -3), in: layers)) - 5.6) < 1e-9)
+        #expect(
+            abs(20 * log10(Loudness.soundGain(gong(loudness: -21.6, truePeak: -3), as: .gong, in: layers)) - 5.6) < 1e-9
+        )
+    }
+
+    @Test("A gong, a bell or a cue is leveled by its loudest 400 ms, by kind; a bed by its integrated loudness")
+    func loudestLevels() {
+        func sound(loudness: Double?, loudest: Double?, gain: Double = 1, truePeak: Double = -30) -> ChosenSound {
+            ChosenSound(
+                name: "kurz",
+                source: AudioSourceInfo(
+                    path: "/sounds/kurz.wav",
+                    sampleRate: 44_100,
+                    frameCount: 6_615,
+                    gapless: true,
+                    loudness: loudness,
+                    truePeak: truePeak,
+                    loudestMomentary: loudest
+                ),
+                gain: gain
+            )
+        }
+        func decibels(_ sound: ChosenSound, _ kind: TimelineOverlay.Kind, _ layers: SessionLayers) -> Double {
+            20 * log10(Loudness.soundGain(sound, as: kind, in: layers))
+        }
+        var layers = SessionLayers(loudnessTarget: -16)
+        layers.soundPeakLimit = -1.5
+        // A 150 ms beep: no integrated loudness (it kept its raw gain, 0 dB), its loudest 400 ms −5.2 LUFS.
+        let beep = sound(loudness: nil, loudest: -5.2, truePeak: -3)
+        #expect(abs(decibels(beep, .cue, layers) - -10.8) < 1e-9, "−5.2 LUFS to the target, −16")
+        #expect(abs(decibels(beep, .gong, layers) - -12.8) < 1e-9, "a gong 2 LU under it")
+        #expect(abs(decibels(beep, .bell, layers) - -12.8) < 1e-9)
+        #expect(
+            abs(decibels(sound(loudness: nil, loudest: -5.2, gain: 2), .cue, layers) - (-10.8 + 20 * log10(2))) < 1e-9
+        )
+        // Its peak still caps it: −5.2 LUFS at −3 dBTP may rise by 1.5 dB at most.
+        #expect(abs(decibels(sound(loudness: nil, loudest: -25, truePeak: -3), .cue, layers) - 1.5) < 1e-9)
+        // A bed: its integrated loudness, whatever its loudest 400 ms.
+        #expect(abs(decibels(sound(loudness: -30, loudest: -20), .ambience, layers) - 14) < 1e-9)
+        // Not measured so (a timeline of an earlier version): the integrated loudness, as before.
+        #expect(abs(decibels(sound(loudness: -20, loudest: nil), .cue, layers) - 4) < 1e-9)
+        // Loudness off: the sound's own gain.
+        layers = SessionLayers(loudnessTarget: nil)
+        #expect(decibels(beep, .cue, layers) == 0)
     }
 }

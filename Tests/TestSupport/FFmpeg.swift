@@ -18,6 +18,8 @@ public enum FFmpeg {
         public let truePeak: Double
         /// The loudness range in LU (`lavfi.r128.LRA`).
         public let range: Double?
+        /// The loudest momentary loudness (400 ms) it printed for any frame, LUFS (`lavfi.r128.M`).
+        public var loudestMomentary: Double? = nil
 
         /// The most the true peak can be, given the rounding: `truePeak + 0.0005`, in dBTP.
         public var truePeakUpperBoundDecibels: Double { 20 * log10(truePeak + 0.0005) }
@@ -62,6 +64,14 @@ public enum FFmpeg {
         return try await measure(path, ["-i", path, "-filter_complex", graph])
     }
 
+    /// Measures the sound file at `path` played at `gain` (linear) with half a second of silence
+    /// before and after: its ``Measurement/loudestMomentary`` is the sound's loudest 400 ms as it
+    /// sounds alone, however short it is.
+    public static func ebur128(sound path: String, gain: Double) async throws -> Measurement {
+        let graph = "volume=\(gain),adelay=500:all=1,apad=pad_dur=0.5," + meter
+        return try await measure(path, ["-i", path, "-af", graph])
+    }
+
     /// The filter that prints every measurement as metadata on stdout.
     private static let meter = "ebur128=peak=true:metadata=1,ametadata=mode=print:file=-"
 
@@ -72,16 +82,24 @@ public enum FFmpeg {
             ["-hide_banner", "-nostats", "-nostdin"] + arguments + ["-f", "null", "-"]
         )
         var values: [String: Double] = [:]
+        var loudestMomentary: Double?
         for line in run.standardOutputText.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
+            guard parts.count == 2, let value = Double(parts[1]) else { continue }
+            values[String(parts[0])] = value
+            if parts[0] == "lavfi.r128.M", value.isFinite { loudestMomentary = max(loudestMomentary ?? value, value) }
         }
         guard run.termination == .exited(0), let loudness = values["lavfi.r128.I"],
             let peak = values["lavfi.r128.true_peak"]
         else {
             throw Failure(message: "ffmpeg's ebur128 filter printed no measurement of \(path)")
         }
-        return Measurement(integratedLoudness: loudness, truePeak: peak, range: values["lavfi.r128.LRA"])
+        return Measurement(
+            integratedLoudness: loudness,
+            truePeak: peak,
+            range: values["lavfi.r128.LRA"],
+            loudestMomentary: loudestMomentary
+        )
     }
 
     struct Failure: Error, CustomStringConvertible {

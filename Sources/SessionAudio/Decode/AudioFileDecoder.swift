@@ -24,6 +24,8 @@ package struct AudioMeasurement: Sendable, Equatable {
     package var truePeak: Double?
     /// A speech clip's integrated loudness after the ``SpeechLeveler``, LUFS, when it was measured.
     package var leveledLoudness: Double?
+    /// A sound's loudest 400 ms, LUFS (``LoudnessMeter/loudestMomentary``), when it was measured.
+    package var loudestMomentary: Double?
 
     package init(
         sampleRate: SampleRate,
@@ -181,24 +183,30 @@ package final class AudioFileDecoder {
     }
 
     /// Decodes `path` in full, as a render would (gapless for MPEG audio), and measures its format,
-    /// its length as decoded and its integrated loudness (``LoudnessMeter``); with
-    /// `measuresTruePeak`, its true peak too (a sound's, whose gain keeps its peak under the limiter).
+    /// its length as decoded and its integrated loudness (``LoudnessMeter``); `asSound`, its true
+    /// peak and its loudest 400 ms too (a sound's: its gain levels the one and keeps the other
+    /// under the limiter).
     /// With `levelsSpeech`, a speech clip's: it is decoded a second time through the
     /// ``SpeechLeveler`` and measured again (``AudioMeasurement/leveledLoudness``).
     package static func measureLoudness(
         path: String,
-        measuresTruePeak: Bool = false,
+        asSound: Bool = false,
         levelsSpeech: Bool = false
     ) throws(AudioError)
         -> AudioMeasurement
     {
         let decoder = try AudioFileDecoder(path: path)
-        let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
-        let peakMeter = measuresTruePeak ? TruePeakMeter(channelCount: decoder.channelCount) : nil
+        let meter = try LoudnessMeter(
+            sampleRate: decoder.sampleRate,
+            channelCount: decoder.channelCount,
+            momentary: asSound
+        )
+        let peakMeter = asSound ? TruePeakMeter(channelCount: decoder.channelCount) : nil
         let frameCount = try decoder.decodeToEnd(metering: meter, peakMeter: peakMeter)
         try decoder.checkComplete(frameCount: frameCount)
         var measurement = try decoder.measurement(frameCount: frameCount)
         measurement.loudness = meter.integratedLoudness
+        measurement.loudestMomentary = meter.loudestMomentary
         measurement.truePeak = peakMeter.flatMap { $0.truePeak > 0 ? $0.truePeakDecibels : nil }
         if levelsSpeech { measurement.leveledLoudness = try leveledLoudness(path: path, reference: measurement) }
         return measurement

@@ -1,4 +1,5 @@
 internal import CEbur128
+import Foundation
 package import SessionTimeline
 
 /// Measures the EBU R128 integrated loudness (ITU-R BS.1770-4, gated) of interleaved float frames
@@ -15,12 +16,27 @@ package final class LoudnessMeter {
     /// The number of interleaved channels in each frame.
     package let channelCount: ChannelCount
 
+    /// The loudest 400 ms added so far (see ``loudestMomentary``), as libebur128's energy; 0 before
+    /// any, and always 0 for a meter made without `momentary`.
+    private var loudestMomentaryEnergy = 0.0
+    /// Frames to add before the momentary loudness is read again.
+    private var framesToNextHop: Int
+    /// How often the momentary loudness is read, in frames: every 10 ms.
+    private let hop: Int?
+
     /// The corresponding libebur128 call is `ebur128_init` with `EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM`,
-    /// and `EBUR128_MODE_S` with `shortTerm` (``shortTermLoudness``).
+    /// `EBUR128_MODE_S` with `shortTerm` (``shortTermLoudness``), and `EBUR128_MODE_M` with
+    /// `momentary` (``loudestMomentary``).
     /// - Throws: ``AudioError`` (`unsupportedFormat`) for a rate or channel count libebur128 refuses.
-    package init(sampleRate: SampleRate, channelCount: ChannelCount, shortTerm: Bool = false) throws(AudioError) {
+    package init(
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        shortTerm: Bool = false,
+        momentary: Bool = false
+    ) throws(AudioError) {
         let mode = Int32(
             EBUR128_MODE_I.rawValue | EBUR128_MODE_HISTOGRAM.rawValue | (shortTerm ? EBUR128_MODE_S.rawValue : 0)
+                | (momentary ? EBUR128_MODE_M.rawValue : 0)
         )
         guard let state = ebur128_init(UInt32(channelCount.count), UInt(sampleRate.hertz), mode) else {
             throw AudioError(
@@ -32,6 +48,8 @@ package final class LoudnessMeter {
         self.state = state
         self.sampleRate = sampleRate
         self.channelCount = channelCount
+        hop = momentary ? max(1, sampleRate.hertz / 100) : nil
+        framesToNextHop = hop ?? 0
     }
 
     deinit {
@@ -46,8 +64,35 @@ package final class LoudnessMeter {
     package func add(_ samples: UnsafeBufferPointer<Float>, frames: Int) {
         precondition(frames >= 0 && frames * channelCount.count <= samples.count, "fewer samples than frames")
         guard frames > 0, let base = samples.baseAddress else { return }
+        guard let hop else { return addFrames(base, frames) }
+        // In steps that end on the hops, reading the last 400 ms at each.
+        var done = 0
+        while done < frames {
+            let step = min(framesToNextHop, frames - done)
+            addFrames(base + done * channelCount.count, step)
+            done += step
+            framesToNextHop -= step
+            if framesToNextHop == 0 {
+                framesToNextHop = hop
+                noteMomentary()
+            }
+        }
+    }
+
+    private func addFrames(_ base: UnsafePointer<Float>, _ frames: Int) {
         let result = ebur128_add_frames_float(state, base, frames)
         precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_add_frames_float failed with \(result)")
+    }
+
+    /// Keeps the last 400 ms's loudness if it is the loudest yet.
+    ///
+    /// The corresponding libebur128 call is `ebur128_loudness_momentary`.
+    private func noteMomentary() {
+        var loudness = -Double.infinity
+        let result = ebur128_loudness_momentary(state, &loudness)
+        precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_momentary failed with \(result)")
+        // BS.1770: loudness = −0.691 + 10 log10(energy); compared as energy so that −inf is 0.
+        if loudness.isFinite { loudestMomentaryEnergy = max(loudestMomentaryEnergy, pow(10, (loudness + 0.691) / 10)) }
     }
 
     /// Measures the first `frames` interleaved frames of `samples`.
@@ -69,6 +114,20 @@ package final class LoudnessMeter {
         let result = ebur128_loudness_global(state, &loudness)
         precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_global failed with \(result)")
         return loudness.isFinite ? loudness : nil
+    }
+
+    /// The loudest 400 ms of everything added so far, LUFS (EBU Tech 3341's maximum momentary
+    /// loudness, read every 10 ms); `nil` below −70 LUFS, or for a meter made without `momentary`.
+    ///
+    /// The window counts silence before the start, so a sound shorter than 400 ms is measured as
+    /// it sounds in silence: a 150 ms beep as its energy over 400 ms. That is what levels a short
+    /// cue, which integrated loudness cannot measure at all (its one block would be under 400 ms).
+    /// The end needs no padding: once the window slides past the last frame its energy only falls.
+    package var loudestMomentary: Double? {
+        guard hop != nil else { return nil }
+        if framesToNextHop != hop { noteMomentary() }
+        let loudness = -0.691 + 10 * log10(loudestMomentaryEnergy)
+        return loudness.isFinite && loudness >= -70 ? loudness : nil
     }
 
     /// The short-term loudness (the last 3 s, silence before the start) in LUFS; `nil` below

@@ -391,7 +391,8 @@ extension AudioSourceInfo {
             gapless: measurement.gapless,
             loudness: measurement.loudness,
             truePeak: measurement.truePeak,
-            leveledLoudness: measurement.leveledLoudness
+            leveledLoudness: measurement.leveledLoudness,
+            loudestMomentary: measurement.loudestMomentary
         )
     }
 }

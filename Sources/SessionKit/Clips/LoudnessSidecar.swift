@@ -23,7 +23,8 @@ package import SessionTimeline
 /// `integratedLoudness` is `null` when nothing in the clip passes the measurement's gates, and
 /// `leveledLoudness` (the clip through the speech leveler) then too. Version 1 had no
 /// `leveledLoudness`; such a sidecar is measured again. A sound's sidecar (``SoundMeasurements``)
-/// has the same keys and `truePeak` (dBTP, `null` for silence), and no speech leveling.
+/// has the same keys, `truePeak` (dBTP) and `maxMomentary` (its loudest 400 ms, LUFS), each
+/// `null` for silence, and no speech leveling; one without `maxMomentary` is measured again.
 /// docs/cache.md describes when sidecars are written and trusted.
 struct LoudnessSidecar: Codable, Equatable {
     /// The format's version; a sidecar with another is measured again.
@@ -45,8 +46,10 @@ struct LoudnessSidecar: Codable, Equatable {
     var leveledLoudness: Double?
     /// A sound's true peak, dBTP: `.some(nil)` for silence, `nil` when not measured (a clip's).
     var truePeak: Double??
+    /// A sound's loudest 400 ms, LUFS: `.some(nil)` for silence, `nil` when not measured (a clip's).
+    var maxMomentary: Double??
 
-    init(_ measurement: AudioMeasurement, of clip: ClipFingerprint, measuredTruePeak: Bool = false) {
+    init(_ measurement: AudioMeasurement, of clip: ClipFingerprint, asSound: Bool = false) {
         version = Self.version
         bytes = clip.bytes
         sha256 = clip.sha256
@@ -56,12 +59,13 @@ struct LoudnessSidecar: Codable, Equatable {
         gapless = measurement.gapless
         integratedLoudness = measurement.loudness
         leveledLoudness = measurement.leveledLoudness
-        truePeak = measuredTruePeak ? .some(measurement.truePeak) : nil
+        truePeak = asSound ? .some(measurement.truePeak) : nil
+        maxMomentary = asSound ? .some(measurement.loudestMomentary) : nil
     }
 
     private enum CodingKeys: String, CodingKey {
         case version, bytes, sha256, sampleRate, channels, frames, gapless, integratedLoudness, leveledLoudness
-        case truePeak
+        case truePeak, maxMomentary
     }
 
     init(from decoder: any Decoder) throws {
@@ -80,11 +84,17 @@ struct LoudnessSidecar: Codable, Equatable {
         leveledLoudness =
             try container.decodeNil(forKey: .leveledLoudness)
             ? nil : try container.decode(Double.self, forKey: .leveledLoudness)
-        if container.contains(.truePeak) {
-            truePeak = .some(
-                try container.decodeNil(forKey: .truePeak) ? nil : try container.decode(Double.self, forKey: .truePeak)
-            )
-        }
+        truePeak = try Self.decodeIfPresent(.truePeak, from: container)
+        maxMomentary = try Self.decodeIfPresent(.maxMomentary, from: container)
+    }
+
+    /// A sound's key: absent (`nil`: not measured), or a number or null (`.some`).
+    private static func decodeIfPresent(
+        _ key: CodingKeys,
+        from container: KeyedDecodingContainer<CodingKeys>
+    ) throws -> Double?? {
+        guard container.contains(key) else { return nil }
+        return .some(try container.decodeNil(forKey: key) ? nil : try container.decode(Double.self, forKey: key))
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -98,6 +108,7 @@ struct LoudnessSidecar: Codable, Equatable {
         try container.encode(gapless, forKey: .gapless)
         var values = [(integratedLoudness, CodingKeys.integratedLoudness), (leveledLoudness, .leveledLoudness)]
         if let truePeak { values.append((truePeak, .truePeak)) }
+        if let maxMomentary { values.append((maxMomentary, .maxMomentary)) }
         for (value, key) in values {
             if let value { try container.encode(value, forKey: key) } else { try container.encodeNil(forKey: key) }
         }
@@ -119,7 +130,8 @@ struct LoudnessSidecar: Codable, Equatable {
             sidecar.version == version, sidecar.bytes >= 0, sidecar.frames > .zero,
             sidecar.integratedLoudness.map(plausibleLoudness.contains) ?? true,
             sidecar.leveledLoudness.map(plausibleLoudness.contains) ?? true,
-            sidecar.truePeak.map({ $0.map(plausibleTruePeak.contains) ?? true }) ?? true
+            sidecar.truePeak.map({ $0.map(plausibleTruePeak.contains) ?? true }) ?? true,
+            sidecar.maxMomentary.map({ $0.map(plausibleLoudness.contains) ?? true }) ?? true
         else { return nil }
         return sidecar
     }

@@ -201,24 +201,33 @@ struct SessionSounds {
     /// The built-in bell's loudness and true peak at each rate measured so far. The bell is the
     /// same at a rate every time, so it is synthesized and metered once per process, not once per
     /// plan (a batch plans every session).
-    private static let builtinBellLoudness = Locked<[Int: (loudness: Double?, truePeak: Double?)]>([:])
+    private static let builtinBellLoudness = Locked<[Int: BellLoudness]>([:])
+
+    /// What the built-in bell measures at one rate.
+    private struct BellLoudness: Sendable {
+        var loudness: Double?
+        var truePeak: Double?
+        var loudestMomentary: Double?
+    }
 
     /// The built-in bell at the output rate, measured when loudness is on.
     static func builtinBell(sampleRate: SampleRate, measuresLoudness: Bool) throws(SessionError) -> ChosenSound {
-        var loudness: Double?
-        var truePeak: Double?
+        var measured = BellLoudness()
         if measuresLoudness {
             if let known = builtinBellLoudness.withLock({ $0[sampleRate.hertz] }) {
-                (loudness, truePeak) = known
+                measured = known
             } else {
                 do {
                     let samples = BuiltinBell.samples(sampleRate: sampleRate)
-                    let meter = try LoudnessMeter(sampleRate: sampleRate, channelCount: .mono)
+                    let meter = try LoudnessMeter(sampleRate: sampleRate, channelCount: .mono, momentary: true)
                     meter.add(samples)
-                    loudness = meter.integratedLoudness
                     let peakMeter = TruePeakMeter(channelCount: .mono)
                     peakMeter.add(samples)
-                    truePeak = peakMeter.truePeak > 0 ? peakMeter.truePeakDecibels : nil
+                    measured = BellLoudness(
+                        loudness: meter.integratedLoudness,
+                        truePeak: peakMeter.truePeak > 0 ? peakMeter.truePeakDecibels : nil,
+                        loudestMomentary: meter.loudestMomentary
+                    )
                 } catch {
                     throw SessionError(
                         .unusableSound,
@@ -226,7 +235,7 @@ struct SessionSounds {
                         underlyingError: error
                     )
                 }
-                builtinBellLoudness.withLock { [loudness, truePeak] in $0[sampleRate.hertz] = (loudness, truePeak) }
+                builtinBellLoudness.withLock { [measured] in $0[sampleRate.hertz] = measured }
             }
         }
         return ChosenSound(
@@ -236,8 +245,9 @@ struct SessionSounds {
                 sampleRate: sampleRate,
                 frameCount: BuiltinBell.frameCount(sampleRate: sampleRate),
                 gapless: false,
-                loudness: loudness,
-                truePeak: truePeak
+                loudness: measured.loudness,
+                truePeak: measured.truePeak,
+                loudestMomentary: measured.loudestMomentary
             )
         )
     }

@@ -18,15 +18,15 @@ enum SoundMeasurements {
 
     /// The sound at `path` measured with its loudness and true peak: from its sidecar in `folder`
     /// when one describes the file's bytes and agrees with a scan of it, otherwise by decoding it in
-    /// full (``AudioFileDecoder/measureLoudness(path:measuresTruePeak:levelsSpeech:)``), and then
+    /// full (``AudioFileDecoder/measureLoudness(path:asSound:levelsSpeech:)``), and then
     /// kept there (when the file did not change meanwhile and the folder can be written).
     static func measureWithLoudness(path: String, in folder: String = folder()) throws(AudioError) -> AudioMeasurement {
         guard let before = ClipFingerprint(path: path) else {
-            return try AudioFileDecoder.measureLoudness(path: path, measuresTruePeak: true)
+            return try AudioFileDecoder.measureLoudness(path: path, asSound: true)
         }
         let sidecarPath = (folder as NSString).appendingPathComponent("\(before.sha256).loudness.json")
         if let sidecar = LoudnessSidecar.read(from: sidecarPath), sidecar.describes(before),
-            let truePeak = sidecar.truePeak
+            let truePeak = sidecar.truePeak, let loudestMomentary = sidecar.maxMomentary
         {
             // Its length is that of a full decode of these very bytes (a clip's sidecar is checked
             // against a scan, but a sound's scan is a full decode, the work the sidecar saves);
@@ -36,13 +36,14 @@ enum SoundMeasurements {
             if sidecar.agrees(with: known) {
                 known.loudness = sidecar.integratedLoudness
                 known.truePeak = truePeak
+                known.loudestMomentary = loudestMomentary
                 return known
             }
         }
-        let measurement = try AudioFileDecoder.measureLoudness(path: path, measuresTruePeak: true)
+        let measurement = try AudioFileDecoder.measureLoudness(path: path, asSound: true)
         if ClipFingerprint(path: path) == before {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            LoudnessSidecar(measurement, of: before, measuredTruePeak: true).write(to: sidecarPath)
+            LoudnessSidecar(measurement, of: before, asSound: true).write(to: sidecarPath)
         }
         return measurement
     }

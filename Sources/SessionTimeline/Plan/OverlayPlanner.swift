@@ -31,8 +31,8 @@ enum OverlayPlanner {
         let soundsStart = layers.soundsOverLeadIn ? .zero : layers.leadIn
         let bedStart = bedStart ?? soundsStart
         var overlays: [TimelineOverlay] = []
-        func gain(of sound: ChosenSound) -> Double {
-            Loudness.soundGain(sound, in: layers)
+        func gain(of sound: ChosenSound, as kind: TimelineOverlay.Kind) -> Double {
+            Loudness.soundGain(sound, as: kind, in: layers)
         }
         /// `sound` from `start`, cut at the end; nothing if it would start there or later.
         func play(_ sound: ChosenSound, kind: TimelineOverlay.Kind, at start: Frames, cue: TimelineCue? = nil) {
@@ -46,7 +46,7 @@ enum OverlayPlanner {
                     name: sound.name,
                     startFrame: start,
                     frameCount: min(length, end - start),
-                    gain: gain(of: sound),
+                    gain: gain(of: sound, as: kind),
                     source: sound.source,
                     cue: cue
                 )
@@ -81,7 +81,7 @@ enum OverlayPlanner {
                     name: sound.name,
                     startFrame: bedStart,
                     frameCount: span,
-                    gain: gain(of: sound),
+                    gain: gain(of: sound, as: .ambience),
                     source: sound.source,
                     bed: TimelineOverlay.Bed(
                         loopCrossfadeFrames: TimelineOverlay.Bed.loopCrossfade(

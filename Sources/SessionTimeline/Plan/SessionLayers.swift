@@ -45,7 +45,7 @@ package struct SessionLayers: Sendable, Equatable {
     package var truePeakCeiling: Double
     /// The highest true peak a sound (bed, gong, bell, cue) may reach at its gain, dBTP, with
     /// loudness on: under where the limiter starts working, so that a gong keeps its strike and
-    /// its peak is set by its gain (``Loudness/soundGain(_:in:)``); `nil` sets no limit.
+    /// its peak is set by its gain (``Loudness/soundGain(_:as:in:)``); `nil` sets no limit.
     package var soundPeakLimit: Double?
     /// The bell that ends the narration lane; `nil` for none.
     package var bell: SoundChoice?
@@ -154,11 +154,39 @@ package enum Loudness {
         pow(10, decibels / 20)
     }
 
-    /// The linear gain `sound` plays at in a mix with `layers`: its own gain times the gain that
-    /// brings it to the loudness target, lowered where that would put its true peak over
-    /// ``SessionLayers/soundPeakLimit``: a gong's strike is set by its gain, not by the limiter.
-    package static func soundGain(_ sound: ChosenSound, in layers: SessionLayers) -> Double {
-        let gain = sound.gain * normalizingGain(measured: sound.source.loudness, target: layers.loudnessTarget)
+    /// Where a sound of `kind` puts its loudest 400 ms against the loudness target, LU; `nil` for a
+    /// bed, whose integrated loudness is leveled (its gain then sets how far under the voice).
+    ///
+    /// A gong, a bell or a cue is leveled by its loudest 400 ms, not its integrated loudness:
+    /// a 150 ms beep has no integrated loudness at all (it kept its raw level, 11 dB over the
+    /// voice), and a bowl's long ring sets its integrated loudness far under its strike (which
+    /// stood 4 LU over the first word). Speech's own loudest 400 ms lie some 3 to 5 LU over its
+    /// integrated loudness, so a cue at the target is as loud as the voice's average and under its
+    /// stressed syllables; a gong or bell 2 LU under it rings clearly without covering a word.
+    package static func loudestOffset(of kind: TimelineOverlay.Kind) -> Double? {
+        switch kind {
+        case .ambience: nil
+        case .cue: 0
+        case .gong, .bell: -2
+        }
+    }
+
+    /// The linear gain `sound`, played as `kind`, plays at in a mix with `layers`: its own gain
+    /// times the gain that levels it (its loudest 400 ms to the target plus ``loudestOffset(of:)``,
+    /// or a bed's integrated loudness to the target), lowered where that would put its true peak
+    /// over ``SessionLayers/soundPeakLimit``: a gong's strike is set by its gain, not by the limiter.
+    package static func soundGain(
+        _ sound: ChosenSound,
+        as kind: TimelineOverlay.Kind,
+        in layers: SessionLayers
+    ) -> Double {
+        let leveling =
+            if let offset = loudestOffset(of: kind), let loudest = sound.source.loudestMomentary {
+                normalizingGain(measured: loudest, target: layers.loudnessTarget.map { $0 + offset })
+            } else {
+                normalizingGain(measured: sound.source.loudness, target: layers.loudnessTarget)
+            }
+        let gain = sound.gain * leveling
         guard let limit = layers.soundPeakLimit, let peak = sound.source.truePeak else { return gain }
         return min(gain, linear(decibels: limit - peak))
     }

@@ -226,7 +226,7 @@ extension TimelinePlanner {
                 items.append(TimelineItem(index: index, startFrame: start, frameCount: frameCount, content: .silence))
             case .bell(let start):
                 guard let bell = chosenBell else { continue }
-                let gain = Loudness.soundGain(bell, in: layers)
+                let gain = Loudness.soundGain(bell, as: .bell, in: layers)
                 items.append(
                     TimelineItem(
                         index: index,

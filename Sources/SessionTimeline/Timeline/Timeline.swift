@@ -570,6 +570,10 @@ public struct AudioSourceInfo: Sendable, Equatable {
     /// A speech clip's integrated loudness after the speech leveler, LUFS: what its gain brings
     /// to the target when speech is leveled; `nil` for sounds, and when not measured.
     public var leveledLoudness: Double?
+    /// A sound's loudest 400 ms in LUFS (EBU Tech 3341's maximum momentary loudness, silence
+    /// around it counted): what levels a gong, a bell or a cue, however short; `nil` for clips
+    /// and beds, and when not measured.
+    public var loudestMomentary: Double?
 
     package init(
         path: String?,
@@ -578,7 +582,8 @@ public struct AudioSourceInfo: Sendable, Equatable {
         gapless: Bool,
         loudness: Double? = nil,
         truePeak: Double? = nil,
-        leveledLoudness: Double? = nil
+        leveledLoudness: Double? = nil,
+        loudestMomentary: Double? = nil
     ) {
         self.path = path
         self.sampleRate = sampleRate
@@ -587,6 +592,7 @@ public struct AudioSourceInfo: Sendable, Equatable {
         self.loudness = loudness
         self.truePeak = truePeak
         self.leveledLoudness = leveledLoudness
+        self.loudestMomentary = loudestMomentary
     }
 }
 
@@ -601,6 +607,7 @@ extension AudioSourceInfo {
     /// The keys a source is written under, beside its item's or overlay's own.
     private enum CodingKeys: String, CodingKey {
         case source, sourceSampleRate, sourceFrames, gapless, loudness, truePeak, leveledLoudness
+        case loudestMomentary = "maxMomentary"
     }
 
     /// Writes the source's fields into the keyed container of the item or overlay `encoder` is writing.
@@ -613,6 +620,7 @@ extension AudioSourceInfo {
         try container.encodeIfPresent(loudness.map(Timeline.rounded), forKey: .loudness)
         try container.encodeIfPresent(truePeak.map(Timeline.rounded), forKey: .truePeak)
         try container.encodeIfPresent(leveledLoudness.map(Timeline.rounded), forKey: .leveledLoudness)
+        try container.encodeIfPresent(loudestMomentary.map(Timeline.rounded), forKey: .loudestMomentary)
     }
 
     /// The source written beside an item's or overlay's fields, or `nil` if there is none.
@@ -626,7 +634,8 @@ extension AudioSourceInfo {
             gapless: try container.decode(Bool.self, forKey: .gapless),
             loudness: try container.decodeIfPresent(Double.self, forKey: .loudness),
             truePeak: try container.decodeIfPresent(Double.self, forKey: .truePeak),
-            leveledLoudness: try container.decodeIfPresent(Double.self, forKey: .leveledLoudness)
+            leveledLoudness: try container.decodeIfPresent(Double.self, forKey: .leveledLoudness),
+            loudestMomentary: try container.decodeIfPresent(Double.self, forKey: .loudestMomentary)
         )
     }
 }
