@@ -83,6 +83,69 @@ struct LayeredCommandTests {
         }
     }
 
+    @Test(
+        "Ring, then speak: the first word waits until the start gong has fallen 10 dB (by a plain RMS reading too), the limiter works at most 2 dB; --speech-over-gongs keeps the overlap",
+        .requiresFFmpeg
+    )
+    func speechAfterTheStrike() async throws {
+        let folder = try TemporaryFolder()
+        func render(_ name: String, _ extra: [String] = []) async throws -> Timeline {
+            let result = try await renderSession(
+                [
+                    "render", "Fixtures/scripts/ten-minute-session.json", "-o", folder.path("\(name).wav"),
+                    "--ambience", "rain", "--start-gong", "gong", "--interval-gong", "gong", "--interval-minutes", "5",
+                    "--timeline", folder.path("\(name).json"), "--cache", Repository.cache.path, "--offline",
+                    "--seed", "7",
+                ] + extra,
+                environment: Self.environment(folder)
+            )
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(
+                !result.standardError.contains("late"),
+                "waiting for a gong is not lateness: \(result.standardError)"
+            )
+            return try JSONDecoder().decode(
+                Timeline.self,
+                from: Data(contentsOf: URL(fileURLWithPath: folder.path("\(name).json")))
+            )
+        }
+        let timeline = try await render("waits")
+        let gong = try #require(timeline.overlays.first { $0.kind == .gong })
+        let strike = try #require(gong.source.strikeFrames)
+        let first = try #require(timeline.items.first { $0.clip != nil })
+        let waited = timeline.sampleRate.frames(converting: strike, from: gong.source.sampleRate)
+        #expect(gong.startFrame == .zero && first.startFrame == waited && waited > .zero)
+        #expect(first.clip?.lateByFrames == waited && first.clip?.lateCause == .gong)
+        #expect((timeline.loudness?.limiter?.maxReductionDecibels ?? 99) <= 2, "it was 3.6 dB on the strike")
+
+        // The gong file as ffmpeg decodes it, at the session's rate: the end of its last 100 ms
+        // (plain RMS, every 10 ms) within 10 dB of its loudest, which K-weighting moves only a little.
+        let decoded = try await ChildProcess.run(
+            try #require(FFmpeg.path),
+            [
+                "-v", "error", "-i", try #require(gong.source.path), "-ar", "\(timeline.sampleRate.hertz)", "-ac", "1",
+                "-f", "f32le", "-",
+            ]
+        )
+        let samples = decoded.standardOutput.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let block = timeline.sampleRate.hertz / 10
+        let hop = timeline.sampleRate.hertz / 100
+        let energies = stride(from: 0, to: samples.count - block, by: hop).map { start in
+            samples[start..<start + block].reduce(0.0) { $0 + Double($1) * Double($1) }
+        }
+        let loudest = try #require(energies.max())
+        let lastLoud = try #require(energies.lastIndex { $0 >= loudest / 10 })
+        let plainStrikeEnd = Int64(lastLoud * hop + block)
+        #expect(
+            abs(first.startFrame.count - plainStrikeEnd) <= Int64(hop * 10),
+            "speech at \(first.startFrame), the strike by plain RMS ends at \(plainStrikeEnd)"
+        )
+
+        let overlapping = try await render("overlaps", ["--speech-over-gongs"])
+        let firstOverlapping = try #require(overlapping.items.first { $0.clip != nil })
+        #expect(firstOverlapping.startFrame == .zero && firstOverlapping.clip?.lateCause == nil)
+    }
+
     /// Every sample of a mono file, decoded.
     static func decodedSamples(_ path: String) throws -> [Float] {
         let decoder = try AudioFileDecoder(path: path)

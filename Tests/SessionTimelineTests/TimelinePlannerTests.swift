@@ -9,6 +9,7 @@ struct TimelinePlannerTests {
         let name: String
         let cues: [(start: Int64, length: Int64)]
         let sessionEnd: Int64
+        var strikes: [Range<Int64>] = []
         let expected: [TimelinePlanner.Stretch]
         var testDescription: String { name }
     }
@@ -19,9 +20,9 @@ struct TimelinePlannerTests {
             cues: [(0, 100), (300, 50)],
             sessionEnd: 1_000,
             expected: [
-                .clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
+                .clip(cue: 0, start: Frames(0), lateBy: Frames(0), cause: nil),
                 .silence(start: Frames(100), frameCount: Frames(200)),
-                .clip(cue: 1, start: Frames(300), lateBy: Frames(0)),
+                .clip(cue: 1, start: Frames(300), lateBy: Frames(0), cause: nil),
                 .silence(start: Frames(350), frameCount: Frames(650)),
                 .bell(start: Frames(1_000)),
             ]
@@ -31,8 +32,8 @@ struct TimelinePlannerTests {
             cues: [(0, 500), (200, 100)],
             sessionEnd: 1_000,
             expected: [
-                .clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
-                .clip(cue: 1, start: Frames(500), lateBy: Frames(300)),
+                .clip(cue: 0, start: Frames(0), lateBy: Frames(0), cause: nil),
+                .clip(cue: 1, start: Frames(500), lateBy: Frames(300), cause: .clipBefore),
                 .silence(start: Frames(600), frameCount: Frames(400)),
                 .bell(start: Frames(1_000)),
             ]
@@ -43,9 +44,9 @@ struct TimelinePlannerTests {
             sessionEnd: 200,
             expected: [
                 .silence(start: Frames(0), frameCount: Frames(100)),
-                .clip(cue: 0, start: Frames(100), lateBy: Frames(0)),
-                .clip(cue: 1, start: Frames(110), lateBy: Frames(10)),
-                .clip(cue: 2, start: Frames(130), lateBy: Frames(30)),
+                .clip(cue: 0, start: Frames(100), lateBy: Frames(0), cause: nil),
+                .clip(cue: 1, start: Frames(110), lateBy: Frames(10), cause: .clipBefore),
+                .clip(cue: 2, start: Frames(130), lateBy: Frames(30), cause: .clipBefore),
                 .silence(start: Frames(135), frameCount: Frames(65)),
                 .bell(start: Frames(200)),
             ]
@@ -55,9 +56,9 @@ struct TimelinePlannerTests {
             cues: [(500, 10), (0, 10)],
             sessionEnd: 600,
             expected: [
-                .clip(cue: 1, start: Frames(0), lateBy: Frames(0)),
+                .clip(cue: 1, start: Frames(0), lateBy: Frames(0), cause: nil),
                 .silence(start: Frames(10), frameCount: Frames(490)),
-                .clip(cue: 0, start: Frames(500), lateBy: Frames(0)),
+                .clip(cue: 0, start: Frames(500), lateBy: Frames(0), cause: nil),
                 .silence(start: Frames(510), frameCount: Frames(90)),
                 .bell(start: Frames(600)),
             ]
@@ -66,21 +67,21 @@ struct TimelinePlannerTests {
             name: "content past the duration pushes the bell back, with no silence",
             cues: [(0, 1_200)],
             sessionEnd: 1_000,
-            expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)), .bell(start: Frames(1_200))]
+            expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0), cause: nil), .bell(start: Frames(1_200))]
         ),
         Case(
             name: "content ending exactly at the duration leaves no empty silence",
             cues: [(0, 1_000)],
             sessionEnd: 1_000,
-            expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0)), .bell(start: Frames(1_000))]
+            expected: [.clip(cue: 0, start: Frames(0), lateBy: Frames(0), cause: nil), .bell(start: Frames(1_000))]
         ),
         Case(
             name: "a clip starting exactly where the last ended needs no silence",
             cues: [(0, 100), (100, 100)],
             sessionEnd: 200,
             expected: [
-                .clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
-                .clip(cue: 1, start: Frames(100), lateBy: Frames(0)),
+                .clip(cue: 0, start: Frames(0), lateBy: Frames(0), cause: nil),
+                .clip(cue: 1, start: Frames(100), lateBy: Frames(0), cause: nil),
                 .bell(start: Frames(200)),
             ]
         ),
@@ -95,12 +96,41 @@ struct TimelinePlannerTests {
             cues: [(0, 300), (100, 300), (200, 300), (1_000, 10)],
             sessionEnd: 1_000,
             expected: [
-                .clip(cue: 0, start: Frames(0), lateBy: Frames(0)),
-                .clip(cue: 1, start: Frames(300), lateBy: Frames(200)),
-                .clip(cue: 2, start: Frames(600), lateBy: Frames(400)),
+                .clip(cue: 0, start: Frames(0), lateBy: Frames(0), cause: nil),
+                .clip(cue: 1, start: Frames(300), lateBy: Frames(200), cause: .clipBefore),
+                .clip(cue: 2, start: Frames(600), lateBy: Frames(400), cause: .clipBefore),
                 .silence(start: Frames(900), frameCount: Frames(100)),
-                .clip(cue: 3, start: Frames(1_000), lateBy: Frames(0)),
+                .clip(cue: 3, start: Frames(1_000), lateBy: Frames(0), cause: nil),
                 .bell(start: Frames(1_010)),
+            ]
+        ),
+        Case(
+            name: "a clip planned on a gong's strike waits for its end; one after it, or before it, does not",
+            cues: [(0, 100), (500, 100), (2_000, 100)],
+            sessionEnd: 3_000,
+            strikes: [0..<250, 1_900..<2_200],
+            expected: [
+                .silence(start: Frames(0), frameCount: Frames(250)),
+                .clip(cue: 0, start: Frames(250), lateBy: Frames(250), cause: .gong),
+                .silence(start: Frames(350), frameCount: Frames(150)),
+                .clip(cue: 1, start: Frames(500), lateBy: Frames(0), cause: nil),
+                .silence(start: Frames(600), frameCount: Frames(1_600)),
+                .clip(cue: 2, start: Frames(2_200), lateBy: Frames(200), cause: .gong),
+                .silence(start: Frames(2_300), frameCount: Frames(700)),
+                .bell(start: Frames(3_000)),
+            ]
+        ),
+        Case(
+            name: "a clip pushed onto a strike by the one before waits for it too; overlapping strikes chain",
+            cues: [(0, 100), (50, 100)],
+            sessionEnd: 1_000,
+            strikes: [80..<300, 250..<400],
+            expected: [
+                .clip(cue: 0, start: Frames(0), lateBy: Frames(0), cause: nil),
+                .silence(start: Frames(100), frameCount: Frames(300)),
+                .clip(cue: 1, start: Frames(400), lateBy: Frames(350), cause: .gong),
+                .silence(start: Frames(500), frameCount: Frames(500)),
+                .bell(start: Frames(1_000)),
             ]
         ),
     ]
@@ -108,7 +138,9 @@ struct TimelinePlannerTests {
     @Test("Stretches are placed as the timing rules say", arguments: cases)
     func placement(_ testCase: Case) {
         let cues = testCase.cues.map { Cue(plannedStart: Frames($0.start), frameCount: Frames($0.length)) }
-        #expect(TimelinePlanner.place(cues, sessionEnd: Frames(testCase.sessionEnd)) == testCase.expected)
+        let strikes = testCase.strikes.map { Frames($0.lowerBound)..<Frames($0.upperBound) }
+        let placed = TimelinePlanner.place(cues, sessionEnd: Frames(testCase.sessionEnd), strikes: strikes)
+        #expect(placed == testCase.expected)
     }
 }
 

@@ -26,6 +26,8 @@ package struct AudioMeasurement: Sendable, Equatable {
     package var leveledLoudness: Double?
     /// A sound's loudest 400 ms, LUFS (``LoudnessMeter/loudestMomentary``), when it was measured.
     package var loudestMomentary: Double?
+    /// How long a sound's strike lasts, frames (``LoudnessMeter/strikeFrameCount``), when measured.
+    package var strikeFrames: Frames?
 
     package init(
         sampleRate: SampleRate,
@@ -184,8 +186,8 @@ package final class AudioFileDecoder {
 
     /// Decodes `path` in full, as a render would (gapless for MPEG audio), and measures its format,
     /// its length as decoded and its integrated loudness (``LoudnessMeter``); `asSound`, its true
-    /// peak and its loudest 400 ms too (a sound's: its gain levels the one and keeps the other
-    /// under the limiter).
+    /// peak, its loudest 400 ms and its strike's length too (a sound's: its gain levels by the
+    /// second and keeps the first under the limiter; speech waits for the third).
     /// With `levelsSpeech`, a speech clip's: it is decoded a second time through the
     /// ``SpeechLeveler`` and measured again (``AudioMeasurement/leveledLoudness``).
     package static func measureLoudness(
@@ -207,6 +209,7 @@ package final class AudioFileDecoder {
         var measurement = try decoder.measurement(frameCount: frameCount)
         measurement.loudness = meter.integratedLoudness
         measurement.loudestMomentary = meter.loudestMomentary
+        measurement.strikeFrames = meter.strikeFrameCount.map { Frames($0) }
         measurement.truePeak = peakMeter.flatMap { $0.truePeak > 0 ? $0.truePeakDecibels : nil }
         if levelsSpeech { measurement.leveledLoudness = try leveledLoudness(path: path, reference: measurement) }
         return measurement

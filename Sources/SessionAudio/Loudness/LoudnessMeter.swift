@@ -19,6 +19,12 @@ package final class LoudnessMeter {
     /// The loudest 400 ms added so far (see ``loudestMomentary``), as libebur128's energy; 0 before
     /// any, and always 0 for a meter made without `momentary`.
     private var loudestMomentaryEnergy = 0.0
+    /// The loudest 100 ms block yet, as energy, and the frames added when the last block within
+    /// ``strikeDecayDecibels`` of it ended (see ``strikeFrameCount``).
+    private var loudestBlockEnergy = 0.0
+    private var strikeEnd: Int64 = 0
+    /// Frames added so far, with `momentary`.
+    private var framesAdded: Int64 = 0
     /// Frames to add before the momentary loudness is read again.
     private var framesToNextHop: Int
     /// How often the momentary loudness is read, in frames: every 10 ms.
@@ -71,6 +77,7 @@ package final class LoudnessMeter {
             let step = min(framesToNextHop, frames - done)
             addFrames(base + done * channelCount.count, step)
             done += step
+            framesAdded += Int64(step)
             framesToNextHop -= step
             if framesToNextHop == 0 {
                 framesToNextHop = hop
@@ -84,16 +91,37 @@ package final class LoudnessMeter {
         precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_add_frames_float failed with \(result)")
     }
 
-    /// Keeps the last 400 ms's loudness if it is the loudest yet.
+    /// Keeps the last 400 ms's loudness if it is the loudest yet, and follows the last 100 ms
+    /// for the strike.
     ///
-    /// The corresponding libebur128 call is `ebur128_loudness_momentary`.
+    /// The corresponding libebur128 calls are `ebur128_loudness_momentary` and
+    /// `ebur128_loudness_window` (100 ms).
     private func noteMomentary() {
         var loudness = -Double.infinity
-        let result = ebur128_loudness_momentary(state, &loudness)
+        var result = ebur128_loudness_momentary(state, &loudness)
         precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_momentary failed with \(result)")
-        // BS.1770: loudness = −0.691 + 10 log10(energy); compared as energy so that −inf is 0.
-        if loudness.isFinite { loudestMomentaryEnergy = max(loudestMomentaryEnergy, pow(10, (loudness + 0.691) / 10)) }
+        loudestMomentaryEnergy = max(loudestMomentaryEnergy, Self.energy(loudness))
+        result = ebur128_loudness_window(state, 100, &loudness)
+        precondition(result == Int32(EBUR128_SUCCESS.rawValue), "ebur128_loudness_window failed with \(result)")
+        // Streaming: a block louder than all before moves the strike's end to it, and so do the
+        // blocks after it still within the decay of it; what came before it no longer counts.
+        let block = Self.energy(loudness)
+        if block > loudestBlockEnergy {
+            loudestBlockEnergy = block
+            strikeEnd = framesAdded
+        } else if block > 0, block >= loudestBlockEnergy * pow(10, -Self.strikeDecayDecibels / 10) {
+            strikeEnd = framesAdded
+        }
     }
+
+    /// BS.1770's loudness as energy, `10^((L + 0.691) / 10)`; 0 for silence (−∞ LUFS), so that
+    /// loudness can be compared without special cases.
+    private static func energy(_ loudness: Double) -> Double {
+        loudness.isFinite ? pow(10, (loudness + 0.691) / 10) : 0
+    }
+
+    /// How far a sound falls from its loudest 100 ms before its strike is over, dB.
+    package static let strikeDecayDecibels = 10.0
 
     /// Measures the first `frames` interleaved frames of `samples`.
     package func add(_ samples: [Float], frames: Int) {
@@ -128,6 +156,18 @@ package final class LoudnessMeter {
         if framesToNextHop != hop { noteMomentary() }
         let loudness = -0.691 + 10 * log10(loudestMomentaryEnergy)
         return loudness.isFinite && loudness >= -70 ? loudness : nil
+    }
+
+    /// How long the sound's strike lasts, in frames from the first: to the end of the last 100 ms
+    /// block within ``strikeDecayDecibels`` of its loudest one (read every 10 ms); `nil` for
+    /// silence, or for a meter made without `momentary`.
+    ///
+    /// Speech that starts while a gong still rings this loud is masked by it: the planner lets
+    /// a gong's strike pass before a clip starts (``AudioSourceInfo/strikeFrames``).
+    package var strikeFrameCount: Int64? {
+        guard hop != nil else { return nil }
+        if framesToNextHop != hop { noteMomentary() }
+        return loudestBlockEnergy > 0 ? strikeEnd : nil
     }
 
     /// The short-term loudness (the last 3 s, silence before the start) in LUFS; `nil` below

@@ -392,7 +392,8 @@ extension AudioSourceInfo {
             loudness: measurement.loudness,
             truePeak: measurement.truePeak,
             leveledLoudness: measurement.leveledLoudness,
-            loudestMomentary: measurement.loudestMomentary
+            loudestMomentary: measurement.loudestMomentary,
+            strikeFrames: measurement.strikeFrames
         )
     }
 }

@@ -23,8 +23,9 @@ package import SessionTimeline
 /// `integratedLoudness` is `null` when nothing in the clip passes the measurement's gates, and
 /// `leveledLoudness` (the clip through the speech leveler) then too. Version 1 had no
 /// `leveledLoudness`; such a sidecar is measured again. A sound's sidecar (``SoundMeasurements``)
-/// has the same keys, `truePeak` (dBTP) and `maxMomentary` (its loudest 400 ms, LUFS), each
-/// `null` for silence, and no speech leveling; one without `maxMomentary` is measured again.
+/// has the same keys, `truePeak` (dBTP), `maxMomentary` (its loudest 400 ms, LUFS) and
+/// `strikeFrames` (its strike's length), each `null` for silence, and no speech leveling; one
+/// without `maxMomentary` or `strikeFrames` is measured again.
 /// docs/cache.md describes when sidecars are written and trusted.
 struct LoudnessSidecar: Codable, Equatable {
     /// The format's version; a sidecar with another is measured again.
@@ -48,6 +49,8 @@ struct LoudnessSidecar: Codable, Equatable {
     var truePeak: Double??
     /// A sound's loudest 400 ms, LUFS: `.some(nil)` for silence, `nil` when not measured (a clip's).
     var maxMomentary: Double??
+    /// A sound's strike, frames: `.some(nil)` for silence, `nil` when not measured (a clip's).
+    var strikeFrames: Frames??
 
     init(_ measurement: AudioMeasurement, of clip: ClipFingerprint, asSound: Bool = false) {
         version = Self.version
@@ -61,11 +64,12 @@ struct LoudnessSidecar: Codable, Equatable {
         leveledLoudness = measurement.leveledLoudness
         truePeak = asSound ? .some(measurement.truePeak) : nil
         maxMomentary = asSound ? .some(measurement.loudestMomentary) : nil
+        strikeFrames = asSound ? .some(measurement.strikeFrames) : nil
     }
 
     private enum CodingKeys: String, CodingKey {
         case version, bytes, sha256, sampleRate, channels, frames, gapless, integratedLoudness, leveledLoudness
-        case truePeak, maxMomentary
+        case truePeak, maxMomentary, strikeFrames
     }
 
     init(from decoder: any Decoder) throws {
@@ -86,6 +90,9 @@ struct LoudnessSidecar: Codable, Equatable {
             ? nil : try container.decode(Double.self, forKey: .leveledLoudness)
         truePeak = try Self.decodeIfPresent(.truePeak, from: container)
         maxMomentary = try Self.decodeIfPresent(.maxMomentary, from: container)
+        if container.contains(.strikeFrames) {
+            strikeFrames = .some(try container.decodeIfPresent(Frames.self, forKey: .strikeFrames))
+        }
     }
 
     /// A sound's key: absent (`nil`: not measured), or a number or null (`.some`).
@@ -109,6 +116,13 @@ struct LoudnessSidecar: Codable, Equatable {
         var values = [(integratedLoudness, CodingKeys.integratedLoudness), (leveledLoudness, .leveledLoudness)]
         if let truePeak { values.append((truePeak, .truePeak)) }
         if let maxMomentary { values.append((maxMomentary, .maxMomentary)) }
+        if let strikeFrames {
+            if let frames = strikeFrames {
+                try container.encode(frames, forKey: .strikeFrames)
+            } else {
+                try container.encodeNil(forKey: .strikeFrames)
+            }
+        }
         for (value, key) in values {
             if let value { try container.encode(value, forKey: key) } else { try container.encodeNil(forKey: key) }
         }
@@ -131,7 +145,8 @@ struct LoudnessSidecar: Codable, Equatable {
             sidecar.integratedLoudness.map(plausibleLoudness.contains) ?? true,
             sidecar.leveledLoudness.map(plausibleLoudness.contains) ?? true,
             sidecar.truePeak.map({ $0.map(plausibleTruePeak.contains) ?? true }) ?? true,
-            sidecar.maxMomentary.map({ $0.map(plausibleLoudness.contains) ?? true }) ?? true
+            sidecar.maxMomentary.map({ $0.map(plausibleLoudness.contains) ?? true }) ?? true,
+            sidecar.strikeFrames.map({ $0.map { $0 >= .zero && $0 <= sidecar.frames } ?? true }) ?? true
         else { return nil }
         return sidecar
     }

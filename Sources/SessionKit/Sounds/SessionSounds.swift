@@ -63,6 +63,7 @@ struct SessionSounds {
             duckRamp: frames(SoundDefaults.duckRampSeconds)
         )
         if measuresLoudness { layers.soundPeakLimit = layers.truePeakCeiling - codecHeadroom - Self.soundPeakMargin }
+        layers.speechWaitsForGongs = !(sound.speechOverGongs ?? false)
         if let bell = sound.bell {
             layers.bell = try choose(bell, as: .bell, measuresLoudness: measuresLoudness)
         } else if builtinBell {
@@ -208,6 +209,7 @@ struct SessionSounds {
         var loudness: Double?
         var truePeak: Double?
         var loudestMomentary: Double?
+        var strikeFrames: Frames?
     }
 
     /// The built-in bell at the output rate, measured when loudness is on.
@@ -226,7 +228,8 @@ struct SessionSounds {
                     measured = BellLoudness(
                         loudness: meter.integratedLoudness,
                         truePeak: peakMeter.truePeak > 0 ? peakMeter.truePeakDecibels : nil,
-                        loudestMomentary: meter.loudestMomentary
+                        loudestMomentary: meter.loudestMomentary,
+                        strikeFrames: meter.strikeFrameCount.map { Frames($0) }
                     )
                 } catch {
                     throw SessionError(
@@ -247,7 +250,8 @@ struct SessionSounds {
                 gapless: false,
                 loudness: measured.loudness,
                 truePeak: measured.truePeak,
-                loudestMomentary: measured.loudestMomentary
+                loudestMomentary: measured.loudestMomentary,
+                strikeFrames: measured.strikeFrames
             )
         )
     }

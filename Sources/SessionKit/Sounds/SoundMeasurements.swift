@@ -26,7 +26,8 @@ enum SoundMeasurements {
         }
         let sidecarPath = (folder as NSString).appendingPathComponent("\(before.sha256).loudness.json")
         if let sidecar = LoudnessSidecar.read(from: sidecarPath), sidecar.describes(before),
-            let truePeak = sidecar.truePeak, let loudestMomentary = sidecar.maxMomentary
+            let truePeak = sidecar.truePeak, let loudestMomentary = sidecar.maxMomentary,
+            let strikeFrames = sidecar.strikeFrames
         {
             // Its length is that of a full decode of these very bytes (a clip's sidecar is checked
             // against a scan, but a sound's scan is a full decode, the work the sidecar saves);
@@ -37,6 +38,7 @@ enum SoundMeasurements {
                 known.loudness = sidecar.integratedLoudness
                 known.truePeak = truePeak
                 known.loudestMomentary = loudestMomentary
+                known.strikeFrames = strikeFrames
                 return known
             }
         }

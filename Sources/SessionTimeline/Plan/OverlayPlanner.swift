@@ -28,7 +28,7 @@ enum OverlayPlanner {
         let end = timeline.totalFrames
         let sampleRate = timeline.sampleRate
         // Seed 002: the countdown is silent; the start gong and the bed begin when it ends.
-        let soundsStart = layers.soundsOverLeadIn ? .zero : layers.leadIn
+        let soundsStart = layers.soundsStart
         let bedStart = bedStart ?? soundsStart
         var overlays: [TimelineOverlay] = []
         func gain(of sound: ChosenSound, as kind: TimelineOverlay.Kind) -> Double {

@@ -35,6 +35,9 @@ package struct SessionLayers: Sendable, Equatable {
     package var soundsOverLeadIn: Bool
     /// Whether a guided timeline marks its silence phases (``Timeline/markingSilence()``).
     package var marksSilence: Bool
+    /// Whether a clip that would start while a gong's strike sounds waits for it to pass
+    /// (``gongStrikes(intervalStarts:sampleRate:)``); off, speech starts as planned.
+    package var speechWaitsForGongs = true
     /// The narration's loudness target in LUFS; `nil` is loudness off (every gain 1 but the sounds' own).
     package var loudnessTarget: Double?
     /// What the loudness target applies to.
@@ -105,6 +108,28 @@ package struct SessionLayers: Sendable, Equatable {
 }
 
 extension SessionLayers {
+    /// Where the start gong and the bed begin: the lead-in's end, or frame 0 over it.
+    package var soundsStart: Frames { soundsOverLeadIn ? .zero : leadIn }
+
+    /// The spans in which no clip may start, in frames at `sampleRate`, in time order: from each
+    /// gong's start (the start gong at ``soundsStart``, the interval gong at each of
+    /// `intervalStarts`) to the end of its strike, until it has fallen 10 dB under its loudest
+    /// 100 ms (``AudioSourceInfo/strikeFrames``). The seed apps ring, then speak: a word that
+    /// starts on the strike is masked by it, and the limiter works hardest there. Empty when
+    /// speech may start over gongs, or a gong's strike was not measured (loudness off).
+    package func gongStrikes(intervalStarts: [Frames], sampleRate: SampleRate) -> [Range<Frames>] {
+        guard speechWaitsForGongs else { return [] }
+        func strikes(of choice: SoundChoice?, at starts: [Frames]) -> [Range<Frames>] {
+            guard case .chosen(let gong)? = choice, let strike = gong.source.strikeFrames, strike > .zero else {
+                return []
+            }
+            let length = sampleRate.frames(converting: strike, from: gong.source.sampleRate)
+            return starts.map { $0..<$0 + length }
+        }
+        let all = strikes(of: startGong, at: [soundsStart]) + strikes(of: intervalGong, at: intervalStarts)
+        return all.sorted { $0.lowerBound < $1.lowerBound }
+    }
+
     /// Where the session's second `seconds` is in the output at `sampleRate`: after the lead-in.
     /// Every planned time goes through here, so seconds become frames in one place.
     package func frame(atSeconds seconds: Double, sampleRate: SampleRate) -> Frames {

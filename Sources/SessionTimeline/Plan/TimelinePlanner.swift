@@ -17,8 +17,9 @@ package enum TimelinePlanner {
 
     /// One placed stretch of the output.
     package enum Stretch: Sendable, Equatable {
-        /// Cue `cue` (its index in the input) placed at `start`, `lateBy` frames after its planned start.
-        case clip(cue: Int, start: Frames, lateBy: Frames)
+        /// Cue `cue` (its index in the input) placed at `start`, `lateBy` frames after its planned
+        /// start, for `cause` (`nil` when on time).
+        case clip(cue: Int, start: Frames, lateBy: Frames, cause: PlacedClip.LateCause?)
         /// Silence of `frameCount` frames from `start`.
         case silence(start: Frames, frameCount: Frames)
         /// The bell from `start`.
@@ -32,21 +33,28 @@ package enum TimelinePlanner {
     /// before interjections, each in script order). A cursor walks from frame 0: a cue planned
     /// after the cursor is preceded by silence up to its planned start; a cue planned before the
     /// cursor (the previous clip ran long) starts at the cursor and is late by the difference.
-    /// After the last cue, silence runs to `sessionEnd` if the cursor has not passed it; the bell
-    /// starts where that leaves off.
-    package static func place(_ cues: [Cue], sessionEnd: Frames) -> [Stretch] {
+    /// A cue that would then start inside one of `strikes` (a gong's strike, in time order)
+    /// starts at its end instead, late for the gong. After the last cue, silence runs to
+    /// `sessionEnd` if the cursor has not passed it; the bell starts where that leaves off.
+    package static func place(_ cues: [Cue], sessionEnd: Frames, strikes: [Range<Frames>] = []) -> [Stretch] {
         let order = cues.indices.sorted { (cues[$0].plannedStart, $0) < (cues[$1].plannedStart, $1) }
         var stretches: [Stretch] = []
         stretches.reserveCapacity(cues.count * 2 + 2)
         var cursor = Frames.zero
         for index in order {
             let cue = cues[index]
-            if cue.plannedStart > cursor {
-                stretches.append(.silence(start: cursor, frameCount: cue.plannedStart - cursor))
-                cursor = cue.plannedStart
+            var start = max(cursor, cue.plannedStart)
+            var cause: PlacedClip.LateCause? = start > cue.plannedStart ? .clipBefore : nil
+            // Strikes are in time order: one that ends past `start` after another moved it is later.
+            for strike in strikes where strike.contains(start) {
+                start = strike.upperBound
+                cause = .gong
             }
-            stretches.append(.clip(cue: index, start: cursor, lateBy: cursor - cue.plannedStart))
-            cursor += cue.frameCount
+            if start > cursor {
+                stretches.append(.silence(start: cursor, frameCount: start - cursor))
+            }
+            stretches.append(.clip(cue: index, start: start, lateBy: start - cue.plannedStart, cause: cause))
+            cursor = start + cue.frameCount
         }
         if sessionEnd > cursor {
             stretches.append(.silence(start: cursor, frameCount: sessionEnd - cursor))
@@ -133,11 +141,17 @@ extension Timeline {
                 )
             )
         }
+        // Gongs at N, 2N, … seconds from the script's 0 while before its end (k × N, never a running sum).
+        let intervalStarts =
+            layers.intervalSeconds.map {
+                SessionLayers.intervals(from: 0, every: $0, before: script.durationSeconds).map(frames(atSeconds:))
+            } ?? []
         var skipped: [SkippedSound] = []
         let items = TimelinePlanner.items(
             clips,
             sessionEnd: frames(atSeconds: script.durationSeconds),
             layers: layers,
+            strikes: layers.gongStrikes(intervalStarts: intervalStarts, sampleRate: sampleRate),
             skipped: &skipped,
             sampleRate: sampleRate
         )
@@ -159,11 +173,7 @@ extension Timeline {
                 )
             }
         )
-        // Gongs at N, 2N, … seconds from the script's 0 while before its end (k × N, never a running sum).
-        let intervalStarts = layers.intervalSeconds.map {
-            SessionLayers.intervals(from: 0, every: $0, before: script.durationSeconds).map(frames(atSeconds:))
-        }
-        OverlayPlanner.place(layers, intervalStarts: intervalStarts ?? [], in: &timeline, skipped: &skipped)
+        OverlayPlanner.place(layers, intervalStarts: intervalStarts, in: &timeline, skipped: &skipped)
         timeline.skippedSounds = skipped
         if layers.marksSilence { timeline = timeline.markingSilence() }
         return timeline
@@ -192,6 +202,7 @@ extension TimelinePlanner {
         sessionEnd: Frames,
         layers: SessionLayers,
         bellCue: TimelineCue? = nil,
+        strikes: [Range<Frames>] = [],
         skipped: inout [SkippedSound],
         sampleRate: SampleRate
     ) -> [TimelineItem] {
@@ -205,13 +216,14 @@ extension TimelinePlanner {
             Cue(plannedStart: $0.placeAt ?? $0.clip.plannedStartFrame, frameCount: $0.source.frameCount(at: sampleRate))
         }
         var items: [TimelineItem] = []
-        for stretch in place(cues, sessionEnd: sessionEnd) {
+        for stretch in place(cues, sessionEnd: sessionEnd, strikes: strikes) {
             let index = items.count
             switch stretch {
-            case .clip(let cue, let start, _):
+            case .clip(let cue, let start, _, let cause):
                 let lane = clips[cue]
                 var clip = lane.clip
                 clip.lateByFrames = max(start - clip.plannedStartFrame, .zero)
+                clip.lateCause = clip.lateByFrames > .zero ? cause ?? .clipBefore : nil
                 if let marks = lane.marks { (clip.words, clip.sentences) = marks.placed(at: start, in: sampleRate) }
                 let gain = Loudness.speechGain(lane.source, in: layers)
                 items.append(

@@ -303,7 +303,8 @@ struct ScriptValidator {
             truePeak: amount(.truePeak),
             speechLeveling: flag(.speechLeveling),
             soundsOverLeadIn: flag(.soundsOverLeadIn),
-            silencePhase: flag(.silencePhase)
+            silencePhase: flag(.silencePhase),
+            speechOverGongs: flag(.speechOverGongs)
         )
         for problem in settings.problems {
             report("sound.\(problem.field.rawValue)", problem.rule)

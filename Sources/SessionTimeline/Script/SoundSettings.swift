@@ -60,6 +60,9 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
     /// Whether the start gong and the bed begin at frame 0 and play over the lead-in, rather than
     /// at its end.
     public var soundsOverLeadIn: Bool?
+    /// Whether speech may start while a gong's strike still sounds (within 10 dB of its loudest),
+    /// as it is planned; by default it waits for the strike to pass (docs/sound.md).
+    public var speechOverGongs: Bool?
     /// Whether a guided script's timeline marks a `silence` phase where a phase's speech has ended
     /// and only interjections come before the next phase (seed 000's Opening → Teachings → Silence
     /// → Closing); on unless set false.
@@ -92,7 +95,8 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         truePeak: Double? = nil,
         speechLeveling: Bool? = nil,
         soundsOverLeadIn: Bool? = nil,
-        silencePhase: Bool? = nil
+        silencePhase: Bool? = nil,
+        speechOverGongs: Bool? = nil
     ) {
         self.ambience = ambience
         self.ambienceGain = ambienceGain
@@ -110,13 +114,14 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         self.speechLeveling = speechLeveling
         self.soundsOverLeadIn = soundsOverLeadIn
         self.silencePhase = silencePhase
+        self.speechOverGongs = speechOverGongs
     }
 
     private enum CodingKeys: String, CodingKey {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn, silencePhase
+        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn, silencePhase, speechOverGongs
     }
 
     /// These settings with every unset field taken from `base`.
@@ -138,7 +143,8 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
             truePeak: truePeak ?? base.truePeak,
             speechLeveling: speechLeveling ?? base.speechLeveling,
             soundsOverLeadIn: soundsOverLeadIn ?? base.soundsOverLeadIn,
-            silencePhase: silencePhase ?? base.silencePhase
+            silencePhase: silencePhase ?? base.silencePhase,
+            speechOverGongs: speechOverGongs ?? base.speechOverGongs
         )
     }
 
@@ -157,7 +163,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         case ambience, ambienceGain, ambienceFadeInSeconds, ambienceFadeOutSeconds
         case startGong, intervalGong, intervalMinutes, bell, leadInSeconds
         case duckDecibels = "duckDb"
-        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn, silencePhase
+        case loudness, loudnessAnchor, truePeak, speechLeveling, soundsOverLeadIn, silencePhase, speechOverGongs
     }
 
     /// Every value that breaks its rule, as the field and the rule broken; empty when all are fine.

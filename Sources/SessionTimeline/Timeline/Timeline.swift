@@ -401,7 +401,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
 
     private enum CodingKeys: String, CodingKey {
         case index, kind, startFrame, frameCount, startSeconds, durationSeconds
-        case text, phase, segmentId, plannedStartFrame, lateByFrames, key, gain, name, words, sentences
+        case text, phase, segmentId, plannedStartFrame, lateByFrames, lateCause, key, gain, name, words, sentences
     }
 
     func encode(to encoder: any Encoder, sampleRate: SampleRate) throws {
@@ -418,6 +418,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
             try container.encodeIfPresent(clip.segmentId, forKey: .segmentId)
             try container.encode(clip.plannedStartFrame, forKey: .plannedStartFrame)
             try container.encode(clip.lateByFrames, forKey: .lateByFrames)
+            try container.encodeIfPresent(clip.lateCause, forKey: .lateCause)
             try container.encode(clip.key, forKey: .key)
             try container.encodeIfPresent(clip.words, forKey: .words)
             try container.encodeIfPresent(clip.sentences, forKey: .sentences)
@@ -444,6 +445,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
                 segmentId: try container.decodeIfPresent(String.self, forKey: .segmentId),
                 plannedStartFrame: try container.decode(Frames.self, forKey: .plannedStartFrame),
                 lateByFrames: try container.decode(Frames.self, forKey: .lateByFrames),
+                lateCause: try container.decodeIfPresent(PlacedClip.LateCause.self, forKey: .lateCause),
                 key: key,
                 words: try container.decodeIfPresent([SpeechMark].self, forKey: .words),
                 sentences: try container.decodeIfPresent([SpeechMark].self, forKey: .sentences)
@@ -518,8 +520,11 @@ public struct PlacedClip: Sendable, Equatable {
     public var segmentId: String?
     /// Where the script planned the clip to start.
     public var plannedStartFrame: Frames
-    /// How much later than planned the clip starts because the clip before it ran long; 0 if on time.
+    /// How much later than planned the clip starts; 0 if on time.
     public var lateByFrames: Frames
+    /// Why the clip starts late, when it does; `nil` when on time (and in timelines before it was
+    /// recorded, where lateness was always the clip before's).
+    public var lateCause: LateCause?
     /// The clip's cache key.
     public var key: String
     /// Each word where it is spoken in the output, when the clip's engine said; `nil` when not known.
@@ -533,6 +538,7 @@ public struct PlacedClip: Sendable, Equatable {
         segmentId: String?,
         plannedStartFrame: Frames,
         lateByFrames: Frames,
+        lateCause: LateCause? = nil,
         key: String,
         words: [SpeechMark]? = nil,
         sentences: [SpeechMark]? = nil
@@ -542,9 +548,20 @@ public struct PlacedClip: Sendable, Equatable {
         self.segmentId = segmentId
         self.plannedStartFrame = plannedStartFrame
         self.lateByFrames = lateByFrames
+        self.lateCause = lateCause
         self.key = key
         self.words = words
         self.sentences = sentences
+    }
+}
+
+extension PlacedClip {
+    /// Why a clip starts after its planned frame.
+    public enum LateCause: String, Sendable, Codable {
+        /// The clip before it ran past its planned start.
+        case clipBefore = "clip"
+        /// A gong's strike sounded there: the clip waited until it had fallen 10 dB.
+        case gong
     }
 }
 
@@ -574,6 +591,10 @@ public struct AudioSourceInfo: Sendable, Equatable {
     /// around it counted): what levels a gong, a bell or a cue, however short; `nil` for clips
     /// and beds, and when not measured.
     public var loudestMomentary: Double?
+    /// How long a sound's strike lasts, frames at ``sampleRate``: until its last 100 ms within
+    /// 10 dB of its loudest. Speech does not start while a gong's strike sounds; `nil` for clips
+    /// and beds, for silence, and when not measured.
+    package var strikeFrames: Frames?
 
     package init(
         path: String?,
@@ -583,7 +604,8 @@ public struct AudioSourceInfo: Sendable, Equatable {
         loudness: Double? = nil,
         truePeak: Double? = nil,
         leveledLoudness: Double? = nil,
-        loudestMomentary: Double? = nil
+        loudestMomentary: Double? = nil,
+        strikeFrames: Frames? = nil
     ) {
         self.path = path
         self.sampleRate = sampleRate
@@ -593,6 +615,7 @@ public struct AudioSourceInfo: Sendable, Equatable {
         self.truePeak = truePeak
         self.leveledLoudness = leveledLoudness
         self.loudestMomentary = loudestMomentary
+        self.strikeFrames = strikeFrames
     }
 }
 
@@ -608,6 +631,7 @@ extension AudioSourceInfo {
     private enum CodingKeys: String, CodingKey {
         case source, sourceSampleRate, sourceFrames, gapless, loudness, truePeak, leveledLoudness
         case loudestMomentary = "maxMomentary"
+        case strikeFrames = "sourceStrikeFrames"
     }
 
     /// Writes the source's fields into the keyed container of the item or overlay `encoder` is writing.
@@ -621,6 +645,7 @@ extension AudioSourceInfo {
         try container.encodeIfPresent(truePeak.map(Timeline.rounded), forKey: .truePeak)
         try container.encodeIfPresent(leveledLoudness.map(Timeline.rounded), forKey: .leveledLoudness)
         try container.encodeIfPresent(loudestMomentary.map(Timeline.rounded), forKey: .loudestMomentary)
+        try container.encodeIfPresent(strikeFrames, forKey: .strikeFrames)
     }
 
     /// The source written beside an item's or overlay's fields, or `nil` if there is none.
@@ -635,7 +660,8 @@ extension AudioSourceInfo {
             loudness: try container.decodeIfPresent(Double.self, forKey: .loudness),
             truePeak: try container.decodeIfPresent(Double.self, forKey: .truePeak),
             leveledLoudness: try container.decodeIfPresent(Double.self, forKey: .leveledLoudness),
-            loudestMomentary: try container.decodeIfPresent(Double.self, forKey: .loudestMomentary)
+            loudestMomentary: try container.decodeIfPresent(Double.self, forKey: .loudestMomentary),
+            strikeFrames: try container.decodeIfPresent(Frames.self, forKey: .strikeFrames)
         )
     }
 }

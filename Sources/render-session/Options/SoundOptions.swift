@@ -143,6 +143,12 @@ struct SoundOptions: ParsableArguments {
     )
     var soundsOverLeadIn = false
 
+    @Flag(
+        name: .customLong("speech-over-gongs"),
+        help: "Start speech as planned even while a gong's strike sounds, rather than when it has fallen 10 dB."
+    )
+    var speechOverGongs = false
+
     @Option(
         name: .customLong("silence-phase"),
         help: ArgumentHelp(
@@ -171,7 +177,8 @@ struct SoundOptions: ParsableArguments {
             truePeak: truePeak,
             speechLeveling: speechLeveling,
             soundsOverLeadIn: soundsOverLeadIn ? true : nil,
-            silencePhase: silencePhase
+            silencePhase: silencePhase,
+            speechOverGongs: speechOverGongs ? true : nil
         )
     }
 
@@ -194,6 +201,7 @@ struct SoundOptions: ParsableArguments {
         case .speechLeveling: "--speech-leveling"
         case .soundsOverLeadIn: "--sounds-over-lead-in"
         case .silencePhase: "--silence-phase"
+        case .speechOverGongs: "--speech-over-gongs"
         }
     }
 }
