@@ -78,7 +78,7 @@ struct CommandTests {
         #expect(result.standardOutput == folder.path("s.wav") + "\n")
         #expect(
             result.standardError.hasPrefix(
-                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 7, voice espeak:en-us (default), 8 clips (8 cached), speech -"
+                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz mono, seed 7, voice espeak:en-us (default), 8 clips (8 cached), speech -"
             )
         )
         #expect(

@@ -89,12 +89,12 @@ struct LoudnessTargetTests {
     }
 
     @Test(
-        "--loudness podcast --loudness-anchor program: the whole file at −16 ±0.5 LUFS in ffmpeg's meter, in WAV, MP3 and Opus",
+        "--loudness -16 --loudness-anchor program: the whole file at −16 ±0.5 LUFS in ffmpeg's meter, in WAV, MP3 and Opus",
         .requiresFFmpeg
     )
     func programAnchor() async throws {
         let folder = try TemporaryFolder()
-        let program = ["--loudness", "podcast", "--loudness-anchor", "program"]
+        let program = ["--loudness", "-16", "--loudness-anchor", "program"]
         let planned = try await renderSession(["timeline"] + Self.layered + program)
         #expect(planned.status == 0, "\(planned.standardError)")
         let plan = try JSONDecoder().decode(Timeline.self, from: Data(planned.standardOutputBytes))
@@ -162,12 +162,14 @@ struct LoudnessTargetTests {
     }
 
     @Test(
-        "Presets set the target and ceiling by name, in a flag or a script; a misspelt one is an error naming the nearest",
+        "Presets set the target (the mono figure for the fixture's mono file) and ceiling by name, in a flag or a script; a misspelt one is an error naming the nearest",
         arguments: [
-            (["--loudness", "streaming"], nil as String?, -14.0, LoudnessAnchor.speech),
+            (["--loudness", "streaming"], nil as String?, -17.0, LoudnessAnchor.speech),
+            (["--loudness", "streaming", "--channels", "2"], nil as String?, -14.0, LoudnessAnchor.speech),
             (["--loudness", "ebu-r128", "--loudness-anchor", "speech"], nil, -23, .speech),
-            ([], #""loudness": "speech", "loudnessAnchor": "program""#, -18, .program),
-            (["--loudness", "podcast"], #""loudness": -20"#, -16, .speech),
+            ([], #""loudness": "speech", "loudnessAnchor": "program""#, -21, .program),
+            (["--loudness", "podcast"], #""loudness": -20"#, -19, .speech),
+            (["--loudness", "-16"], #""loudness": "podcast""#, -16, .speech),
         ]
     )
     func presets(flags: [String], sound: String?, target: Double, anchor: LoudnessAnchor) async throws {
@@ -185,6 +187,39 @@ struct LoudnessTargetTests {
         #expect(result.status == 0, "\(result.standardError)")
         let loudness = try JSONDecoder().decode(Timeline.self, from: Data(result.standardOutputBytes)).loudness
         #expect(loudness?.target == target && loudness?.ceiling == -1 && loudness?.anchor == anchor)
+    }
+
+    @Test(
+        "The target is the file's as ffmpeg reads it in any layout: stereo speech at −16 (it read 3 LU over), a mono podcast at AES TD1004's −19; the summary names the layout",
+        .requiresFFmpeg
+    )
+    func targetPerLayout() async throws {
+        let folder = try TemporaryFolder()
+        let cases: [(name: String, options: [String], target: Double, layout: String)] = [
+            ("stereo", ["--channels", "2"], -16, "stereo"),
+            ("mono-podcast", ["--loudness", "podcast"], -19, "mono"),
+            ("stereo-podcast", ["--loudness", "podcast", "--channels", "2"], -16, "stereo"),
+            ("mono", [], -16, "mono"),
+        ]
+        for (name, options, target, layout) in cases {
+            let path = folder.path("\(name).wav")
+            let render = try await renderSession(
+                ["render"] + Self.layered + options + ["-o", path, "--timeline", path + ".json"]
+            )
+            #expect(render.status == 0, "\(render.standardError)")
+            #expect(render.standardError.contains(" Hz \(layout), seed 7"), "\(name): \(render.standardError)")
+            let timeline = try Self.timeline(path + ".json")
+            #expect(timeline.loudness?.target == target, "\(name)")
+            let speech = timeline.items.filter { $0.clip != nil }.map {
+                $0.startFrame.count..<$0.startFrame.count + $0.frameCount.count
+            }
+            let measured = try await FFmpeg.ebur128(path, spans: speech).integratedLoudness
+            #expect(abs(measured - target) <= 0.5, "\(name): ffmpeg reads the speech at \(measured) LUFS")
+            #expect(
+                abs((timeline.loudness?.speech ?? 0) - target) <= 0.5,
+                "\(name): we read \(timeline.loudness?.speech ?? 0)"
+            )
+        }
     }
 
     @Test("A misspelt preset or anchor is an error before any work, naming the nearest")

@@ -21,7 +21,7 @@ struct PrepareCommandTests {
         #expect(lines.count == 1, "one summary line says how the clips were had")
         #expect(
             lines.first?.hasPrefix(
-                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz, seed 5, voice espeak:en-us (default), 8 clips (0 cached, 8 synthesized), "
+                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz mono, seed 5, voice espeak:en-us (default), 8 clips (0 cached, 8 synthesized), "
             ) == true,
             "\(lines)"
         )

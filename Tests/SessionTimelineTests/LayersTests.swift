@@ -334,8 +334,8 @@ struct LayersTests {
         )
         #expect(parsed.sound?.effectiveIntervalGong == "gong")
         let merged = SoundSettings(ambience: "rain", loudness: .target(-18)).overriding(parsed.sound)
-        #expect(merged.ambience == "rain" && merged.ambienceGain == 0.2 && merged.loudnessTarget == -18)
-        #expect(SoundSettings().loudnessTarget == -16)
+        #expect(merged.ambience == "rain" && merged.ambienceGain == 0.2 && merged.loudnessTarget(for: .mono) == -18)
+        #expect(SoundSettings().loudnessTarget(for: .mono) == -16)
 
         let error = #expect(throws: ScriptError.self) {
             try Script(
@@ -438,5 +438,37 @@ struct LayersTests {
         // Loudness off: the sound's own gain.
         layers = SessionLayers(loudnessTarget: nil)
         #expect(decibels(beep, .cue, layers) == 0)
+    }
+
+    @Test(
+        "A mono source copied to every channel reads louder by the channels' weights; presets take AES TD1004's mono figure"
+    )
+    func layoutOffsets() {
+        func source(_ channels: ChannelCount) -> AudioSourceInfo {
+            var source = AudioSourceInfo(path: "/x.wav", sampleRate: 44_100, frameCount: 44_100, gapless: true)
+            source.channelCount = channels
+            return source
+        }
+        let six: ChannelCount = 6
+        #expect(abs(Loudness.layoutOffset(of: source(.mono), in: .stereo) - 3.0103) < 1e-4)
+        #expect(Loudness.layoutOffset(of: source(.mono), in: .mono) == 0)
+        #expect(Loudness.layoutOffset(of: source(.stereo), in: .stereo) == 0)
+        #expect(abs(Loudness.layoutOffset(of: source(.stereo), in: .mono) - -3.0103) < 1e-4)
+        #expect(
+            abs(Loudness.layoutOffset(of: source(.mono), in: six) - 10 * log10(5.82)) < 1e-9,
+            "L R C, no LFE, two surrounds at 1.41"
+        )
+        #expect(abs(Loudness.layoutOffset(of: source(six), in: .stereo) - 10 * log10(2 / 5.82)) < 1e-9)
+        // The gain that brings a mono clip at −20 LUFS to −16 in a stereo file is 3 dB less.
+        var layers = SessionLayers(loudnessTarget: -16)
+        layers.outputChannels = .stereo
+        let clip = AudioSourceInfo(path: "/c.mp3", sampleRate: 22_050, frameCount: 22_050, gapless: true, loudness: -20)
+        #expect(abs(20 * log10(Loudness.speechGain(clip, in: layers)) - (4 - 3.0103)) < 1e-4)
+        #expect(LoudnessPreset.podcast.target(for: .mono) == -19 && LoudnessPreset.podcast.target(for: .stereo) == -16)
+        #expect(LoudnessPreset.speech.target(for: .mono) == -21 && LoudnessPreset.streaming.target(for: .mono) == -17)
+        #expect(LoudnessPreset.ebuR128.target(for: .mono) == -23)
+        #expect(SoundSettings(loudness: .target(-16)).loudnessTarget(for: .mono) == -16)
+        #expect(SoundSettings(loudness: .preset(.podcast)).loudnessTarget(for: .mono) == -19)
+        #expect(SoundSettings(loudness: .off).loudnessTarget(for: .stereo) == nil)
     }
 }

@@ -395,5 +395,6 @@ extension AudioSourceInfo {
             loudestMomentary: measurement.loudestMomentary,
             strikeFrames: measurement.strikeFrames
         )
+        channelCount = measurement.channelCount
     }
 }

@@ -166,7 +166,7 @@ struct LoudnessSidecar: Codable, Equatable {
 
     /// The source this sidecar describes, as the clip at `path`.
     func source(path: String) -> AudioSourceInfo {
-        AudioSourceInfo(
+        var source = AudioSourceInfo(
             path: path,
             sampleRate: sampleRate,
             frameCount: frames,
@@ -174,6 +174,8 @@ struct LoudnessSidecar: Codable, Equatable {
             loudness: integratedLoudness,
             leveledLoudness: leveledLoudness
         )
+        source.channelCount = channels
+        return source
     }
 }
 

@@ -45,6 +45,7 @@ enum SessionPlanner {
         let layers = try sounds.layers(
             for: draft.layered(sound),
             sampleRate: sampleRate,
+            channelCount: settings.channelCount,
             builtinBell: draft.playsBuiltinBell,
             codecHeadroom: encoder.truePeakHeadroom(sampleRate: sampleRate)
         )

@@ -38,10 +38,12 @@ struct SessionSounds {
     func layers(
         for sound: SoundSettings,
         sampleRate: SampleRate,
+        channelCount: ChannelCount = .mono,
         builtinBell: Bool = true,
         codecHeadroom: Double = 0
     ) throws(SessionError) -> SessionLayers {
-        let measuresLoudness = sound.loudnessTarget != nil
+        let target = sound.loudnessTarget(for: channelCount)
+        let measuresLoudness = target != nil
         func frames(_ seconds: Double) -> Frames {
             guard let frames = sampleRate.frames(atSeconds: seconds) else {
                 preconditionFailure("a checked setting of \(seconds) s converts to frames")
@@ -52,7 +54,7 @@ struct SessionSounds {
             leadIn: frames(sound.leadInSeconds ?? 0),
             soundsOverLeadIn: sound.soundsOverLeadIn ?? false,
             marksSilence: sound.silencePhase ?? true,
-            loudnessTarget: sound.loudnessTarget,
+            loudnessTarget: target,
             loudnessAnchor: sound.loudnessAnchor ?? .speech,
             levelsSpeech: sound.speechLeveling ?? true,
             truePeakCeiling: sound.truePeak ?? sound.loudness?.ceiling ?? SoundDefaults.truePeak,
@@ -64,6 +66,7 @@ struct SessionSounds {
         )
         if measuresLoudness { layers.soundPeakLimit = layers.truePeakCeiling - codecHeadroom - Self.soundPeakMargin }
         layers.speechWaitsForGongs = !(sound.speechOverGongs ?? false)
+        layers.outputChannels = channelCount
         if let bell = sound.bell {
             layers.bell = try choose(bell, as: .bell, measuresLoudness: measuresLoudness)
         } else if builtinBell {

@@ -38,6 +38,9 @@ package struct SessionLayers: Sendable, Equatable {
     /// Whether a clip that would start while a gong's strike sounds waits for it to pass
     /// (``gongStrikes(intervalStarts:sampleRate:)``); off, speech starts as planned.
     package var speechWaitsForGongs = true
+    /// The output's channels: the loudness target applies to the file as a meter reads it, and a
+    /// mono source copied to two channels reads 3 dB louder (``Loudness/layoutOffset(of:in:)``).
+    package var outputChannels: ChannelCount = .mono
     /// The narration's loudness target in LUFS; `nil` is loudness off (every gain 1 but the sounds' own).
     package var loudnessTarget: Double?
     /// What the loudness target applies to.
@@ -157,6 +160,26 @@ package enum Loudness {
     /// The most a quiet source is raised, dB: more would lift its noise floor into the mix.
     package static let maximumBoostDecibels = 20.0
 
+    /// How much louder a meter reads `source` once it plays in the output's `channels` than it
+    /// measured on its own, dB: BS.1770 sums the channels' weighted energies, so a mono source
+    /// copied to left and right reads 10 log10 2 = 3.01 dB louder, to the five channels that carry
+    /// it in 5.1 (L, R, C at 1, the surrounds at 1.41) 10 log10 5.82, and a source with as many
+    /// channels as the output the same. A source of several channels taken to fewer keeps the
+    /// channels both have (the rest dropped, or averaged to mono): counted as if each of its
+    /// channels were equally loud, and for mono as if they were alike, as a voice's are.
+    package static func layoutOffset(of source: AudioSourceInfo, in channels: ChannelCount) -> Double {
+        let sourceChannels = source.channelCount.count
+        let outputChannels = channels.count
+        guard sourceChannels != outputChannels else { return 0 }
+        func weights(_ count: Int) -> Double {
+            let map: [Double] = [1, 1, 1, 0, 1.41, 1.41]
+            return (0..<count).reduce(0) { $0 + ($1 < map.count ? map[$1] : 0) }
+        }
+        if sourceChannels == 1 { return 10 * log10(weights(outputChannels)) }
+        if outputChannels == 1 { return -10 * log10(weights(sourceChannels)) }
+        return 10 * log10(weights(min(sourceChannels, outputChannels)) / weights(sourceChannels))
+    }
+
     /// The linear gain that brings a source measured at `measured` LUFS to `target`: 1 when either
     /// is `nil` (loudness off, or a source too short or quiet to measure), the boost capped at
     /// ``maximumBoostDecibels``.
@@ -168,8 +191,9 @@ package enum Loudness {
     /// The linear gain that brings the speech clip `source` to the loudness target: from its
     /// loudness through the speech leveler when `layers` level speech and it was measured so.
     package static func speechGain(_ source: AudioSourceInfo, in layers: SessionLayers) -> Double {
-        normalizingGain(
-            measured: source.levelingReference(in: layers) == nil ? source.loudness : source.leveledLoudness,
+        let measured = source.levelingReference(in: layers) == nil ? source.loudness : source.leveledLoudness
+        return normalizingGain(
+            measured: measured.map { $0 + layoutOffset(of: source, in: layers.outputChannels) },
             target: layers.loudnessTarget
         )
     }
@@ -205,11 +229,12 @@ package enum Loudness {
         as kind: TimelineOverlay.Kind,
         in layers: SessionLayers
     ) -> Double {
+        let layout = layoutOffset(of: sound.source, in: layers.outputChannels)
         let leveling =
             if let offset = loudestOffset(of: kind), let loudest = sound.source.loudestMomentary {
-                normalizingGain(measured: loudest, target: layers.loudnessTarget.map { $0 + offset })
+                normalizingGain(measured: loudest + layout, target: layers.loudnessTarget.map { $0 + offset })
             } else {
-                normalizingGain(measured: sound.source.loudness, target: layers.loudnessTarget)
+                normalizingGain(measured: sound.source.loudness.map { $0 + layout }, target: layers.loudnessTarget)
             }
         let gain = sound.gain * leveling
         guard let limit = layers.soundPeakLimit, let peak = sound.source.truePeak else { return gain }

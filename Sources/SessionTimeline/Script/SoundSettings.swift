@@ -19,7 +19,8 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
             if case .preset(let preset) = self { preset.ceiling } else { nil }
         }
 
-        /// The target in LUFS; `nil` when off.
+        /// The target in LUFS as named: a preset's published (stereo) figure; `nil` when off. A
+        /// render of a mono file brings a preset's mono figure (``LoudnessPreset/target``).
         public var lufs: Double? {
             switch self {
             case .off: nil
@@ -148,9 +149,14 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         )
     }
 
-    /// The loudness target in LUFS, or `nil` when loudness is off.
-    package var loudnessTarget: Double? {
-        (loudness ?? .target(SoundDefaults.loudness)).lufs
+    /// The loudness target in LUFS for a file with `channels`, as a meter reads the file (a
+    /// preset's mono figure for mono), or `nil` when loudness is off.
+    package func loudnessTarget(for channels: ChannelCount) -> Double? {
+        switch loudness ?? .target(SoundDefaults.loudness) {
+        case .off: nil
+        case .target(let lufs): lufs
+        case .preset(let preset): preset.target(for: channels)
+        }
     }
 
     /// The interval gong's name: the one chosen, or `gong` when only the minutes are.
@@ -264,7 +270,7 @@ public enum LoudnessPreset: String, Sendable, Equatable, CaseIterable {
     /// AES TD1008's level for speech content: −18 LUFS, −1 dBTP.
     case speech
 
-    /// The integrated loudness, LUFS.
+    /// The integrated loudness, LUFS, as published: for stereo.
     public var target: Double {
         switch self {
         case .podcast: -16
@@ -273,6 +279,20 @@ public enum LoudnessPreset: String, Sendable, Equatable, CaseIterable {
         case .speech: -18
         }
     }
+
+    /// The integrated loudness of a file with `channels`, LUFS, as a meter reads the file.
+    ///
+    /// A mono file is played on both earbuds or speakers, and sounds as loud as a stereo file its
+    /// meter reads 3 LU higher (BS.1770 counts its one channel once). AES TD1004 therefore asks a
+    /// mono file 3 LU under the stereo figure (podcast: −16 LUFS stereo, −19 mono), and so do the
+    /// streaming and speech presets here. EBU R128 is a broadcast figure for the programme as it
+    /// is carried and keeps −23 in any layout.
+    package func target(for channels: ChannelCount) -> Double {
+        self != .ebuR128 && channels == .mono ? target - Self.monoOffset : target
+    }
+
+    /// How far under a stereo target a mono file is brought, LU (AES TD1004).
+    package static let monoOffset = 3.0
 
     /// The true-peak ceiling, dBTP.
     public var ceiling: Double { -1 }

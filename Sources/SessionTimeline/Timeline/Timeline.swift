@@ -595,6 +595,9 @@ public struct AudioSourceInfo: Sendable, Equatable {
     /// 10 dB of its loudest. Speech does not start while a gong's strike sounds; `nil` for clips
     /// and beds, for silence, and when not measured.
     package var strikeFrames: Frames?
+    /// The source's own channel count: a mono source is copied to every channel of the output,
+    /// which a meter reads louder (``Loudness/layoutOffset(of:in:)``). Mono when not recorded.
+    package var channelCount: ChannelCount = .mono
 
     package init(
         path: String?,
@@ -632,6 +635,7 @@ extension AudioSourceInfo {
         case source, sourceSampleRate, sourceFrames, gapless, loudness, truePeak, leveledLoudness
         case loudestMomentary = "maxMomentary"
         case strikeFrames = "sourceStrikeFrames"
+        case channelCount = "sourceChannels"
     }
 
     /// Writes the source's fields into the keyed container of the item or overlay `encoder` is writing.
@@ -646,6 +650,7 @@ extension AudioSourceInfo {
         try container.encodeIfPresent(leveledLoudness.map(Timeline.rounded), forKey: .leveledLoudness)
         try container.encodeIfPresent(loudestMomentary.map(Timeline.rounded), forKey: .loudestMomentary)
         try container.encodeIfPresent(strikeFrames, forKey: .strikeFrames)
+        if channelCount != .mono { try container.encode(channelCount, forKey: .channelCount) }
     }
 
     /// The source written beside an item's or overlay's fields, or `nil` if there is none.
@@ -663,5 +668,6 @@ extension AudioSourceInfo {
             loudestMomentary: try container.decodeIfPresent(Double.self, forKey: .loudestMomentary),
             strikeFrames: try container.decodeIfPresent(Frames.self, forKey: .strikeFrames)
         )
+        channelCount = try container.decodeIfPresent(ChannelCount.self, forKey: .channelCount) ?? .mono
     }
 }

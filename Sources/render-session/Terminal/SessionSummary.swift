@@ -11,6 +11,9 @@ struct SessionSummary: Encodable {
     var totalFrames: Int64
     var durationSeconds: Double
     var sampleRate: Int
+    /// The output's channels: the loudness figures are the file's as a meter reads it, which
+    /// depends on the layout (a mono file's target is 3 LU under a stereo one's in the presets).
+    var channels: Int
     var seed: UInt64
     var voice: Voice?
     var clips: Clips?
@@ -55,6 +58,7 @@ struct SessionSummary: Encodable {
         totalFrames = timeline.totalFrames.count
         durationSeconds = timeline.durationSeconds
         sampleRate = rate.hertz
+        channels = timeline.channelCount.count
         seed = timeline.seed
         if let used = timeline.voice {
             voice = Voice(used: used, requested: timeline.requestedVoice, origin: voiceOrigin ?? "default")
@@ -91,12 +95,21 @@ struct SessionSummary: Encodable {
         return parts.joined(separator: ", ")
     }
 
-    /// `Rendered s: 9:58.4, 13191000 frames at 22050 Hz, seed 7, voice espeak:en-us (default),
+    /// The layout as ffmpeg names it: `mono`, `stereo`, else `N channels`.
+    static func layout(_ channels: Int) -> String {
+        switch channels {
+        case 1: "mono"
+        case 2: "stereo"
+        default: "\(channels) channels"
+        }
+    }
+
+    /// `Rendered s: 9:58.4, 13191000 frames at 22050 Hz mono, seed 7, voice espeak:en-us (default),
     /// 24 clips (24 cached), speech -16.0 LUFS, program -16.2 LUFS, LRA 2.1 LU, -1.3 dBTP,
     /// 2 clips late (worst 6.9 s), in 0.21 s → out.wav`.
     func line(verb: String) -> String {
         var parts = [
-            "\(Console.duration(durationSeconds)), \(totalFrames) frames at \(sampleRate) Hz, seed \(seed)"
+            "\(Console.duration(durationSeconds)), \(totalFrames) frames at \(sampleRate) Hz \(Self.layout(channels)), seed \(seed)"
         ]
         if let voice {
             let origin = voice.origin == "script" ? "the script's" : voice.origin
