@@ -79,7 +79,7 @@ private let scratch: (cache: ClipCache, entry: ClipCache.Entry, truth: AudioMeas
     guard let clip = FileManager.default.contents(atPath: fixture) else {
         fatalError("no clip at \(fixture): run from the repository's folder, or set RENDER_SESSION_FUZZ_CLIP")
     }
-    FileManager.default.createFile(atPath: entry.path, contents: clip)
+    _ = FileManager.default.createFile(atPath: entry.path, contents: clip)
     guard let truth = try? AudioFileDecoder.measureLoudness(path: entry.path) else {
         fatalError("the clip does not decode")
     }
@@ -89,7 +89,7 @@ private let scratch: (cache: ClipCache, entry: ClipCache.Entry, truth: AudioMeas
 
 private func fuzzSidecar(_ bytes: Data) {
     let (cache, entry, truth) = scratch
-    FileManager.default.createFile(atPath: cache.loudnessPath(forKey: entry.key), contents: bytes)
+    _ = FileManager.default.createFile(atPath: cache.loudnessPath(forKey: entry.key), contents: bytes)
     guard let source = try? cache.measureWithLoudness(entry) else {
         expect(false, "the clip stopped being measurable because of its sidecar")
         return
