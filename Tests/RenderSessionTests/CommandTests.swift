@@ -78,7 +78,7 @@ struct CommandTests {
         #expect(result.standardOutput == folder.path("s.wav") + "\n")
         #expect(
             result.standardError.hasPrefix(
-                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz mono, seed 7, voice espeak:en-us (default), 8 clips (8 cached), speech -"
+                "Rendered ten-minute-session: 10:12.0, 13494600 frames at 22050 Hz mono, seed 7, voice espeak:en-us (default), 8 clips (8 cached), speech -"
             )
         )
         #expect(
@@ -115,7 +115,7 @@ struct CommandTests {
         #expect(json["seed"] as? Int == 11)
         #expect(json["sampleRate"] as? Int == 22_050)
         #expect(json["channels"] as? Int == 1)
-        #expect(json["durationSeconds"] as? Double == 608)
+        #expect(json["durationSeconds"] as? Double == 612)
         let items = try #require(json["items"] as? [[String: Any]])
         var cursor = 0
         let common: Set = ["index", "kind", "startFrame", "frameCount", "startSeconds", "durationSeconds"]

@@ -41,7 +41,7 @@ struct LayeredCommandTests {
             from: Data(contentsOf: URL(fileURLWithPath: folder.path("layered.json")))
         )
         let rate: Int64 = 22_050
-        #expect(timeline.totalFrames.count == (5 + 600 + 8) * rate)
+        #expect(timeline.totalFrames.count == (5 + 600 + 12) * rate)
         #expect(timeline.leadInFrames.count == 5 * rate)
         let gongs = timeline.overlays.filter { $0.kind == .gong }.map(\.startFrame.count)
         // The lead-in is the countdown (seed 002): the start gong and the bed begin at its end.

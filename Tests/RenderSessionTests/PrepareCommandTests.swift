@@ -21,7 +21,7 @@ struct PrepareCommandTests {
         #expect(lines.count == 1, "one summary line says how the clips were had")
         #expect(
             lines.first?.hasPrefix(
-                "Rendered ten-minute-session: 10:08.0, 13406400 frames at 22050 Hz mono, seed 5, voice espeak:en-us (default), 8 clips (0 cached, 8 synthesized), "
+                "Rendered ten-minute-session: 10:12.0, 13494600 frames at 22050 Hz mono, seed 5, voice espeak:en-us (default), 8 clips (0 cached, 8 synthesized), "
             ) == true,
             "\(lines)"
         )
@@ -134,7 +134,7 @@ struct PrepareCommandTests {
             from: Data(contentsOf: URL(fileURLWithPath: folder.path("y.json")))
         )
         #expect(timeline.items.map(\.kind) == [.silence, .bell])
-        #expect(timeline.totalFrames == Frames(608 * 16_000))
+        #expect(timeline.totalFrames == Frames(612 * 16_000))
     }
 
     @Test("--provider proxy needs --tts-url; bad headers are usage errors")

@@ -15,7 +15,7 @@ struct QueueCommandTests {
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == folder.path("queue/queue.json") + "\n")
         let summary =
-            "Wrote the queue of ten-minute-session: 11 items in 11 files, 10:08.0, drift at most 0.059 ms, seed 7, in "
+            "Wrote the queue of ten-minute-session: 11 items in 11 files, 10:12.0, drift at most 0.059 ms, seed 7, in "
         #expect(
             result.standardError.hasPrefix(summary) && result.standardError.hasSuffix(" → \(folder.path("queue"))\n")
         )
@@ -36,7 +36,7 @@ struct QueueCommandTests {
         #expect(
             items[1]["sourceSampleRate"] as? Int == 8_000 && items[1]["file"] as? String == "silence-8000hz-825146.wav"
         )
-        #expect(json["kind"] as? String == "queue" && json["totalFrames"] as? Int == 13_406_400)
+        #expect(json["kind"] as? String == "queue" && json["totalFrames"] as? Int == 13_494_600)
         // The keepalive the app loops alongside (seed 000: looped silence at 0.01): one second of
         // digital silence at 8 kHz, in the folder.
         let keepalive = try #require(json["keepalive"] as? [String: Any])

@@ -99,16 +99,16 @@ struct SessionKindsCommandTests {
         #expect(samples[40_000...].allSatisfy { $0 == 0 }, "nothing after the timer completes: no end gong, no bed")
     }
 
-    /// Renders a 1 s countdown and a 10 s timer whose `backgroundSoundId` is `background`, over
-    /// the default library, at 8 kHz with loudness on: the start gong rings from 1 s to 8 s, the
-    /// bed plays from 1 s to 11 s, the end gong (`completion`, 14 s) from 11 s to the end.
+    /// Renders a 1 s countdown and a 20 s timer whose `backgroundSoundId` is `background`, over
+    /// the default library, at 8 kHz with loudness on: the start gong rings from 1 s to 15 s, the
+    /// bed plays from 1 s to 21 s, the end gong (`completion`, 20 s) from 21 s to the end.
     static func timerOverTheDefaultLibrary(
         background: String,
         in folder: TemporaryFolder
     ) async throws -> (timeline: Timeline, json: String, samples: [Float]) {
         let session = folder.path("timer.json")
         try Data(
-            #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 1, "durationSeconds": 10, "backgroundSoundId": "\#(background)"}"#
+            #"{"kind": "timer", "id": "t", "title": "T", "countdownSeconds": 1, "durationSeconds": 20, "backgroundSoundId": "\#(background)"}"#
                 .utf8
         ).write(to: URL(fileURLWithPath: session))
         let result = try await renderSession(
@@ -121,12 +121,12 @@ struct SessionKindsCommandTests {
         #expect(result.status == 0, "\(result.standardError)")
         let json = try String(contentsOfFile: folder.path("t.json"), encoding: .utf8)
         let timeline = try JSONDecoder().decode(Timeline.self, from: Data(json.utf8))
-        #expect(timeline.totalFrames == 200_000, "11 s and the end gong's 14 s at 8 kHz")
+        #expect(timeline.totalFrames == 328_000, "21 s and the end gong's 20 s at 8 kHz")
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
-        #expect(bed.name == background && bed.startFrame == 8_000 && bed.endFrame == 88_000)
-        #expect(bed.source.path?.hasSuffix("xdg-cache/render-session/sounds/v3/\(background).flac") == true)
+        #expect(bed.name == background && bed.startFrame == 8_000 && bed.endFrame == 168_000)
+        #expect(bed.source.path?.hasSuffix("xdg-cache/render-session/sounds/v4/\(background).flac") == true)
         let samples = try LayeredCommandTests.decodedSamples(folder.path("t.wav"))
-        #expect(samples.count == 200_000)
+        #expect(samples.count == 328_000)
         #expect(samples[0..<8_000].allSatisfy { $0 == 0 }, "the countdown is silent")
         return (timeline, json, samples)
     }
@@ -149,8 +149,8 @@ struct SessionKindsCommandTests {
         #expect(written["loudness"] == nil && written["truePeak"] == nil, "\(written)")
         #expect(timeline.loudness?.program != nil, "the gongs are measured")
         #expect(samples[8_000..<8_400].contains { abs($0) > 0.01 }, "the start gong sounds")
-        #expect(samples[64_000..<88_000].allSatisfy { $0.bitPattern == 0 }, "only the bed plays: digital zero")
-        #expect(samples[88_000..<88_400].contains { abs($0) > 0.01 }, "the end gong sounds")
+        #expect(samples[128_000..<168_000].allSatisfy { $0.bitPattern == 0 }, "only the bed plays: digital zero")
+        #expect(samples[168_000..<168_400].contains { abs($0) > 0.01 }, "the end gong sounds")
 
         // show reads it: the bed a row of its own, at its gain.
         let shown = try await renderSession(
@@ -170,7 +170,7 @@ struct SessionKindsCommandTests {
         let (timeline, _, samples) = try await Self.timerOverTheDefaultLibrary(background: "forest", in: folder)
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
         #expect(bed.source.frameCount == 1_058_400 && bed.source.loudness != nil && bed.source.truePeak != nil)
-        let level = (samples[64_000..<88_000].map { Double($0 * $0) }.reduce(0, +) / 24_000).squareRoot()
+        let level = (samples[128_000..<168_000].map { Double($0 * $0) }.reduce(0, +) / 40_000).squareRoot()
         #expect(level > 0.001 && level < 0.1, "the forest plays, quietly: RMS \(level)")
     }
 

@@ -321,7 +321,7 @@ struct ShowPictureTests {
             "show", ShowCommandTests.timeline, "--audio", audio, "-o", folder.path("w.html"),
         ])
         #expect(wrong.status == 65)
-        #expect(wrong.standardError.hasPrefix("error: Cannot draw \(audio): it decodes to 13406400 frames at 22050 Hz"))
+        #expect(wrong.standardError.hasPrefix("error: Cannot draw \(audio): it decodes to 13494600 frames at 22050 Hz"))
         #expect(wrong.standardError.split(separator: "\n").count == 1)
         #expect(!FileManager.default.fileExists(atPath: folder.path("w.html")))
     }

@@ -27,7 +27,7 @@ struct VerifyCommandTests {
         #expect(
             clean.standardError.wholeMatch(
                 of:
-                    #/verified .*x\.wav: 0 problems, 702,567 frames at 22050 Hz, speech -1[67]\.[0-9] LUFS, program -1[67]\.[0-9] LUFS, -1\.[0-9] dBTP at 48 kHz\n/#
+                    #/verified .*x\.wav: 0 problems, 790,767 frames at 22050 Hz, speech -1[67]\.[0-9] LUFS, program -1[67]\.[0-9] LUFS, -1\.[0-9] dBTP at 48 kHz\n/#
             ) != nil,
             "\(clean.standardError)"
         )
@@ -35,7 +35,7 @@ struct VerifyCommandTests {
         // Frames 300,000 to 300,009 at full scale, inside item 4: 16-bit mono samples after the `data` chunk's header.
         var bytes = [UInt8](try Data(contentsOf: folder.url.appendingPathComponent("x.wav")))
         // (The `data` chunk, not the cue points' `data` references before it: the one whose size is the samples'.)
-        let size: [UInt8] = [0xCE, 0x70, 0x15, 0x00]  // 702,567 × 2 bytes, little-endian
+        let size: [UInt8] = [0xDE, 0x21, 0x18, 0x00]  // 790,767 × 2 bytes, little-endian
         let data =
             try #require(
                 bytes.indices.first {
@@ -62,7 +62,7 @@ struct VerifyCommandTests {
         )
         #expect(
             clipped.standardError.hasPrefix(
-                "verified \(folder.path("clipped.wav")): 2 problems, 702,567 frames at 22050 Hz, speech "
+                "verified \(folder.path("clipped.wav")): 2 problems, 790,767 frames at 22050 Hz, speech "
             )
         )
 
@@ -80,7 +80,7 @@ struct VerifyCommandTests {
             ]
         )
         #expect(object["ok"] as? Bool == false && object["format"] as? String == "wav")
-        #expect(object["decodedFrames"] as? Int == 702_567 && object["expectedFrames"] as? Int == 702_567)
+        #expect(object["decodedFrames"] as? Int == 790_767 && object["expectedFrames"] as? Int == 790_767)
         let problems = try #require(object["problems"] as? [[String: Any]])
         #expect(problems.map { $0["code"] as? String } == ["clipping", "loudness"])
         #expect(problems.first?["code"] as? String == "clipping" && problems.first?["frame"] as? Int == 300_000)
@@ -97,7 +97,7 @@ struct VerifyCommandTests {
         #expect(alone.standardOutput == "")
         #expect(
             alone.standardError
-                == "warning: no timeline (\(folder.path("alone.wav.timeline.json")) does not exist): length and placement were not checked\nverified \(folder.path("alone.wav")): 0 problems, 702,567 frames at 22050 Hz\n"
+                == "warning: no timeline (\(folder.path("alone.wav.timeline.json")) does not exist): length and placement were not checked\nverified \(folder.path("alone.wav")): 0 problems, 790,767 frames at 22050 Hz\n"
         )
 
         let missing = try await renderSession([

@@ -198,19 +198,19 @@ struct ClipStreamTests {
 @Suite("The built-in bell")
 struct BuiltinBellTests {
     @Test(
-        "It lasts 8 s, peaks at −6 dBFS, starts and ends at silence, and is the same every time",
+        "It lasts 12 s, peaks at −6 dBFS, starts and ends at silence, and is the same every time",
         arguments: [8_000, 22_050, 48_000]
     )
     func shape(rate: Int) throws {
         let sampleRate = try #require(SampleRate(rate))
         let bell = BuiltinBell.samples(sampleRate: sampleRate)
-        #expect(bell.count == 8 * rate)
+        #expect(bell.count == 12 * rate)
         #expect(Frames(Int64(bell.count)) == BuiltinBell.frameCount(sampleRate: sampleRate))
         #expect(abs(bell.map(abs).max()! - 0.5) < 1e-6)
         #expect(bell[0] == 0 && abs(bell[bell.count - 1]) < 1e-6)
         #expect(bell.prefix(rate / 1_000).allSatisfy { abs($0) < 0.05 }, "the first millisecond rises gently")
         let firstSecond = bell[0..<rate].map { $0 * $0 }.reduce(0, +)
-        let lastSecond = bell[(7 * rate)...].map { $0 * $0 }.reduce(0, +)
+        let lastSecond = bell[(11 * rate)...].map { $0 * $0 }.reduce(0, +)
         #expect(lastSecond < firstSecond / 100, "it decays by more than 20 dB")
         #expect(BuiltinBell.samples(sampleRate: sampleRate) == bell)
     }

@@ -28,7 +28,7 @@ struct SynthesizedSoundTests {
     @Test(
         "Every sound has its exact length",
         arguments: [
-            (SynthesizedSound.gong, 308_700), (.tripleGong, 529_200), (.completion, 617_400), (.rain, 1_058_400),
+            (SynthesizedSound.gong, 617_400), (.tripleGong, 793_800), (.completion, 882_000), (.rain, 1_058_400),
             (.drone, 1_058_400), (.forest, 1_058_400), (.silent, 44_100), (.inhale, 35_280), (.holdIn, 17_640),
             (.exhale, 44_100), (.holdOut, 17_640),
             (.countIn, 44_100), (.shortBeep, 6_615), (.longBeep, 26_460), (.lastRound, 44_100), (.closing, 132_300),
@@ -49,12 +49,12 @@ struct SynthesizedSoundTests {
 
     /// The fingerprints pin the exact samples: the same on every machine, since the synthesis
     /// uses no C library function. A deliberate change to a sound changes its fingerprint here
-    /// and the default library's folder version (`sounds/v3`).
+    /// and the default library's folder version (`sounds/v4`).
     @Test(
         "Every sound's samples are the ones recorded",
         arguments: [
-            (SynthesizedSound.gong, UInt64(0xFF80_56C8_4B56_9B59)), (.tripleGong, 0x529D_0407_0EC8_4D73),
-            (.completion, 0x6F27_28C5_8619_0679), (.rain, 0x4E02_F478_E142_4007), (.drone, 0x8D5F_E087_D937_B92C),
+            (SynthesizedSound.gong, UInt64(0xE1F4_DF81_C452_8280)), (.tripleGong, 0xDBD8_D396_F724_C07C),
+            (.completion, 0x519A_DCF4_B9AA_1E03), (.rain, 0x4E02_F478_E142_4007), (.drone, 0x8D5F_E087_D937_B92C),
             (.forest, 0x724C_B92E_8B03_19BE), (.silent, 0x52DD_209C_5F3B_B865),
             (.inhale, 0x8AD5_9F6E_19BF_DAF6), (.holdIn, 0x9C60_1182_FC89_2A19), (.exhale, 0x8294_0C90_DEF8_DCB0),
             (.holdOut, 0x9E4D_62DE_4ECB_5153), (.countIn, 0x3670_0F38_53A7_D898), (.shortBeep, 0x1F3B_C819_DB7A_3FEA),
@@ -180,6 +180,57 @@ struct SynthesizedSoundTests {
         #expect(Set(seconds.map { Int($0) }).count >= 6, "\(Set(seconds.map { Int($0) }).sorted())")
     }
 
+    /// A bowl as one hears it: its fundamental's third-octave band, in 100 ms blocks, with the bowl
+    /// leveled as a session levels it (loudest 400 ms 2 LU under the −16 LUFS target) over the
+    /// default rain bed as a session plays it (integrated at the target, times its gain 0.15).
+    @Test(
+        "A bowl rings: fundamental T60 ≥ 20 s, beating ≤ 6 dB deep, above the rain for ≥ 8 s",
+        arguments: [("gong", 216.0), ("completion", 131), ("bell", 196)]
+    )
+    func bowlRings(name: String, fundamental: Double) throws {
+        let bowl =
+            switch name {
+            case "gong": try #require(synthesizedSounds[.gong])
+            case "completion": try #require(synthesizedSounds[.completion])
+            default: BuiltinBell.samples(sampleRate: 44_100)
+            }
+        let rain = try #require(synthesizedSounds[.rain])
+        let bowlMeter = try LoudnessMeter(sampleRate: 44_100, channelCount: .mono, momentary: true)
+        bowlMeter.add(bowl)
+        let rainMeter = try LoudnessMeter(sampleRate: 44_100, channelCount: .mono)
+        rainMeter.add(rain)
+        let bowlGain = PortableMath.gain(decibels: -18 - (try #require(bowlMeter.loudestMomentary)))
+        let rainGain = 0.15 * PortableMath.gain(decibels: -16 - (try #require(rainMeter.integratedLoudness)))
+        /// The band's level in each 100 ms block, dB.
+        func bandLevels(_ samples: [Float], gain: Double) -> [Double] {
+            let width = fundamental * (PortableMath.exp(PortableMath.ln2 / 6) - PortableMath.exp(-PortableMath.ln2 / 6))
+            var (first, second) = (
+                Biquad.bandPass(fundamental, bandwidth: width), Biquad.bandPass(fundamental, bandwidth: width)
+            )
+            let filtered = samples.map { second.process(first.process(Double($0) * gain)) }
+            return stride(from: 0, to: filtered.count - 4_410, by: 4_410).map { start in
+                10 * log10(filtered[start..<(start + 4_410)].reduce(0) { $0 + $1 * $1 } / 4_410 + 1e-30)
+            }
+        }
+        let levels = bandLevels(bowl, gain: bowlGain)
+        let rainLevels = bandLevels(rain, gain: rainGain)
+        // The decay and the beating over 1…6 s: a straight line through the levels, and the swing about it.
+        let span = Array(levels[10..<60])
+        let times = span.indices.map { Double($0) / 10 }
+        let (meanTime, meanLevel) = (times.reduce(0, +) / 50, span.reduce(0, +) / 50)
+        let slope =
+            zip(times, span).reduce(0) { $0 + ($1.0 - meanTime) * ($1.1 - meanLevel) }
+            / times.reduce(0) { $0 + ($1 - meanTime) * ($1 - meanTime) }
+        let residuals = zip(times, span).map { $1 - (meanLevel + slope * ($0 - meanTime)) }
+        let t60 = -60 / slope
+        let depth = (residuals.max() ?? 0) - (residuals.min() ?? 0)
+        let lastAbove = levels.indices.last { $0 < rainLevels.count && levels[$0] > rainLevels[$0] } ?? 0
+        let audibleSeconds = Double(lastAbove + 1) / 10
+        #expect(t60 >= 20, "\(name): fundamental T60 \(t60) s")
+        #expect(depth <= 6, "\(name): beating \(depth) dB deep")
+        #expect(audibleSeconds >= 8, "\(name): above the rain for \(audibleSeconds) s")
+    }
+
     @Test("PortableMath agrees with the C library to 1e-14")
     func portableMath() {
         for step in -2_000...2_000 {
@@ -206,7 +257,7 @@ struct SynthesizedSoundTests {
         try writer.write(samples, frames: samples.count)
         try writer.close()
         let measurement = try AudioFileDecoder.measure(path: folder.path("gong.flac"))
-        #expect(measurement.frameCount == 308_700)
+        #expect(measurement.frameCount == 617_400)
         #expect(measurement.formatName == "FLAC (Free Lossless Audio Codec)")
         let decoded = try decodeAll(folder.path("gong.flac"))
         #expect(decoded.rate == 44_100 && decoded.channels == 1)

@@ -44,7 +44,7 @@ struct BlockingPoolTests {
         })
         let script = try ScriptFile.load(Repository.script("ten-minute-session").path)
         let outcome = try await pipeline.run(script)
-        #expect(outcome.timeline.totalFrames == Frames(608 * 22_050))
+        #expect(outcome.timeline.totalFrames == Frames(612 * 22_050))
         #expect(onPool.withLock { $0 }, "every block was rendered on the pool's thread")
         #expect(pool.liveThreadCount == 1)
         await pool.shutdownGracefully()

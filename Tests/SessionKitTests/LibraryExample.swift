@@ -79,11 +79,11 @@ struct LibraryExampleTests {
             Timeline.self,
             from: Data(contentsOf: folder.url.appendingPathComponent("out/ten-minute-session.timeline.json"))
         )
-        #expect(timeline.seed == 7 && timeline.totalFrames == Frames(608 * 22_050))
+        #expect(timeline.seed == 7 && timeline.totalFrames == Frames(612 * 22_050))
         let wav =
             try FileManager.default.attributesOfItem(atPath: folder.path("out/ten-minute-session.wav"))[.size] as? Int
         #expect(
-            wav == 608 * 22_050 * 2 + 82 + 84 + 84 + 44,
+            wav == 612 * 22_050 * 2 + 82 + 84 + 84 + 44,
             "16-bit mono samples after the header, the title's LIST chunk and the four chapters' cue and LIST/adtl chunks (labels of 12, 14, 12 and 12 bytes and a JUNK filler)"
         )
     }

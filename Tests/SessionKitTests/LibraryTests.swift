@@ -78,7 +78,7 @@ struct ReactivityContentTests {
                     "\(entry.script.id) seed \(seed)"
                 )
                 #expect(
-                    timeline.totalFrames == Frames(608 * Int64(timeline.sampleRate.hertz)),
+                    timeline.totalFrames == Frames(612 * Int64(timeline.sampleRate.hertz)),
                     "\(entry.script.id): nothing runs past 10:00"
                 )
             }

@@ -96,7 +96,7 @@ struct RenderTests {
         #expect(try folder.contents() == ["s.json", "s.wav"], "no temporary files are left")
 
         #expect(timeline.sampleRate.hertz == 22_050, "the first segment's clip rate")
-        #expect(timeline.totalFrames == Frames(600 * 22_050 + 8 * 22_050), "600 s of session and the 8 s bell")
+        #expect(timeline.totalFrames == Frames(600 * 22_050 + 12 * 22_050), "600 s of session and the 12 s bell")
         #expect(
             timeline.items.map(\.kind) == [
                 .segment, .silence, .segment, .silence, .interjection, .silence,

@@ -49,7 +49,7 @@ struct VerifierTests {
         #expect(report.problems == [])
         #expect(report.decodedFrames == timeline.totalFrames && report.expectedFrames == timeline.totalFrames)
         #expect(report.format == .wav && !report.isLossy && report.checkedTimeline)
-        #expect(report.summary == "verified \(folder.path("x.wav")): 0 problems, 702,567 frames at 22050 Hz")
+        #expect(report.summary == "verified \(folder.path("x.wav")): 0 problems, 790,767 frames at 22050 Hz")
     }
 
     @Test("A clip moved 0.3 s later or earlier is named, with how far it moved")
@@ -134,7 +134,7 @@ struct VerifierTests {
         try Self.write(cut, rate: 22_050, to: folder.path("cut.wav"))
         #expect(
             try SessionVerifier.verify(file: folder.path("cut.wav"), timeline: timeline).problems.map(\.message) == [
-                "decodes to 500,000 frames, 202,567 frames (9.187 s) fewer than the timeline's 702,567"
+                "decodes to 500,000 frames, 290,767 frames (13.187 s) fewer than the timeline's 790,767"
             ],
             "items past the end are not judged: the length says it"
         )
@@ -166,7 +166,7 @@ struct VerifierTests {
         #expect(cut.map(\.kind) == [.length, .undecodable])
         #expect(
             cut.first?.message.hasPrefix("decodes to ") == true
-                && cut.first?.message.contains(" fewer than the timeline's 702,567") == true
+                && cut.first?.message.contains(" fewer than the timeline's 790,767") == true
         )
         #expect(cut.last?.message.contains("the file is cut short") == true, "\(cut.map(\.message))")
 
@@ -182,7 +182,7 @@ struct VerifierTests {
         #expect(
             try SessionVerifier.verify(file: folder.path("padding.mp3"), timeline: timeline).problems.map(\.message)
                 == [
-                    "decodes to 701,567 frames, 1,000 frames (45 ms) fewer than the timeline's 702,567"
+                    "decodes to 789,767 frames, 1,000 frames (45 ms) fewer than the timeline's 790,767"
                 ]
         )
     }

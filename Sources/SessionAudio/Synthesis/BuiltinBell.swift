@@ -1,16 +1,19 @@
-import Foundation
 package import SessionTimeline
 
-/// The default closing bell: a struck singing bowl, synthesized on demand, identical every time.
+/// The default closing bell: a singing bowl on G3 struck softly (``Bowl/bell``), synthesized on
+/// demand at the output's rate, identical every time and on every machine (``PortableMath``).
 ///
-/// Five inharmonic modes of a bowl (ratios 1 : 2.76 : 5.40 : 8.93 : 13.34 over a 196 Hz
-/// fundamental, as measured on real bowls), each a pair of partials a fraction of a hertz apart so
-/// that the tone beats gently, each decaying exponentially (higher modes faster). A 4 ms
-/// raised-cosine attack and a 1.5 s cosine release to exactly zero keep both ends click-free.
-/// Peak level −6 dBFS. Eight seconds at any sample rate.
+/// Five inharmonic modes (ratios 1 : 2.76 : 5.40 : 8.93 : 13.34 over 196 Hz, as measured on
+/// real bowls), each a pair of partials a fraction of a hertz apart so that the tone beats
+/// gently (4.4 dB deep), the fundamental decaying by 60 dB in 22 s so that it rings on over a
+/// bed for the last ten seconds, higher modes faster. A 3 ms raised-cosine attack and a 3 s
+/// cosine release to exactly zero keep both ends click-free. Peak level −6 dBFS. Twelve seconds
+/// at any sample rate.
 package enum BuiltinBell {
     /// The bell's length in seconds.
-    package static let durationSeconds = 8
+    package static let durationSeconds = 12
+    /// How long the bell's release to zero lasts, at its end.
+    static let releaseSeconds = 3.0
 
     /// The bell's length at `sampleRate`: exactly ``durationSeconds`` × rate frames.
     package static func frameCount(sampleRate: SampleRate) -> Frames {
@@ -33,55 +36,13 @@ package enum BuiltinBell {
     private static let made = Locked([Int: [Float]]())
 
     private static func synthesized(sampleRate: SampleRate) -> [Float] {
-        let count = Int(frameCount(sampleRate: sampleRate).count)
         let rate = Double(sampleRate.hertz)
-        var mix = [Double](repeating: 0, count: count)
-        let fundamental = 196.0
-        // (frequency ratio, amplitude, time to decay by 60 dB in seconds, beat in hertz)
-        let modes: [(ratio: Double, amplitude: Double, decay: Double, beat: Double)] = [
-            (1.000, 1.00, 9.0, 0.55),
-            (2.756, 0.55, 6.0, 0.90),
-            (5.404, 0.26, 3.4, 1.30),
-            (8.933, 0.12, 2.0, 1.70),
-            (13.34, 0.05, 1.1, 2.10),
-        ]
-        mix.withUnsafeMutableBufferPointer { output in
-            for mode in modes {
-                for side in [-0.5, 0.5] {
-                    let frequency = fundamental * mode.ratio + side * mode.beat
-                    guard frequency < rate / 2 else { continue }
-                    // A damped complex oscillator: one rotation and one decay per frame.
-                    let omega = 2 * Double.pi * frequency / rate
-                    let damping = pow(10, -3 / (mode.decay * rate))
-                    let stepReal = cos(omega) * damping
-                    let stepImaginary = sin(omega) * damping
-                    var real = 0.0
-                    var imaginary = mode.amplitude / 2
-                    for index in 0..<count {
-                        output[index] += imaginary
-                        let nextReal = real * stepReal - imaginary * stepImaginary
-                        imaginary = real * stepImaginary + imaginary * stepReal
-                        real = nextReal
-                    }
-                }
-            }
-        }
-        let attack = Int(0.004 * rate)
-        let release = Int(1.5 * rate)
-        var peak = 0.0
-        for index in 0..<count {
-            var gain = 1.0
-            if index < attack {
-                gain = 0.5 * (1 - cos(Double.pi * Double(index) / Double(attack)))
-            }
-            let fromEnd = count - 1 - index
-            if fromEnd < release {
-                gain *= 0.5 * (1 - cos(Double.pi * Double(fromEnd) / Double(release)))
-            }
-            mix[index] *= gain
-            peak = max(peak, abs(mix[index]))
-        }
-        let scale = peak > 0 ? 0.5 / peak : 0
-        return mix.map { Float($0 * scale) }
+        var mix = [Double](repeating: 0, count: Int(frameCount(sampleRate: sampleRate).count))
+        // The bell has no thud: its noise is never drawn.
+        var noise = Noise(seed: 0)
+        Bowl.bell.strike(at: 0, velocity: 1, into: &mix, noise: &noise, sampleRate: rate)
+        Envelope.release(&mix, seconds: releaseSeconds, sampleRate: rate)
+        // −20 log10 2 dBFS: a peak of exactly 0.5.
+        return Envelope.normalized(mix, peakDecibels: -6.020_599_913_279_624)
     }
 }

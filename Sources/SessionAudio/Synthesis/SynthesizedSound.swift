@@ -9,12 +9,13 @@ package import SessionTimeline
 /// cosines and exponentials from ``PortableMath``, never the C library, whose last bits differ
 /// between systems.
 ///
-/// - `gong`: one strike of a singing bowl (216 Hz): six inharmonic modes, each a pair of partials
-///   a fraction of a hertz apart, so that the tone beats as a real bowl does; higher modes decay
-///   faster; a short metallic strike and a soft mallet thud at the start. 7 s.
+/// - `gong`: one strike of a singing bowl (216 Hz, ``Bowl``): six inharmonic modes, each a pair of
+///   partials a fraction of a hertz apart, so that the tone beats gently as a real bowl does; the
+///   fundamental decays by 60 dB in 24 s, higher modes faster; a short metallic strike and a soft
+///   mallet thud at the start. 14 s, the last 4 s a release to zero.
 /// - `triple-gong`: the same bowl struck three times, 2.5 s apart, each strike a little softer and
-///   ringing on under the next (the `gong-dreimal` of a meditation timer). 12 s.
-/// - `completion`: a larger, deeper bowl (131 Hz) with longer decays, for the end. 14 s.
+///   ringing on under the next (the `gong-dreimal` of a meditation timer). 18 s.
+/// - `completion`: a larger, deeper bowl (131 Hz) with longer decays (30 s), for the end. 20 s.
 /// - `rain`: a bed of soft rain: a gusting wash of band-limited noise, a low rumble, and
 ///   droplets (short rising chirps, as air bubbles sound) near and far. 24 s, meant to loop.
 /// - `drone`: a low warm drone on C2 (65.4 Hz): twelve harmonics, each three very narrow bands of
@@ -69,9 +70,9 @@ package enum SynthesizedSound: String, CaseIterable, Sendable {
     /// The sound's length in milliseconds, a multiple of 10 so that it is a whole number of frames.
     package var durationMilliseconds: Int {
         switch self {
-        case .gong: 7_000
-        case .tripleGong: 12_000
-        case .completion: 14_000
+        case .gong: 14_000
+        case .tripleGong: 18_000
+        case .completion: 20_000
         case .rain, .drone, .forest: 24_000
         case .silent: 1_000
         case .inhale: 800
@@ -105,19 +106,19 @@ package enum SynthesizedSound: String, CaseIterable, Sendable {
             mix = [Double](repeating: 0, count: count)
             var noise = Noise(seed: 0x474F_4E47)
             Bowl.small.strike(at: 0, velocity: 1, into: &mix, noise: &noise)
-            Envelope.release(&mix, seconds: 2)
+            Envelope.release(&mix, seconds: 4)
         case .tripleGong:
             mix = [Double](repeating: 0, count: count)
             var noise = Noise(seed: 0x4452_4549)
             for (index, velocity) in [1.0, 0.88, 0.8].enumerated() {
                 Bowl.small.strike(at: index * 110_250, velocity: velocity, into: &mix, noise: &noise)
             }
-            Envelope.release(&mix, seconds: 2)
+            Envelope.release(&mix, seconds: 4)
         case .completion:
             mix = [Double](repeating: 0, count: count)
             var noise = Noise(seed: 0x454E_4445)
             Bowl.large.strike(at: 0, velocity: 1, into: &mix, noise: &noise)
-            Envelope.release(&mix, seconds: 3.5)
+            Envelope.release(&mix, seconds: 5)
         case .rain:
             mix = Rain.samples(count: count)
             Envelope.fadeBothEnds(&mix, seconds: Self.bedFadeSeconds)
@@ -216,8 +217,8 @@ struct Biquad {
         self.a2 = a2 / a0
     }
 
-    static func lowPass(_ frequency: Double, q: Double = 0.707) -> Biquad {
-        let omega = 2 * PortableMath.pi * frequency / rate
+    static func lowPass(_ frequency: Double, q: Double = 0.707, at sampleRate: Double = rate) -> Biquad {
+        let omega = 2 * PortableMath.pi * frequency / sampleRate
         let (cosine, alpha) = (PortableMath.cos(omega), PortableMath.sin(omega) / (2 * q))
         return Biquad(
             b0: (1 - cosine) / 2,
@@ -229,8 +230,8 @@ struct Biquad {
         )
     }
 
-    static func highPass(_ frequency: Double, q: Double = 0.707) -> Biquad {
-        let omega = 2 * PortableMath.pi * frequency / rate
+    static func highPass(_ frequency: Double, q: Double = 0.707, at sampleRate: Double = rate) -> Biquad {
+        let omega = 2 * PortableMath.pi * frequency / sampleRate
         let (cosine, alpha) = (PortableMath.cos(omega), PortableMath.sin(omega) / (2 * q))
         return Biquad(
             b0: (1 + cosine) / 2,
@@ -264,8 +265,8 @@ enum Envelope {
     }
 
     /// Fades the last `seconds` out with a raised cosine, to exactly 0 at the last sample.
-    static func release(_ samples: inout [Double], seconds: Double) {
-        let length = Int(seconds * rate)
+    static func release(_ samples: inout [Double], seconds: Double, sampleRate: Double = rate) {
+        let length = Int(seconds * sampleRate)
         let count = samples.count
         for fromEnd in 0..<min(length, count) {
             samples[count - 1 - fromEnd] *= rise(fromEnd, of: length)
@@ -291,6 +292,13 @@ enum Envelope {
 }
 
 /// A singing bowl: its modes, and how a strike sounds.
+///
+/// A bowl is heard for its long, steady fundamental: a real one rings for half a minute or more,
+/// its modes beating gently where the rim's slight asymmetry splits each into two partials.
+/// Each mode here is such a pair, 80 % of its amplitude half a beat below and 20 % half a beat
+/// above, so the beat swings the level by 20 log10(1.0 / 0.6) = 4.4 dB (a 55/45 pair swung it
+/// by 20 dB, a tremolo no bowl has); the fundamental takes 24 s or more to decay by 60 dB, so
+/// it is still above the default rain bed 8 s after the strike; higher modes decay faster.
 struct Bowl {
     /// A mode of vibration: a frequency ratio to the fundamental, an amplitude, the time to decay
     /// by 60 dB, and the beat between the pair of partials a bowl's slight asymmetry splits it into.
@@ -309,16 +317,19 @@ struct Bowl {
     /// The level of the mallet's thud, low-passed noise lasting a few milliseconds.
     let thud: Double
 
+    /// The shares of a mode's amplitude in its lower and upper partial.
+    static let pairShares = (lower: 0.8, upper: 0.2)
+
     /// A small bowl; mode ratios as measured on Tibetan bowls (1 : 2.77 : 5.18 : 8.16 : …).
     static let small = Bowl(
         fundamental: 216,
         modes: [
-            Mode(ratio: 1, amplitude: 1, decaySeconds: 7.5, beatHertz: 0.62),
-            Mode(ratio: 2.77, amplitude: 0.62, decaySeconds: 5.5, beatHertz: 1.1),
-            Mode(ratio: 5.18, amplitude: 0.3, decaySeconds: 3.6, beatHertz: 1.9),
-            Mode(ratio: 8.16, amplitude: 0.14, decaySeconds: 2.3, beatHertz: 2.6),
-            Mode(ratio: 11.7, amplitude: 0.06, decaySeconds: 1.4, beatHertz: 3.3),
-            Mode(ratio: 15.7, amplitude: 0.025, decaySeconds: 0.9, beatHertz: 4.1),
+            Mode(ratio: 1, amplitude: 1, decaySeconds: 24, beatHertz: 0.62),
+            Mode(ratio: 2.77, amplitude: 0.62, decaySeconds: 16, beatHertz: 1.1),
+            Mode(ratio: 5.18, amplitude: 0.3, decaySeconds: 10, beatHertz: 1.9),
+            Mode(ratio: 8.16, amplitude: 0.14, decaySeconds: 6, beatHertz: 2.6),
+            Mode(ratio: 11.7, amplitude: 0.06, decaySeconds: 3.5, beatHertz: 3.3),
+            Mode(ratio: 15.7, amplitude: 0.025, decaySeconds: 2, beatHertz: 4.1),
         ],
         strikeModes: [
             Mode(ratio: 20.3, amplitude: 0.03, decaySeconds: 0.18, beatHertz: 0),
@@ -332,12 +343,12 @@ struct Bowl {
     static let large = Bowl(
         fundamental: 131,
         modes: [
-            Mode(ratio: 1, amplitude: 1, decaySeconds: 13, beatHertz: 0.41),
-            Mode(ratio: 2.71, amplitude: 0.7, decaySeconds: 9.5, beatHertz: 0.83),
-            Mode(ratio: 5.05, amplitude: 0.36, decaySeconds: 6, beatHertz: 1.4),
-            Mode(ratio: 7.97, amplitude: 0.17, decaySeconds: 3.8, beatHertz: 2.2),
-            Mode(ratio: 11.4, amplitude: 0.07, decaySeconds: 2.2, beatHertz: 2.9),
-            Mode(ratio: 15.3, amplitude: 0.03, decaySeconds: 1.3, beatHertz: 3.5),
+            Mode(ratio: 1, amplitude: 1, decaySeconds: 30, beatHertz: 0.41),
+            Mode(ratio: 2.71, amplitude: 0.7, decaySeconds: 20, beatHertz: 0.83),
+            Mode(ratio: 5.05, amplitude: 0.36, decaySeconds: 12, beatHertz: 1.4),
+            Mode(ratio: 7.97, amplitude: 0.17, decaySeconds: 7, beatHertz: 2.2),
+            Mode(ratio: 11.4, amplitude: 0.07, decaySeconds: 4, beatHertz: 2.9),
+            Mode(ratio: 15.3, amplitude: 0.03, decaySeconds: 2.2, beatHertz: 3.5),
         ],
         strikeModes: [
             Mode(ratio: 21.7, amplitude: 0.025, decaySeconds: 0.25, beatHertz: 0),
@@ -346,49 +357,92 @@ struct Bowl {
         thud: 0.06
     )
 
-    /// The attack of a strike, in samples: a 3 ms raised cosine, so the onset does not click.
-    static let attackSamples = 132
+    /// The closing bell (``BuiltinBell``): a bowl on G3 (196 Hz) struck softly, no clang and no
+    /// thud; ratios 1 : 2.76 : 5.40 : 8.93 : 13.34, as measured on real bowls.
+    static let bell = Bowl(
+        fundamental: 196,
+        modes: [
+            Mode(ratio: 1, amplitude: 1, decaySeconds: 22, beatHertz: 0.55),
+            Mode(ratio: 2.756, amplitude: 0.55, decaySeconds: 14, beatHertz: 0.9),
+            Mode(ratio: 5.404, amplitude: 0.26, decaySeconds: 8, beatHertz: 1.3),
+            Mode(ratio: 8.933, amplitude: 0.12, decaySeconds: 4.5, beatHertz: 1.7),
+            Mode(ratio: 13.34, amplitude: 0.05, decaySeconds: 2.5, beatHertz: 2.1),
+        ],
+        strikeModes: [],
+        thud: 0
+    )
 
-    /// Adds a strike at sample `start` with `velocity` (1 is a full strike) to `mix`; the bowl
-    /// rings to the end of `mix`.
-    func strike(at start: Int, velocity: Double, into mix: inout [Double], noise: inout Noise) {
+    /// The attack of a strike: a 3 ms raised cosine, so the onset does not click.
+    static let attackSeconds = 0.003
+
+    /// Adds a strike at sample `start` with `velocity` (1 is a full strike) to `mix`, made at
+    /// `sampleRate` hertz; the bowl rings to the end of `mix`.
+    func strike(
+        at start: Int,
+        velocity: Double,
+        into mix: inout [Double],
+        noise: inout Noise,
+        sampleRate: Double = rate
+    ) {
         let length = mix.count - start
         guard length > 0 else { return }
         var strike = [Double](repeating: 0, count: length)
+        let shares = Self.pairShares
         for mode in modes {
-            // The pair: 55 % of the amplitude half a beat below, 45 % half a beat above.
-            addPartial(mode.ratio * fundamental - mode.beatHertz / 2, 0.55 * mode.amplitude, mode.decaySeconds, &strike)
-            addPartial(mode.ratio * fundamental + mode.beatHertz / 2, 0.45 * mode.amplitude, mode.decaySeconds, &strike)
+            let center = mode.ratio * fundamental
+            addPartial(
+                center - mode.beatHertz / 2,
+                shares.lower * mode.amplitude,
+                mode.decaySeconds,
+                sampleRate,
+                &strike
+            )
+            addPartial(
+                center + mode.beatHertz / 2,
+                shares.upper * mode.amplitude,
+                mode.decaySeconds,
+                sampleRate,
+                &strike
+            )
         }
         // A harder strike brings out the high modes more.
         for mode in strikeModes {
-            addPartial(mode.ratio * fundamental, mode.amplitude * velocity, mode.decaySeconds, &strike)
+            addPartial(mode.ratio * fundamental, mode.amplitude * velocity, mode.decaySeconds, sampleRate, &strike)
         }
-        var (thudLow, thudLower, thudHigh) = (Biquad.lowPass(1_400), Biquad.lowPass(1_400), Biquad.highPass(90))
-        let thudSamples = min(length, 4_410)
-        let thudDecay = PortableMath.exp(-1 / (0.006 * rate))
-        var thudLevel = thud * 4
-        for index in 0..<thudSamples {
-            strike[index] += thudHigh.process(thudLower.process(thudLow.process(noise.bipolar()))) * thudLevel
-            thudLevel *= thudDecay
+        if thud > 0 {
+            var (thudLow, thudLower) = (Biquad.lowPass(1_400, at: sampleRate), Biquad.lowPass(1_400, at: sampleRate))
+            var thudHigh = Biquad.highPass(90, at: sampleRate)
+            let thudSamples = min(length, Int(0.1 * sampleRate))
+            let thudDecay = PortableMath.exp(-1 / (0.006 * sampleRate))
+            var thudLevel = thud * 4
+            for index in 0..<thudSamples {
+                strike[index] += thudHigh.process(thudLower.process(thudLow.process(noise.bipolar()))) * thudLevel
+                thudLevel *= thudDecay
+            }
         }
+        let attackSamples = Int(Self.attackSeconds * sampleRate)
         for index in 0..<length {
-            let attack = index < Self.attackSamples ? Envelope.rise(index, of: Self.attackSamples) : 1
+            let attack = index < attackSamples ? Envelope.rise(index, of: attackSamples) : 1
             mix[start + index] += strike[index] * attack * velocity
         }
     }
 
     /// Adds a sine at `frequency` starting at phase 0 and decaying by 60 dB in `decaySeconds`,
     /// made by a rotating, shrinking complex number: one multiplication per sample.
-    private func addPartial(_ frequency: Double, _ amplitude: Double, _ decaySeconds: Double, _ output: inout [Double])
-    {
-        guard frequency > 0, frequency < rate / 2 else { return }
-        let omega = 2 * PortableMath.pi * frequency / rate
-        let damping = PortableMath.exp(-3 * PortableMath.ln10 / (decaySeconds * rate))
+    private func addPartial(
+        _ frequency: Double,
+        _ amplitude: Double,
+        _ decaySeconds: Double,
+        _ sampleRate: Double,
+        _ output: inout [Double]
+    ) {
+        guard frequency > 0, frequency < sampleRate / 2 else { return }
+        let omega = 2 * PortableMath.pi * frequency / sampleRate
+        let damping = PortableMath.exp(-3 * PortableMath.ln10 / (decaySeconds * sampleRate))
         let (stepReal, stepImaginary) = (PortableMath.cos(omega) * damping, PortableMath.sin(omega) * damping)
         var (real, imaginary) = (amplitude, 0.0)
         // Below −140 dB the partial stops: its remaining tail could not be heard in any format.
-        let samples = min(output.count, Int(decaySeconds * 140 / 60 * rate))
+        let samples = min(output.count, Int(decaySeconds * 140 / 60 * sampleRate))
         output.withUnsafeMutableBufferPointer { output in
             for index in 0..<samples {
                 output[index] += imaginary

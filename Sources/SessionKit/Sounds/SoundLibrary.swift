@@ -403,12 +403,12 @@ package struct SoundLibrary: Sendable {
 
     // MARK: - The default library
 
-    /// `$XDG_CACHE_HOME/render-session/sounds/v3`, else `~/.cache/render-session/sounds/v3`: beside
-    /// the clip cache. `v3` changes whenever the synthesized sounds do, so that a library made by
-    /// an older version (`v1` had no cues, `v2` no `forest` or `silent`) is never taken for this one.
+    /// `$XDG_CACHE_HOME/render-session/sounds/v4`, else `~/.cache/render-session/sounds/v4`: beside
+    /// the clip cache. `v4` changes whenever the synthesized sounds do, so that a library made by
+    /// an older version (`v1` had no cues, `v2` no `forest` or `silent`, `v3` bowls that died in 9 s) is never taken for this one.
     package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let cache = (ClipCache.defaultDirectory(environment: environment) as NSString).deletingLastPathComponent
-        return cache + "/sounds/v3"
+        return cache + "/sounds/v4"
     }
 
     /// The default library's entries: the gongs and beds (seed 002's `forest` and `silent` under
