@@ -85,10 +85,12 @@ func rms(_ samples: [Float], _ range: Range<Int>) -> Double {
 @Suite("Loop streams")
 struct LoopStreamTests {
     @Test(
-        "The crossfade is clamped so that a period holds two crossfades and a frame",
+        "The crossfade is clamped to an eighth of the period: a short loop repeats at 7/8 of its length or more",
         arguments: [
-            (Int64(0), Int64(5), Int64(0)), (1, 10, 0), (2, 10, 0), (3, 10, 1), (4, 10, 1), (5, 1_000, 2),
-            (100, 30, 30), (100, 49, 49), (100, 50, 49), (100, -5, 0), (1_058_400, 88_200, 88_200),
+            (Int64(0), Int64(5), Int64(0)), (1, 10, 0), (2, 10, 0), (3, 10, 0), (7, 10, 0), (8, 10, 1), (17, 1_000, 2),
+            (100, 30, 12), (100, -5, 0), (1_058_400, 88_200, 88_200),
+            // Seed 002's 3.06 s forest clip with the default 2 s crossfade: it repeated every 1.53 s.
+            (134_946, 88_200, 16_868),
         ]
     )
     func clamp(period: Int64, preferred: Int64, expected: Int64) {
@@ -119,14 +121,14 @@ struct LoopStreamTests {
     @Test("A very short file gets a crossfade clamped to fit, and loops by the definition")
     func tinyFile() throws {
         let folder = try TemporaryFolder()
-        let x: [Float] = [0.1, 0.2, 0.3, 0.4, 0.5]
+        let x: [Float] = (1...17).map { Float($0) / 20 }
         try writeWAV(x, rate: 8_000, channels: 1, format: .float32, to: folder.path("tiny.wav"))
         let stream = try loopStream(folder.path("tiny.wav"), rate: 8_000, channels: .mono, crossfade: 1_000)
-        #expect(stream.periodFrames == 5 && stream.crossfade == 2)
+        #expect(stream.periodFrames == 17 && stream.crossfade == 2)
         let output = try readLoop(stream, frames: 302, blocks: [3, 1, 5])
         #expect(output == loopByDefinition(x, channels: 1, crossfade: 2, frames: 302))
-        // The period after the first is N − C = 3 frames: x[2], then the two crossfaded frames.
-        #expect(output[2] == 0.3 && output[5] == 0.3 && output[299] == 0.3)
+        // The period after the first is N − C = 15 frames: x[2…14], then the two crossfaded frames.
+        #expect(output[2] == x[2] && output[17] == x[2] && output[287] == x[2])
     }
 
     @Test("A long file is decoded anew each period, resampled and made stereo, and loops by the definition")

@@ -168,8 +168,8 @@ struct LayersTests {
         #expect(short.overlays[0].bed?.fadeInFrames == 20_000)
         #expect(short.overlays[0].bed?.fadeOutFrames == 40_000)
         #expect(
-            short.overlays[0].bed?.loopCrossfadeFrames == 1_500,
-            "a 3 001-frame period keeps one frame between seams"
+            short.overlays[0].bed?.loopCrossfadeFrames == 375,
+            "a 3 001-frame period crossfades over an eighth of itself"
         )
     }
 

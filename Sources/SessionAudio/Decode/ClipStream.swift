@@ -136,7 +136,8 @@ package final class ClipStream {
         )
     }
 
-    private init(
+    /// A stream of any source, such as a bed synthesized for as long as it plays.
+    init(
         source: any FrameSource,
         path: String?,
         sourceFrames: Frames,

@@ -17,7 +17,7 @@ package import SessionTimeline
 ///
 /// Memory does not grow with time, nor past a bound with the file: a period of at most
 /// ``cachedPeriodLimit`` samples (frames × channels, 4 MiB of floats) is decoded once and kept, so
-/// a typical bed (the built-in ones are 24 s) costs one decode and one resampling for the whole
+/// a typical bed (a minute or two) costs one decode and one resampling for the whole
 /// session; a longer file is decoded anew each period (a new ``ClipStream`` whose first `C` frames
 /// are skipped), keeping only x[0..<C], the fade gains and one block.
 package final class LoopStream {

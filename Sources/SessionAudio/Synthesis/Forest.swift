@@ -1,29 +1,28 @@
 import SessionTimeline
 
-/// A forest: wind in the leaves, a faint stream in the distance, and now and then a bird.
+/// A forest: wind in the leaves, a faint stream in the distance, and now and then a bird (the
+/// birds are ``SynthesizedBed``'s, drawn live over this texture).
 ///
 /// The wind is band-limited noise in two layers, the leaves' hiss and a low body, both swelling
 /// and easing with slow gusts, the hiss fluttering as leaves do while a gust lasts. The stream
 /// is quieter noise around 1 kHz with dense, dull droplets in it (``Rain``'s droplets, low and
 /// soft). The birds are four kinds of call (chirps, a whistle, a trill, a two-note call), each a
 /// few notes with a pitch contour and two harmonics, at seeded times about 2.6 s apart and at
-/// seeded distances, none within 1 s of either end, so the loop's seam never cuts one.
+/// seeded distances.
 enum Forest {
-    /// The samples of the bed, `count` of them, before normalization.
+    /// The samples of the bed's texture, wind and stream, `count` of them, before normalization.
     static func samples(count: Int) -> [Double] {
         var noise = Noise(seed: 0x464F_5245)
         var mix = [Double](repeating: 0, count: count)
         addWind(&mix, noise: &noise)
         var stream = [Double](repeating: 0, count: count)
         Rain.addDroplets(&stream, perSecond: 60, lowest: 500, octaves: 1.2, level: 0.05, noise: &noise)
-        var birds = [Double](repeating: 0, count: count)
-        addBirds(&birds, noise: &noise)
         var (streamHigh, streamLow, dullStream) = (Biquad.highPass(350), Biquad.lowPass(1_800), Biquad.lowPass(2_000))
-        var (soften, dcBlock) = (Biquad.lowPass(9_000, q: 0.5), Biquad.highPass(25))
+        var dcBlock = Biquad.highPass(25)
         for index in 0..<count {
             let water =
                 streamLow.process(streamHigh.process(noise.bipolar())) * 0.03 + dullStream.process(stream[index])
-            mix[index] = dcBlock.process(mix[index] + water + soften.process(birds[index]))
+            mix[index] = dcBlock.process(mix[index] + water)
         }
         return mix
     }
@@ -126,28 +125,9 @@ enum Forest {
         }
     }
 
-    /// Calls at seeded times from 1 s on, about 2.6 s apart (0.8 to 4.4 s between one call's
-    /// start and the next's), each of a seeded kind, pitch (±8 %) and distance (0 to −16 dB),
-    /// the last ending more than 1 s before the end.
-    private static func addBirds(_ output: inout [Double], noise: inout Noise) {
-        let end = Double(output.count) / rate - 1
-        var start = 1.0
-        while true {
-            let draw = (noise.unit(), noise.unit(), noise.unit(), noise.unit(), noise.unit())
-            let notes = call(kind: Int(draw.0 * 4), pitch: 0.92 + 0.16 * draw.1, notes: 2 + Int(draw.2 * 3))
-            let length = notes.map { $0.delay + $0.seconds }.max() ?? 0
-            guard start + length < end else { break }
-            let level = 0.45 * PortableMath.gain(decibels: -14 * draw.3)
-            for note in notes {
-                add(note, at: Int((start + note.delay) * rate), level: level, into: &output)
-            }
-            start += 0.8 + 3.6 * draw.4
-        }
-    }
-
     /// Adds `note` from sample `start`: ``CueTones/Timbre/bird``, its phase carried from sample
     /// to sample so that the glide does not jump.
-    private static func add(_ note: Note, at start: Int, level: Double, into output: inout [Double]) {
+    static func add(_ note: Note, at start: Int, level: Double, into output: inout [Double]) {
         let length = Int(note.seconds * rate)
         let (attack, release) = (Int(note.attack * rate), Int(note.release * rate))
         let logRatio = naturalLog(note.to / note.from)

@@ -17,11 +17,15 @@ package import SessionTimeline
 ///   ringing on under the next (the `gong-dreimal` of a meditation timer). 18 s.
 /// - `completion`: a larger, deeper bowl (131 Hz) with longer decays (30 s), for the end. 20 s.
 /// - `rain`: a bed of soft rain: a gusting wash of band-limited noise, a low rumble, and
-///   droplets (short rising chirps, as air bubbles sound) near and far. 24 s, meant to loop.
+///   droplets (short rising chirps, as air bubbles sound) near and far.
 /// - `drone`: a low warm drone on C2 (65.4 Hz): twelve harmonics, each three very narrow bands of
-///   noise, so the tone is steady but alive, and no part of it repeats exactly. 24 s, meant to loop.
+///   noise, so the tone is steady but alive.
 /// - `forest`: a bed of a forest (``Forest``): wind in the leaves, gusting, a faint stream, and a
-///   bird calling every few seconds, four kinds of call at seeded times. 24 s, meant to loop.
+///   bird calling every few seconds, four kinds of call at seeded times.
+///
+/// A session plays the three beds above as ``SynthesizedBed`` makes them, for as long as it
+/// lasts and never repeating; each file is the first 24 s of that bed, faded out, for measuring
+/// and for apps that loop it themselves.
 /// - `silent`: a bed of digital silence, every sample 0: seed 002's keepalive bed (its app plays
 ///   1 s of silence, `silence.m4a`, so that it keeps playing in the background). 1 s, meant to
 ///   loop; it is the one sound that does not peak at −3 dBFS.
@@ -119,15 +123,10 @@ package enum SynthesizedSound: String, CaseIterable, Sendable {
             var noise = Noise(seed: 0x454E_4445)
             Bowl.large.strike(at: 0, velocity: 1, into: &mix, noise: &noise)
             Envelope.release(&mix, seconds: 5)
-        case .rain:
-            mix = Rain.samples(count: count)
-            Envelope.fadeBothEnds(&mix, seconds: Self.bedFadeSeconds)
-        case .drone:
-            mix = Drone.samples(count: count)
-            Envelope.fadeBothEnds(&mix, seconds: Self.bedFadeSeconds)
-        case .forest:
-            mix = Forest.samples(count: count)
-            Envelope.fadeBothEnds(&mix, seconds: Self.bedFadeSeconds)
+        case .rain, .drone, .forest:
+            // The first 24 s of the bed a session plays (it fades in), faded out.
+            mix = SynthesizedBed.fileSamples(self)
+            Envelope.release(&mix, seconds: Self.bedFadeSeconds)
         case .silent:
             // Normalizing leaves it as it is: a peak of 0 scales by 0.
             mix = [Double](repeating: 0, count: count)

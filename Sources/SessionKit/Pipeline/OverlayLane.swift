@@ -121,6 +121,15 @@ struct OverlayLane {
         guard let path = source.path else { preconditionFailure("overlays are files") }
         let natural = source.frameCount(at: lanes.sampleRate)
         do {
+            if overlay.bed != nil, let synthesized = SoundLibrary.synthesizedBed(at: path) {
+                let stream = try ClipStream.synthesizedBed(
+                    synthesized,
+                    frames: overlay.frameCount,
+                    outputRate: lanes.sampleRate,
+                    outputChannels: lanes.channelCount
+                )
+                return Playing(overlay: overlay, stream: stream, cutFadeFrames: 0)
+            }
             if let bed = overlay.bed {
                 let stream = try LoopStream(
                     path: path,

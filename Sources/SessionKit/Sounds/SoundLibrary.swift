@@ -474,6 +474,21 @@ package struct SoundLibrary: Sendable {
         return try SoundLibrary(folder: folder)
     }
 
+    /// The synthesized bed the file at `path` is, when it is one of the default library's beds
+    /// (rain, drone, forest): such a bed is made for as long as the session plays it
+    /// (`SynthesizedBed`) rather than looped, so it never repeats. A copy of the file elsewhere is
+    /// a user's bed and loops. `silent` loops: its zeros cannot repeat audibly.
+    static func synthesizedBed(
+        at path: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> SynthesizedSound? {
+        let folder = defaultFolder(environment: environment)
+        let standardized = (path as NSString).standardizingPath
+        return [SynthesizedSound.rain, .drone, .forest].first {
+            (builtinPath($0, in: folder) as NSString).standardizingPath == standardized
+        }
+    }
+
     private static func isBuiltinComplete(_ folder: String) -> Bool {
         isFile((folder as NSString).appendingPathComponent(indexName))
             && SynthesizedSound.allCases.allSatisfy { isFile(builtinPath($0, in: folder)) }

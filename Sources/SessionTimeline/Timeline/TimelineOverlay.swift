@@ -55,11 +55,12 @@ public struct TimelineOverlay: Sendable, Equatable {
         /// The length of each ducking ramp; the ramp down ends where a clip starts.
         public var duckRampFrames: Frames
 
-        /// The crossfade at a bed's loop seam: as preferred (never negative), but short enough
-        /// that a period of `period` frames keeps at least one frame between its two crossfades
-        /// (`period ≥ 2C + 1`).
+        /// The crossfade at a bed's loop seam: as preferred (never negative), but at most an
+        /// eighth of the period, so that a short loop repeats at 7/8 of its own length or more
+        /// (the loop repeats every `period − C` frames): clamped to half its length, a 3.06 s bed
+        /// with the default 2 s crossfade repeated every 1.53 s; now every 2.68 s.
         package static func loopCrossfade(period: Frames, preferred: Frames) -> Frames {
-            Frames(min(max(preferred.count, 0), max(0, (period.count - 1) / 2)))
+            Frames(min(max(preferred.count, 0), max(0, period.count / 8)))
         }
 
         package init(

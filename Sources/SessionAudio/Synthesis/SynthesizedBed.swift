@@ -1,0 +1,246 @@
+package import SessionTimeline
+
+/// A built-in bed made for as long as a session plays it, so that it never repeats.
+///
+/// A bed looped from a file repeats sample for sample every period: the built-in beds' 24 s
+/// files did (the forest replayed the same ten bird calls 27 times in ten minutes). A
+/// synthesized bed need not. Its texture (the rain, the drone, the forest's wind and stream) is
+/// the bed's 24 s synthesis without fades, played as seeded segments of 4 to 10 s (the drone's 8
+/// to 16 s) from seeded places in it, each joined to the next by an equal-power crossfade of 1 s
+/// (the drone's 3 s); the forest's birds are drawn live, call after call, from the same calls
+/// and timing as before, so none comes back. Its autocorrelation has no peak over 0.5 at any
+/// lag under 60 s (``SynthesizedBedTests``). It costs one synthesis of the 24 s texture per
+/// process and a copy per frame: no more than looping a file.
+///
+/// The bed starts with the file's 0.5 s fade-in and is scaled as the file is: its first 24 s,
+/// ended with the file's fade-out, are the library's file (``SynthesizedSound/samples()``),
+/// whose loudness the session measures; the rest continues at that scale for ever.
+///
+/// Mono at 44,100 Hz; `frameLimit` frames, then the end (a ``FrameSource`` for ``ClipStream``,
+/// which converts it to the output's rate and channels).
+final class SynthesizedBed: FrameSource {
+    let sampleRate = SynthesizedSound.sampleRate
+    let channelCount = ChannelCount.mono
+
+    /// The bed's texture and the scale that levels it, made once per process.
+    private struct Made {
+        let texture: [Double]
+        let scale: Double
+    }
+
+    private static let made = Locked([SynthesizedSound: Made]())
+
+    /// A segment of the texture: where it starts in it, how long it plays (its last
+    /// ``fadeFrames`` crossfaded into the next), and how far it has played.
+    private struct Segment {
+        var start: Int
+        var length: Int
+        var position: Int
+    }
+
+    private let texture: [Double]
+    private let scale: Double
+    private let frameLimit: Int
+    private let fadeFrames: Int
+    private let segmentFrames: ClosedRange<Int>
+    private let fadeIn: [Double]
+    private var noise: Noise
+    private var current: Segment
+    private var next: Segment
+    private var birds: Birds?
+    private var produced = 0
+    private var block: [Double] = []
+
+    /// The bed `sound` (rain, drone or forest), `frameLimit` frames long, at the library file's scale.
+    convenience init(_ sound: SynthesizedSound, frameLimit: Int) {
+        let made = Self.made(sound)
+        self.init(sound, texture: made.texture, scale: made.scale, frameLimit: frameLimit, birdsEndBefore: nil)
+    }
+
+    private init(
+        _ sound: SynthesizedSound,
+        texture: [Double],
+        scale: Double,
+        frameLimit: Int,
+        birdsEndBefore: Int?
+    ) {
+        precondition([.rain, .drone, .forest].contains(sound), "\(sound) is not a synthesized bed")
+        let rate = Int(sampleRate.hertz)
+        self.texture = texture
+        self.scale = scale
+        self.frameLimit = frameLimit
+        let isDrone = sound == .drone
+        fadeFrames = (isDrone ? 3 : 1) * rate
+        segmentFrames = isDrone ? (8 * rate)...(16 * rate) : (4 * rate)...(10 * rate)
+        let fade = fadeFrames
+        fadeIn = (0..<fade).map { PortableMath.sin(PortableMath.halfPi * (Double($0) + 0.5) / Double(fade)) }
+        noise = Noise(
+            seed: sound == .rain ? 0x5241_494E_5345_4753 : isDrone ? 0x4452_4F4E_5345_4753 : 0x464F_5245_5345_4753
+        )
+        current = Segment(start: 0, length: 0, position: 0)
+        next = current
+        current = drawSegment(first: true)
+        next = drawSegment(first: false)
+        birds = sound == .forest ? Birds(endBefore: birdsEndBefore) : nil
+    }
+
+    /// The bed's texture and scale, synthesized on first use in a process.
+    private static func made(_ sound: SynthesizedSound) -> Made {
+        if let made = made.withLock({ $0[sound] }) { return made }
+        let texture: [Double]
+        let count = Int(sound.frameCount.count)
+        switch sound {
+        case .rain: texture = Rain.samples(count: count)
+        case .drone: texture = Drone.samples(count: count)
+        default: texture = Forest.samples(count: count)
+        }
+        // The file's first 24 s at scale 1, faded out as the file is: its peak sets the scale.
+        var first = rawSamples(sound, texture: texture, count: count)
+        Envelope.release(&first, seconds: SynthesizedSound.bedFadeSeconds)
+        var peak = 0.0
+        for sample in first { peak = max(peak, abs(sample)) }
+        let made = Made(texture: texture, scale: PortableMath.gain(decibels: SynthesizedSound.peakDecibels) / peak)
+        Self.made.withLock { $0[sound] = made }
+        return made
+    }
+
+    /// The library file's samples before normalization: the bed's first `count` frames at scale 1,
+    /// no bird within 1 s of the end; the caller fades them out.
+    static func fileSamples(_ sound: SynthesizedSound) -> [Double] {
+        let made = made(sound)
+        return rawSamples(sound, texture: made.texture, count: Int(sound.frameCount.count))
+    }
+
+    private static func rawSamples(_ sound: SynthesizedSound, texture: [Double], count: Int) -> [Double] {
+        let bed = SynthesizedBed(
+            sound,
+            texture: texture,
+            scale: 1,
+            frameLimit: count,
+            birdsEndBefore: count - Int(SynthesizedSound.sampleRate.hertz)
+        )
+        var samples = [Double](repeating: 0, count: count)
+        bed.generate(into: &samples, frames: count)
+        return samples
+    }
+
+    func read(into samples: inout [Float], maximumFrames: Int) -> Int {
+        let frames = min(maximumFrames, frameLimit - produced)
+        guard frames > 0 else { return 0 }
+        if samples.count < frames { samples = [Float](repeating: 0, count: frames) }
+        if block.count < frames { block = [Double](repeating: 0, count: frames) }
+        generate(into: &block, frames: frames)
+        for index in 0..<frames { samples[index] = Float(block[index] * scale) }
+        return frames
+    }
+
+    /// The next `frames` frames at scale 1, from index 0 of `output`.
+    private func generate(into output: inout [Double], frames: Int) {
+        let rate = Int(sampleRate.hertz)
+        let fadeInFrames = Int(SynthesizedSound.bedFadeSeconds * Double(rate))
+        for index in 0..<frames {
+            var value = texture[current.start + current.position]
+            let overlap = current.position - (current.length - fadeFrames)
+            if overlap >= 0 {
+                value = value * fadeIn[fadeFrames - 1 - overlap] + texture[next.start + overlap] * fadeIn[overlap]
+            }
+            if produced < fadeInFrames { value *= Envelope.rise(produced, of: fadeInFrames) }
+            output[index] = value
+            produced += 1
+            current.position += 1
+            if current.position == current.length {
+                // The next segment has played its first `fadeFrames` inside the crossfade.
+                current = Segment(start: next.start, length: next.length, position: fadeFrames)
+                next = drawSegment(first: false)
+            }
+        }
+        birds?.add(into: &output, frames: frames)
+    }
+
+    /// A seeded segment: its length within ``segmentFrames``, its start anywhere it fits; the
+    /// very first starts at the texture's start.
+    private func drawSegment(first: Bool) -> Segment {
+        let (lengthDraw, startDraw) = (noise.unit(), noise.unit())
+        let length = segmentFrames.lowerBound + Int(lengthDraw * Double(segmentFrames.count - 1))
+        let start = first ? 0 : Int(startDraw * Double(texture.count - length))
+        return Segment(start: start, length: length, position: 0)
+    }
+}
+
+/// The forest's birds, call after call, for as long as the bed plays: ``Forest``'s calls at its
+/// seeded times (from 1 s, 0.8 to 4.4 s from one call's start to the next's), kinds, pitches and
+/// distances, each synthesized when the bed reaches it and softened above 9 kHz.
+private struct Birds {
+    private static let rate = Double(SynthesizedSound.sampleRate.hertz)
+    private var noise = Noise(seed: 0x4249_5244)
+    private var soften = Biquad.lowPass(9_000, q: 0.5)
+    /// No call may end at or after this frame (the library file's last second); `nil`: calls go on.
+    private let endBefore: Int?
+    /// The start of the next call, in seconds from the bed's start.
+    private var nextStart = 1.0
+    private var finished = false
+    /// Calls sounding: their samples and the frame they start at.
+    private var calls: [(samples: [Double], start: Int)] = []
+    /// The frame the next output block starts at.
+    private var position = 0
+    private var block: [Double] = []
+
+    init(endBefore: Int?) {
+        self.endBefore = endBefore
+    }
+
+    /// Adds the birds of the next `frames` frames into `output` from index 0.
+    mutating func add(into output: inout [Double], frames: Int) {
+        let end = position + frames
+        while !finished && Int(nextStart * Self.rate) < end {
+            let draw = (noise.unit(), noise.unit(), noise.unit(), noise.unit(), noise.unit())
+            let notes = Forest.call(kind: Int(draw.0 * 4), pitch: 0.92 + 0.16 * draw.1, notes: 2 + Int(draw.2 * 3))
+            let length = notes.map { $0.delay + $0.seconds }.max() ?? 0
+            if let endBefore, (nextStart + length) * Self.rate >= Double(endBefore) {
+                finished = true
+                break
+            }
+            let level = 0.45 * PortableMath.gain(decibels: -14 * draw.3)
+            var samples = [Double](repeating: 0, count: Int(length * Self.rate) + 1)
+            for note in notes {
+                Forest.add(note, at: Int(note.delay * Self.rate), level: level, into: &samples)
+            }
+            calls.append((samples, Int(nextStart * Self.rate)))
+            nextStart += 0.8 + 3.6 * draw.4
+        }
+        if block.count < frames { block = [Double](repeating: 0, count: frames) }
+        for index in 0..<frames { block[index] = 0 }
+        for call in calls {
+            let from = max(position, call.start)
+            let to = min(end, call.start + call.samples.count)
+            guard from < to else { continue }
+            for frame in from..<to { block[frame - position] += call.samples[frame - call.start] }
+        }
+        calls.removeAll { $0.start + $0.samples.count <= end }
+        for index in 0..<frames { output[index] += soften.process(block[index]) }
+        position = end
+    }
+}
+
+extension ClipStream {
+    /// The built-in bed `sound` (rain, drone or forest) made for `frames` frames at `outputRate`
+    /// and `outputChannels`: ``SynthesizedBed`` at 44,100 Hz, converted as a clip is, no edge
+    /// fades (the bed fades in itself, and the session's envelope ends it).
+    package static func synthesizedBed(
+        _ sound: SynthesizedSound,
+        frames: Frames,
+        outputRate: SampleRate,
+        outputChannels: ChannelCount
+    ) throws(AudioError) -> ClipStream {
+        let sourceFrames = SynthesizedSound.sampleRate.frames(converting: frames, from: outputRate)
+        return try ClipStream(
+            source: SynthesizedBed(sound, frameLimit: Int(sourceFrames.count)),
+            path: nil,
+            sourceFrames: sourceFrames,
+            outputRate: outputRate,
+            outputChannels: outputChannels,
+            outputFrames: frames,
+            edgeFades: false
+        )
+    }
+}
