@@ -14,7 +14,8 @@ package import SessionTimeline
 ///
 /// **Silence.** File packet `g` decodes to session frames `g × 1024 − 1024 − lead ..< …`: the
 /// grid one encoder fed from the first lead zero would have. A span of sound is encoded by a
-/// fresh encoder on that grid, fed 3,072 zeros after its last sound, so its last packets encode
+/// fresh encoder on that grid, warmed up on two packets of zeros before it whose packets are
+/// dropped (``preRollPackets``), fed 3,072 zeros after its last sound, so its last packets encode
 /// only zeros and the MDCT overlap never reaches a packet from elsewhere; between spans go copies
 /// of a packet that the same encoder made from zeros, which decodes to zero. docs/formats.md has
 /// the argument in full.
@@ -35,6 +36,15 @@ package final class AACFileWriter: AudioFileSink {
     /// How many spans were encoded and how many packets were written as silence; tests read them.
     var encodedSpanCount: Int { splicer.encodedSpanCount }
     var silentPacketCount: Int64 { splicer.silentPacketCount }
+
+    /// Packets of zeros each span's encoder encodes, and drops, before the span. FFmpeg's encoder
+    /// only buffers the first frames it is given (its delay), so without them a span's first
+    /// packet, the one its onset starts in, is the first it encodes, its rate control and
+    /// psychoacoustic model at their initial values: onsets after skipped silence decoded their
+    /// first 20 ms up to 25 dB worse than a whole-file encode (issue 39). After two packets of
+    /// silence the encoder reaches the onset in the state a whole-file encode has there; one is
+    /// not enough, more change nothing. docs/formats.md has the measurements.
+    static let preRollPackets = 2
 
     /// The average bit rate when no `bitrate` or `quality` is given: 64 kb/s a channel, what
     /// Apple's podcast guidelines ask of spoken word in AAC-LC, within what the rate can hold.
@@ -121,7 +131,8 @@ package final class AACFileWriter: AudioFileSink {
             trailingZeros: trailingZeros,
             joinGap: trailingZeros + AACEncoder.delay + size,
             keptDelay: AACEncoder.delay,
-            totalPackets: totalPackets
+            totalPackets: totalPackets,
+            preRollPackets: Self.preRollPackets
         )
         splicer = SilenceSplicer(
             grid: grid,

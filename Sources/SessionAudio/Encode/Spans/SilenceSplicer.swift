@@ -9,7 +9,8 @@ internal import SessionTimeline
 /// The grid: file packet `g` decodes to the input frames `g × F − D ..< (g + 1) × F − D`, where
 /// `F` is the packet size and `D` the encoder's delay, exactly as if one encoder had encoded the
 /// whole stream. A span is encoded by a fresh encoder started on a packet boundary `s` at or
-/// before its first sounding frame, fed the zeros from `s` and ``Grid/trailingZeros`` zeros after
+/// before its first sounding frame (after ``Grid/preRollPackets`` packets of zeros whose packets
+/// are dropped), fed the zeros from `s` and ``Grid/trailingZeros`` zeros after
 /// its last sound, so its packet `j` is the file's packet `s / F + j`. Of the packets it makes,
 /// ``Grid/keptPackets(fed:)`` are written; the rest encode only zeros. Spans closer than
 /// ``Grid/joinGap`` frames are encoded as one; a session with a bed under it is one span. With
@@ -28,6 +29,11 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
         var keptDelay: Int64
         /// The packets the whole file has.
         var totalPackets: Int64
+        /// Packets of zeros a span's encoder encodes before the span's first packet, their
+        /// packets dropped: the input there is zeros either way (the packets before a span hold
+        /// at least `trailingZeros` of silence), but an encoder that has seen them starts the
+        /// span in the state one encoding the whole stream would have after silence.
+        var preRollPackets = 0
 
         /// The packets a span fed `fed` frames (from its start through its trailing zeros) keeps.
         func keptPackets(fed: Int64) -> Int64 { (fed + keptDelay + frameSize - 1) / frameSize }
@@ -101,6 +107,8 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
             count: max(1, min(2, ProcessInfo.processInfo.activeProcessorCount)),
             channels: channels,
             name: threadName,
+            preRollPackets: grid.preRollPackets,
+            frameSize: grid.frameSize,
             makeEncoder: makeEncoder
         )
     }

@@ -23,7 +23,7 @@ protocol SpanEncoder: AnyObject, SendableMetatype {
 /// twentieth of the samples).
 final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
     // @unchecked: `queues`, `queuedFrames`, `running` and every span's `output` are reached only while holding
-    // `condition`; a span's encoder only on its worker's thread.
+    // `condition`; a span's encoder and its pre-roll count only on its worker's thread.
 
     /// One span of sound: its encoder (used on its worker's thread only) and the packets it made.
     final class Span: @unchecked Sendable {
@@ -33,10 +33,13 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
         fileprivate var encoder: Encoder?
         /// Packets made and not yet taken, whether the encoder is flushed, and any failure.
         fileprivate var output: (packets: [[UInt8]], finished: Bool, failure: AudioError?) = ([], false, nil)
+        /// The encoder's pre-roll packets not yet made: they are dropped, not taken.
+        fileprivate var preRollPacketsLeft: Int
 
-        fileprivate init(firstPacket: Int64, worker: Int) {
+        fileprivate init(firstPacket: Int64, worker: Int, preRollPackets: Int) {
             self.firstPacket = firstPacket
             self.worker = worker
+            self.preRollPacketsLeft = preRollPackets
         }
     }
 
@@ -54,14 +57,22 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
     private var running: Int
     private let makeEncoder: @Sendable () throws(AudioError) -> Encoder
     private let channels: Int
+    /// The packets of zeros a span's encoder encodes before the span, and their frames.
+    private let preRoll: (packets: Int, frames: Int64)
+    /// Zeros to encode from, only read: 16,384 frames.
+    private let zeros: [Float]
     /// Frames of samples a worker holds before the renderer waits for it: 2 MiB of mono floats.
     static var queuedFrameLimit: Int64 { 1 << 19 }
 
-    /// Starts `count` threads named `name 1`, `name 2`, … .
+    /// Starts `count` threads named `name 1`, `name 2`, … . Each span's encoder first encodes
+    /// `preRollPackets` packets of `frameSize` zeros, whose packets are dropped
+    /// (``SilenceSplicer/Grid/preRollPackets`` says why).
     init(
         count: Int,
         channels: Int,
         name: String,
+        preRollPackets: Int,
+        frameSize: Int64,
         makeEncoder: @escaping @Sendable () throws(AudioError) -> Encoder
     ) {
         queues = Array(repeating: [], count: count)
@@ -69,6 +80,8 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
         running = count
         self.channels = channels
         self.makeEncoder = makeEncoder
+        preRoll = (preRollPackets, Int64(preRollPackets) * frameSize)
+        zeros = [Float](repeating: 0, count: 16_384 * channels)
         for index in 0..<count {
             let thread = Thread { [self] in work(index) }
             thread.name = "\(name) \(index + 1)"
@@ -81,7 +94,7 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
         condition.lock()
         let worker = queuedFrames.indices.min { queuedFrames[$0] < queuedFrames[$1] } ?? 0
         condition.unlock()
-        return Span(firstPacket: firstPacket, worker: worker)
+        return Span(firstPacket: firstPacket, worker: worker, preRollPackets: preRoll.packets)
     }
 
     /// Gives `span`'s encoder a copy of interleaved `samples`.
@@ -129,7 +142,6 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
     }
 
     private func work(_ worker: Int) {
-        var zeros: [Float] = []
         while true {
             condition.lock()
             while queues[worker].isEmpty { condition.wait() }
@@ -149,17 +161,9 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
                     try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in
                         try encoder(of: span).encode(buffer, frames: frames)
                     }
-                case .zeros(let target, var frames):
+                case .zeros(let target, let frames):
                     span = target
-                    let block: Int64 = 16_384
-                    if zeros.isEmpty { zeros = [Float](repeating: 0, count: Int(block) * channels) }
-                    while frames > 0 {
-                        let chunk = Int(min(frames, block))
-                        try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
-                            try encoder(of: span).encode(buffer, frames: chunk)
-                        }
-                        frames -= Int64(chunk)
-                    }
+                    try encodeZeros(frames, with: encoder(of: span))
                 case .finish(let target):
                     span = target
                     try encoder(of: span).flush()
@@ -199,16 +203,33 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
         }
     }
 
+    /// `span`'s encoder, made on first use and given its pre-roll.
     private func encoder(of span: Span) throws(AudioError) -> Encoder {
         if let encoder = span.encoder { return encoder }
         let encoder = try makeEncoder()
         span.encoder = encoder
+        try encodeZeros(preRoll.frames, with: encoder)
         return encoder
     }
 
-    /// Moves the whole packets `span`'s encoder has made to its output.
+    private func encodeZeros(_ frames: Int64, with encoder: Encoder) throws(AudioError) {
+        let block = Int64(zeros.count / channels)
+        var remaining = frames
+        while remaining > 0 {
+            let chunk = Int(min(remaining, block))
+            try zeros.withUnsafeBufferPointer { (buffer) throws(AudioError) in
+                try encoder.encode(buffer, frames: chunk)
+            }
+            remaining -= Int64(chunk)
+        }
+    }
+
+    /// Moves the whole packets `span`'s encoder has made to its output, less its pre-roll's.
     private func collect(_ span: Span, finished: Bool) throws(AudioError) {
-        let packets = try span.encoder?.takePackets() ?? []
+        var packets = try span.encoder?.takePackets() ?? []
+        let dropped = min(span.preRollPacketsLeft, packets.count)
+        packets.removeFirst(dropped)
+        span.preRollPacketsLeft -= dropped
         guard !packets.isEmpty || finished else { return }
         condition.lock()
         span.output.packets += packets
