@@ -55,7 +55,7 @@ struct SynthesizedSoundTests {
         arguments: [
             (SynthesizedSound.gong, UInt64(0xE1F4_DF81_C452_8280)), (.tripleGong, 0xDBD8_D396_F724_C07C),
             (.completion, 0x519A_DCF4_B9AA_1E03), (.rain, 0x44FA_131A_75FB_89A0), (.drone, 0x8653_3E27_64EE_560E),
-            (.forest, 0x07CB_4B76_B511_B567), (.silent, 0x52DD_209C_5F3B_B865),
+            (.forest, 0xD411_FE98_F788_6917), (.silent, 0x52DD_209C_5F3B_B865),
             (.inhale, 0x8AD5_9F6E_19BF_DAF6), (.holdIn, 0x9C60_1182_FC89_2A19), (.exhale, 0x8294_0C90_DEF8_DCB0),
             (.holdOut, 0x9E4D_62DE_4ECB_5153), (.countIn, 0x3670_0F38_53A7_D898), (.shortBeep, 0x1F3B_C819_DB7A_3FEA),
             (.longBeep, 0x212A_8629_F17C_1A0D), (.lastRound, 0x1A98_6475_CCC0_CFA0), (.closing, 0x2CAB_645D_B82B_E769),
@@ -176,8 +176,8 @@ struct SynthesizedSoundTests {
             (seconds.min() ?? 0) >= 1 && (seconds.max() ?? 24) < 23,
             "calls from \(seconds.min() ?? 0) to \(seconds.max() ?? 0) s"
         )
-        // Calls at several places, not one burst: at least six seconds of the 24 have one.
-        #expect(Set(seconds.map { Int($0) }).count >= 6, "\(Set(seconds.map { Int($0) }).sorted())")
+        // Calls at several places, not one burst: at least five seconds of the 24 have one.
+        #expect(Set(seconds.map { Int($0) }).count >= 5, "\(Set(seconds.map { Int($0) }).sorted())")
     }
 
     /// A bowl as one hears it: its fundamental's third-octave band, in 100 ms blocks, with the bowl

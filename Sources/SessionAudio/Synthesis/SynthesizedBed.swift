@@ -7,10 +7,11 @@ package import SessionTimeline
 /// synthesized bed need not. Its texture (the rain, the drone, the forest's wind and stream) is
 /// the bed's 24 s synthesis without fades, played as seeded segments of 4 to 10 s (the drone's 8
 /// to 16 s) from seeded places in it, each joined to the next by an equal-power crossfade of 1 s
-/// (the drone's 3 s); the forest's birds are drawn live, call after call, from the same calls
-/// and timing as before, so none comes back. Its autocorrelation has no peak over 0.5 at any
-/// lag under 60 s (``SynthesizedBedTests``). It costs one synthesis of the 24 s texture per
-/// process and a copy per frame: no more than looping a file.
+/// (the drone's 3 s); the forest's birds sing live, each call one of 32 songs at a seeded time
+/// and distance, so the forest never comes round again as a whole. Its autocorrelation has no
+/// peak over 0.5 at any lag under 60 s (``SynthesizedBedTests``). It costs one synthesis of the
+/// 24 s texture per process (0.16 s for rain, 0.3 s for the drone, 0.45 s for the forest with
+/// its songs, in a release build) and a copy per frame, whatever the session's length.
 ///
 /// The bed starts with the file's 0.5 s fade-in and is scaled as the file is: its first 24 s,
 /// ended with the file's fade-out, are the library's file (``SynthesizedSound/samples()``),
@@ -167,11 +168,32 @@ final class SynthesizedBed: FrameSource {
     }
 }
 
-/// The forest's birds, call after call, for as long as the bed plays: ``Forest``'s calls at its
-/// seeded times (from 1 s, 0.8 to 4.4 s from one call's start to the next's), kinds, pitches and
-/// distances, each synthesized when the bed reaches it and softened above 9 kHz.
+/// The forest's birds, call after call, for as long as the bed plays: from 1 s on, 0.8 to 4.4 s
+/// from one call's start to the next's, each one of ``songs`` at a seeded distance (0 to −14 dB),
+/// softened above 9 kHz.
+///
+/// A bird repeats its song; a forest of them does not repeat as a whole. The 32 songs (each of
+/// ``Forest``'s four kinds of call at eight seeded pitches, ±8 %, and lengths) are synthesized
+/// once per process and drawn at seeded times and distances, so that an hour of forest costs
+/// what its first minute does: synthesizing every call anew cost a second in ten minutes.
 private struct Birds {
     private static let rate = Double(SynthesizedSound.sampleRate.hertz)
+
+    /// Every song at level 1.
+    private static let songs: [[Double]] = {
+        var noise = Noise(seed: 0x534F_4E47)
+        return (0..<32).map { index in
+            let draw = (noise.unit(), noise.unit())
+            let notes = Forest.call(kind: index % 4, pitch: 0.92 + 0.16 * draw.0, notes: 2 + Int(draw.1 * 3))
+            let length = notes.map { $0.delay + $0.seconds }.max() ?? 0
+            var samples = [Double](repeating: 0, count: Int(length * rate) + 1)
+            for note in notes {
+                Forest.add(note, at: Int(note.delay * rate), level: 1, into: &samples)
+            }
+            return samples
+        }
+    }()
+
     private var noise = Noise(seed: 0x4249_5244)
     private var soften = Biquad.lowPass(9_000, q: 0.5)
     /// No call may end at or after this frame (the library file's last second); `nil`: calls go on.
@@ -179,8 +201,8 @@ private struct Birds {
     /// The start of the next call, in seconds from the bed's start.
     private var nextStart = 1.0
     private var finished = false
-    /// Calls sounding: their samples and the frame they start at.
-    private var calls: [(samples: [Double], start: Int)] = []
+    /// Calls sounding: their song, its level and the frame they start at.
+    private var calls: [(song: Int, level: Double, start: Int)] = []
     /// The frame the next output block starts at.
     private var position = 0
     private var block: [Double] = []
@@ -192,31 +214,28 @@ private struct Birds {
     /// Adds the birds of the next `frames` frames into `output` from index 0.
     mutating func add(into output: inout [Double], frames: Int) {
         let end = position + frames
+        let songs = Self.songs
         while !finished && Int(nextStart * Self.rate) < end {
-            let draw = (noise.unit(), noise.unit(), noise.unit(), noise.unit(), noise.unit())
-            let notes = Forest.call(kind: Int(draw.0 * 4), pitch: 0.92 + 0.16 * draw.1, notes: 2 + Int(draw.2 * 3))
-            let length = notes.map { $0.delay + $0.seconds }.max() ?? 0
-            if let endBefore, (nextStart + length) * Self.rate >= Double(endBefore) {
+            let draw = (noise.unit(), noise.unit(), noise.unit())
+            let song = min(songs.count - 1, Int(draw.0 * Double(songs.count)))
+            let start = Int(nextStart * Self.rate)
+            if let endBefore, start + songs[song].count >= endBefore {
                 finished = true
                 break
             }
-            let level = 0.45 * PortableMath.gain(decibels: -14 * draw.3)
-            var samples = [Double](repeating: 0, count: Int(length * Self.rate) + 1)
-            for note in notes {
-                Forest.add(note, at: Int(note.delay * Self.rate), level: level, into: &samples)
-            }
-            calls.append((samples, Int(nextStart * Self.rate)))
-            nextStart += 0.8 + 3.6 * draw.4
+            calls.append((song, 0.45 * PortableMath.gain(decibels: -14 * draw.1), start))
+            nextStart += 0.8 + 3.6 * draw.2
         }
         if block.count < frames { block = [Double](repeating: 0, count: frames) }
         for index in 0..<frames { block[index] = 0 }
         for call in calls {
+            let samples = songs[call.song]
             let from = max(position, call.start)
-            let to = min(end, call.start + call.samples.count)
+            let to = min(end, call.start + samples.count)
             guard from < to else { continue }
-            for frame in from..<to { block[frame - position] += call.samples[frame - call.start] }
+            for frame in from..<to { block[frame - position] += samples[frame - call.start] * call.level }
         }
-        calls.removeAll { $0.start + $0.samples.count <= end }
+        calls.removeAll { $0.start + songs[$0.song].count <= end }
         for index in 0..<frames { output[index] += soften.process(block[index]) }
         position = end
     }
