@@ -39,10 +39,14 @@ struct TimelineSidecarTests {
                 #expect(measured[key] != nil && !(measured[key] is NSNull), "a render measures \(key)")
                 #expect(planned[key] is NSNull, "timeline measures nothing: \(key)")
             }
-            #expect(measured["codecHeadroomDb"] as? Double == 0.5, "MP3 at -V 6")
+            // MP3 at -V 6 leaves 0.5 dB at least; the plan's probe of the codec may ask for more,
+            // and so may a decoded file over the ceiling all the same.
+            let room = try #require(measured["codecHeadroomDb"] as? Double)
+            let plannedRoom = try #require(planned["codecHeadroomDb"] as? Double)
+            #expect(room >= 0.5 && room >= plannedRoom, "\(room) dB, planned \(plannedRoom)")
             var rest = measured
             for key in measurements { rest[key] = NSNull() }
-            rest["codecHeadroomDb"] = nil
+            rest["codecHeadroomDb"] = plannedRoom
             written["loudness"] = rest
             let phases = try #require(written["phases"] as? [[String: Any]])
             #expect(phases.allSatisfy { $0["speechLoudness"] is Double })

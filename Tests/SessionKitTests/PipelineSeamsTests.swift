@@ -190,33 +190,63 @@ struct PipelineSeamsTests {
         #expect(probe.count(of: .voiceCheck) == 1)
     }
 
-    @Test("The last encoding's trim lowers every limited sample by its decibels, and the meters read what comes out")
-    func trimAfterLimiter() async throws {
-        let folder = try TemporaryFolder()
-        let library = try LayeredRenderTests.gongLibrary()
-        let pipeline = SessionPipeline(
-            clips: ClipIdentity(cacheFolder: Repository.cache.path),
-            plan: PlanSettings(seed: 7, sound: SoundSettings(startGong: "gong"), soundLibrary: library.url.path),
-            output: OutputSettings(audio: .path(folder.path("s.wav")))
-        )
-        let timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
-        func mixed(trim: Double) throws -> (samples: [Float], measurement: MixMeasurement) {
-            let mixer = SessionMixer(MixLanes(timeline), ceilingHeadroom: 0.5, trimDecibels: trim)
-            var samples: [Float] = []
-            var block: [Float] = []
-            while case let frames = try mixer.read(into: &block, maximumFrames: 4096), frames > 0 {
-                samples += block.prefix(frames)
-            }
-            return (samples, try #require(mixer.measurement))
+    @Test("The loudest moments are the highest-peaked half seconds, loudest first, each with the half second before it")
+    func loudestMoments() {
+        let rate = SampleRate(8_000)
+        let moments = LoudestMoments(sampleRate: rate, channelCount: .mono)
+        // 40 half seconds, the k-th at a peak of k/40 (one sample), in blocks that do not line up.
+        var signal: [Float] = []
+        for block in 1...40 {
+            var half = [Float](repeating: 0.001, count: 4_000)
+            half[1_234] = Float(block) / 40
+            signal += half
         }
-        let plain = try mixed(trim: 0)
-        let trimmed = try mixed(trim: 1.5)
-        let gain = Float(pow(10, -1.5 / 20))
-        #expect(plain.samples.count == Int(timeline.totalFrames.count) && trimmed.samples.count == plain.samples.count)
-        #expect(zip(plain.samples, trimmed.samples).allSatisfy { abs($0 * gain - $1) <= 1e-6 })
-        #expect(plain.measurement.limiter.maxReductionDecibels > 0, "the gong is limited")
-        #expect(abs(plain.measurement.truePeak - 1.5 - trimmed.measurement.truePeak) < 0.01)
-        let loudness = (plain.measurement.loudness.program ?? 0) - (trimmed.measurement.loudness.program ?? 0)
-        #expect(abs(loudness - 1.5) < 0.01, "\(loudness) LU")
+        var offset = 0
+        while offset < signal.count {
+            let frames = min(3_001, signal.count - offset)
+            moments.add(Array(signal[offset..<(offset + frames)]), frames: frames)
+            offset += frames
+        }
+        let kept = moments.finish()
+        #expect(kept.count == LoudestMoments.count)
+        #expect(kept.first?.count == 8_000 && kept.allSatisfy { $0.count == 8_000 })
+        #expect(kept.map { $0[4_000 + 1_234] } == (17...40).reversed().map { Float($0) / 40 })
+        #expect(kept.first?[1_234] == Float(39) / 40, "the context is the half second before")
+    }
+
+    @Test(
+        "The codec probe finds a lossless file's peak and loudness unchanged, and what Opus at 24 kb/s adds to a limited signal's peak",
+        arguments: [false, true]
+    )
+    func codecProbe(lossy: Bool) throws {
+        let rate = SampleRate(48_000)
+        // Half seconds of a 997 Hz tone with a 5 kHz one over it, peaking at −3 dBFS, each with its context.
+        let moment = (0..<48_000).map { frame -> Float in
+            let time = Double(frame) / 48_000
+            return Float(0.5 * sin(2 * .pi * 997 * time) + 0.2079 * sin(2 * .pi * 5_000 * time))
+        }
+        let peak = 20 * log10(Double(moment.map(abs).max() ?? 0))
+        let encoder = lossy ? try EncoderSettings(format: .opus, bitrate: 24) : EncoderSettings.wav
+        let result = try CodecProbe.run(
+            Array(repeating: moment, count: 4),
+            sampleRate: rate,
+            channelCount: .mono,
+            encoder: encoder
+        )
+        if lossy {
+            #expect(
+                result.decodedPeak > peak,
+                "Opus at 24 kb/s adds to the peak: \(result.decodedPeak) against \(peak)"
+            )
+            #expect(result.decodedPeak < peak + 3)
+            #expect(abs(result.loudnessChange) < 1.5, "\(result.loudnessChange) LU")
+        } else {
+            // 16-bit WAV: the samples' own peak, up to what lies between them, and the same loudness.
+            #expect(
+                result.decodedPeak >= peak - 0.01 && result.decodedPeak < peak + 0.5,
+                "\(result.decodedPeak) against \(peak)"
+            )
+            #expect(abs(result.loudnessChange) < 0.01, "\(result.loudnessChange) LU")
+        }
     }
 }

@@ -51,20 +51,3 @@ package final class PlaybackPeakMeter {
         return meter.truePeakDecibels
     }
 }
-
-extension PlaybackPeakMeter {
-    /// The true peak of the file at `path` as decoded (gapless) and played at 48 kHz, dBTP;
-    /// `-infinity` for silence.
-    /// - Throws: ``AudioError`` when the file cannot be decoded or resampled.
-    package static func measure(path: String) throws(AudioError) -> Double {
-        let decoder = try AudioFileDecoder(path: path)
-        let meter = try PlaybackPeakMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
-        var buffer: [Float] = []
-        while true {
-            let frames = try decoder.read(into: &buffer, maximumFrames: 16_384)
-            if frames == 0 { break }
-            try meter.add(buffer, frames: frames)
-        }
-        return try meter.finish()
-    }
-}

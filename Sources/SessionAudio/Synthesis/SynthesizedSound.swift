@@ -272,15 +272,6 @@ enum Envelope {
         }
     }
 
-    /// Fades in over the first `seconds` (from exactly 0) and out over the last.
-    static func fadeBothEnds(_ samples: inout [Double], seconds: Double) {
-        let length = Int(seconds * rate)
-        for step in 0..<min(length, samples.count) {
-            samples[step] *= rise(step, of: length)
-        }
-        release(&samples, seconds: seconds)
-    }
-
     /// `samples` scaled so that the largest magnitude is `peakDecibels` dBFS, as floats.
     static func normalized(_ samples: [Double], peakDecibels: Double) -> [Float] {
         var peak = 0.0

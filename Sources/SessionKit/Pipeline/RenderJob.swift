@@ -195,8 +195,9 @@ struct RenderJob: Sendable {
     /// `seed` when given (else the plan's); warnings go to `warn` (the observer's by default).
     ///
     /// The timeline records the voice its clips are in, and the one asked for when another stood
-    /// in. With the program loudness anchor, the mix is measured here (written nowhere), so that
-    /// the timeline's gains are those a render plays.
+    /// in. With loudness on, the mix is measured here (written nowhere) and, in a lossy format, a
+    /// few seconds of it encoded (``LoudnessPlan``), so that the timeline's gains and the limiter's
+    /// room are those a render plays.
     func plan(
         _ script: Script,
         clips prepared: PreparedClips,
@@ -220,7 +221,7 @@ struct RenderJob: Sendable {
         timeline.voice = identity.voice.id
         timeline.requestedVoice = requested == identity.voice ? nil : requested.id
         try checkLateness(of: timeline)
-        return try SessionRenderer.anchoringProgram(timeline, encoder: encoder)
+        return try LoudnessPlan(timeline, encoder: encoder).anchored
     }
 
     /// Refuses a plan whose speech starts later than ``PlanSettings/maximumLateSeconds``.

@@ -59,19 +59,25 @@ final class SessionMeters: @unchecked Sendable {
 
     /// Meters for audio at `sampleRate` whose speech is that of `items` (a timeline's narration
     /// lane; empty measures the program alone), phase by phase (`phaseStarts`, the phases' first
-    /// frames in order); with `measuresTruePeak`, its true peak at its own rate too.
+    /// frames in order), placed at `timelineRate` when that is not `sampleRate`; with
+    /// `measuresTruePeak`, its true peak at its own rate too.
     init(
         sampleRate: SampleRate,
         channelCount: ChannelCount,
         items: [TimelineItem],
         phaseStarts: [Frames],
+        placedAt timelineRate: SampleRate? = nil,
         measuresTruePeak: Bool = false
     ) {
         self.channelCount = channelCount
         peakMeter = measuresTruePeak ? TruePeakMeter(channelCount: channelCount) : nil
         meter = BlockLoudness(sampleRate: sampleRate, channelCount: channelCount, speechGroups: phaseStarts.count + 1)
-        speech = NarrationLane.spokenRanges(of: items)
-        self.phaseStarts = phaseStarts.map(\.count)
+        // A decoder may give another rate than the timeline's (Opus decodes at 48 kHz): its
+        // frames are then placed at the same times.
+        let scale = Double(sampleRate.hertz) / Double((timelineRate ?? sampleRate).hertz)
+        func placed(_ frame: Int64) -> Int64 { scale == 1 ? frame : Int64((Double(frame) * scale).rounded()) }
+        speech = NarrationLane.spokenRanges(of: items).map { placed($0.lowerBound)..<placed($0.upperBound) }
+        self.phaseStarts = phaseStarts.map { placed($0.count) }
         slots = DispatchSemaphore(value: Self.blocksInFlight)
     }
 

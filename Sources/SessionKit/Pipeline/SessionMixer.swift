@@ -12,9 +12,6 @@ final class SessionMixer {
     private var overlays: OverlayLane
     private let limiter: TruePeakLimiter?
     private let loudnessMeters: SessionMeters?
-    /// The gain after the limiter, linear: 1, or less when a codec overshot however hard the
-    /// limiter worked (``SessionRenderer/encodingAttempts``).
-    private let trim: Float
 
     /// The limiter's release, seconds: short, because normalized TTS is peaky and a long release
     /// would hold speech under the target (on the fixture: 100 ms costs 0.5–1.0 LU, 50 ms less).
@@ -27,11 +24,9 @@ final class SessionMixer {
 
     /// The mixer of `lanes`; with `measuresSpeech` off, only the program is measured (a pass that
     /// finds the program's loudness and writes nothing). The limiter aims `ceilingHeadroom` dB
-    /// under the lanes' ceiling (``EncoderSettings/truePeakHeadroom(sampleRate:)``), and what it
-    /// lets out is lowered by `trimDecibels` more, before the meters.
-    init(_ lanes: MixLanes, measuresSpeech: Bool = true, ceilingHeadroom: Double = 0, trimDecibels: Double = 0) {
+    /// under the lanes' ceiling (``LoudnessPlan/headroom``).
+    init(_ lanes: MixLanes, measuresSpeech: Bool = true, ceilingHeadroom: Double = 0) {
         self.lanes = lanes
-        trim = Float(pow(10, -trimDecibels / 20))
         channels = lanes.channelCount.count
         narration = NarrationLane(lanes)
         overlays = OverlayLane(lanes)
@@ -91,9 +86,6 @@ final class SessionMixer {
     }
 
     private func measured(_ output: inout [Float], frames: Int) -> Int {
-        if trim != 1 {
-            for index in 0..<frames * channels { output[index] *= trim }
-        }
         loudnessMeters?.add(output, frames: frames)
         return frames
     }

@@ -21,27 +21,17 @@ enum SessionRenderer {
         progress: (Frames) -> Void
     ) throws(SessionError) -> Timeline {
         var pending: [AtomicFile] = []
-        var headroom = encoder.truePeakHeadroom(sampleRate: timeline.sampleRate)
-        var trim = 0.0
-        var timeline = try anchoringProgram(timeline, headroom: headroom)
-        var anchoredHeadroom = headroom
+        let plan = try LoudnessPlan(timeline, encoder: encoder)
+        var (timeline, headroom) = (plan.anchored, plan.headroom)
         do {
             if let audio {
-                for attempt in 1...Self.encodingAttempts {
-                    if headroom != anchoredHeadroom, let gain = timeline.loudness?.programGain {
-                        // More room under the ceiling takes loudness off: the program's gain is found again.
-                        var unanchored = timeline.scalingGains(byDecibels: -gain)
-                        unanchored.loudness?.programGain = nil
-                        timeline = try anchoringProgram(unanchored, headroom: headroom)
-                        anchoredHeadroom = headroom
-                    }
+                for encoding in 0...Self.correctiveEncodings {
                     let (written, measurement) = try writeAudio(
                         of: MixLanes(timeline),
                         encoder: encoder,
                         metadata: metadata,
                         to: audio,
                         ceilingHeadroom: headroom,
-                        trimDecibels: trim,
                         progress: progress
                     )
                     timeline.encoding = written.encoding
@@ -50,21 +40,16 @@ enum SessionRenderer {
                         break
                     }
                     loudness.record(measurement)
-                    loudness.codecHeadroom = headroom + trim
-                    // A lossy file's peaks are the decoder's: measured on the file as written.
+                    loudness.codecHeadroom = headroom
+                    // A lossy file's figures are the decoder's: measured on the file as written.
                     if encoder.format.isLossy, let file = written.pending {
-                        let decoded = try decodedPeak(of: file)
-                        loudness.truePeak = decoded.isFinite ? decoded : nil
-                        if decoded > loudness.ceiling, attempt < Self.encodingAttempts {
+                        let decoded = try decodedMeasurement(of: file, timeline: timeline)
+                        loudness.record(decoded)
+                        if let peak = loudness.truePeak, peak > loudness.ceiling, encoding < Self.correctiveEncodings {
+                            // The probe missed a peak of the whole file: once more, with that much
+                            // more room, at the same gain (docs/formats.md).
                             file.discard()
-                            let overshoot = decoded - loudness.ceiling
-                            if attempt < Self.limitingAttempts {
-                                headroom += overshoot + Self.retryMargin * Double(attempt)
-                            } else {
-                                // Then the limiting stays and what comes out is lowered: a codec's
-                                // overshoot grows with the limiting, not with a gain.
-                                trim += overshoot + Self.trimMargin * Double(attempt - Self.limitingAttempts + 1)
-                            }
+                            headroom = plan.makingRoom(peak - loudness.ceiling)
                             continue
                         }
                     }
@@ -113,28 +98,34 @@ enum SessionRenderer {
         }
     }
 
-    /// How many times a lossy file is encoded at most: once, and again while its decoded true peak
-    /// is over the ceiling. Leveled speech sits near the limiter's ceiling more often, and a codec's
-    /// overshoot moves with the limiting: five were not always enough for Piper's speech in Vorbis.
-    static let encodingAttempts = 6
-    /// How many tries aim the limiter (the first at the encoder's own room, two lower); the later
-    /// ones keep its aim and lower what it lets out. On Vorbis at 22,050 Hz of one Piper session, the decoded overshoot over the limiter's aim
-    /// grew with the limiting (1.3 dB at 0.8 dB of room, 1.8 at 1.6, 2.2 at 3.0), so that aiming
-    /// lower chased it (the ceiling test failed at −0.6 dBTP after five tries); after a gain after
-    /// the limiter it stayed within 1.2…1.7 dB whatever the gain.
-    static let limitingAttempts = 3
-    /// What a limiting retry adds to the overshoot it measured, dB, times the attempt (0.2 after the
-    /// first encoding, 0.4 after the second).
-    static let retryMargin = 0.2
-    /// What a lowering retry adds to the overshoot it measured, dB, times its turn (0.3, 0.6, 0.9):
-    /// the ceiling is held at the cost of that much loudness, which the summary and the timeline
-    /// report as measured.
-    static let trimMargin = 0.3
+    /// How many times a lossy file is encoded again when its decoded true peak is over the
+    /// ceiling all the same: the codec probe predicts the room, so this is a safety net, not a loop.
+    static let correctiveEncodings = 1
 
-    /// The true peak of `file`'s temporary as decoded and played at 48 kHz.
-    private static func decodedPeak(of file: AtomicFile) throws(SessionError) -> Double {
+    /// `file`'s temporary as decoded: its true peak as played at 48 kHz and its loudness, the
+    /// speech where `timeline` places it.
+    private static func decodedMeasurement(
+        of file: AtomicFile,
+        timeline: Timeline
+    ) throws(SessionError) -> DecodedMeasurement {
         do {
-            return try PlaybackPeakMeter.measure(path: file.temporaryPath)
+            let decoder = try AudioFileDecoder(path: file.temporaryPath)
+            let peak = try PlaybackPeakMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
+            let meters = SessionMeters(
+                sampleRate: decoder.sampleRate,
+                channelCount: decoder.channelCount,
+                items: timeline.items,
+                phaseStarts: timeline.phases.map(\.startFrame),
+                placedAt: timeline.sampleRate
+            )
+            var buffer: [Float] = []
+            while true {
+                let frames = try decoder.read(into: &buffer, maximumFrames: AudioOutput.blockFrames)
+                if frames == 0 { break }
+                try peak.add(buffer, frames: frames)
+                meters.add(buffer, frames: frames)
+            }
+            return DecodedMeasurement(loudness: meters.loudness, truePeak: try peak.finish())
         } catch {
             file.discard()
             throw SessionError(
@@ -147,15 +138,13 @@ enum SessionRenderer {
 
     /// Writes the sound of `lanes` to `target`; returns what was written and, with a limiter,
     /// what the output measured. The limiter aims `ceilingHeadroom` dB under the ceiling (by
-    /// default the encoder's ``EncoderSettings/truePeakHeadroom(sampleRate:)``), and its output is
-    /// lowered by `trimDecibels` more.
+    /// default the encoder's ``EncoderSettings/truePeakHeadroom(sampleRate:)``).
     static func writeAudio(
         of lanes: MixLanes,
         encoder: EncoderSettings,
         metadata: AudioMetadata,
         to target: OutputTarget,
         ceilingHeadroom: Double? = nil,
-        trimDecibels: Double = 0,
         progress: (Frames) -> Void = { _ in }
     ) throws(SessionError) -> (WrittenAudio, measurement: MixMeasurement?) {
         if lanes.isNarrationOnly {
@@ -171,8 +160,7 @@ enum SessionRenderer {
         }
         var mixer = SessionMixer(
             lanes,
-            ceilingHeadroom: ceilingHeadroom ?? encoder.truePeakHeadroom(sampleRate: lanes.sampleRate),
-            trimDecibels: trimDecibels
+            ceilingHeadroom: ceilingHeadroom ?? encoder.truePeakHeadroom(sampleRate: lanes.sampleRate)
         )
         let written = try AudioOutput.write(
             &mixer,
@@ -182,63 +170,6 @@ enum SessionRenderer {
             progress: progress
         )
         return (written, mixer.measurement)
-    }
-
-    /// The most the program anchor raises or lowers a session, dB: beyond, the limiter would
-    /// flatten speech (or the session would be inaudible); the measured program then tells how far
-    /// from the target it landed.
-    static let programGainRange = -40.0...30.0
-
-    /// `timeline` with the program anchor's gain in every item's and overlay's gain: the one gain
-    /// that brings the output's integrated loudness, limited, to the target; as it is for the
-    /// speech anchor, or when the gain is already in.
-    ///
-    /// The mix is measured without being written, limiter included, and again with the gain
-    /// found, until it lands within 0.05 LU of the target, at most ``programPasses`` passes. The
-    /// limiter takes off more the more the gain raises, so a dB of gain raises the program by
-    /// less than a dB: from the second pass on, the gain follows the slope the last two passes
-    /// measured (the secant method), which lands in two or three passes where the limiter works hard.
-    static func anchoringProgram(_ timeline: Timeline, encoder: EncoderSettings) throws(SessionError) -> Timeline {
-        try anchoringProgram(timeline, headroom: encoder.truePeakHeadroom(sampleRate: timeline.sampleRate))
-    }
-
-    /// The same, with the limiter aiming `headroom` dB under the ceiling.
-    static func anchoringProgram(_ timeline: Timeline, headroom: Double) throws(SessionError) -> Timeline {
-        guard let loudness = timeline.loudness, loudness.anchor == .program, loudness.programGain == nil else {
-            return timeline
-        }
-        var anchored = timeline
-        var gain = 0.0
-        var last: (gain: Double, program: Double)?
-        for _ in 0..<programPasses {
-            guard let program = try programLoudness(of: anchored, ceilingHeadroom: headroom) else { break }
-            let miss = loudness.target - program
-            if abs(miss) < 0.05 { break }
-            // How many dB of program a dB of gain gave, between 0.05 (a limiter flattening all)
-            // and 1 (no limiting).
-            let slope = last.map { min(1, max(0.05, (program - $0.program) / (gain - $0.gain))) } ?? 1
-            last = (gain, program)
-            let next = min(max(gain + miss / slope, programGainRange.lowerBound), programGainRange.upperBound)
-            if next == gain { break }
-            gain = next
-            anchored = timeline.scalingGains(byDecibels: gain)
-        }
-        anchored.loudness?.programGain = gain
-        return anchored
-    }
-
-    /// The most mixes ``anchoringProgram(_:)`` measures.
-    static let programPasses = 5
-
-    /// The integrated loudness of `timeline`'s mix, limited; `nil` for silence.
-    private static func programLoudness(
-        of timeline: Timeline,
-        ceilingHeadroom: Double
-    ) throws(SessionError) -> Double? {
-        let mixer = SessionMixer(MixLanes(timeline), measuresSpeech: false, ceilingHeadroom: ceilingHeadroom)
-        var buffer: [Float] = []
-        while try mixer.read(into: &buffer, maximumFrames: 16_384) > 0 {}
-        return mixer.measurement?.loudness.program
     }
 
     static func describe(_ item: TimelineItem, _ error: AudioError) -> String {
@@ -351,14 +282,31 @@ extension TimelineLoudness {
     /// Takes what a render's output measured. Digital silence measures −∞: JSON has no such
     /// number, so it is recorded as unknown.
     mutating func record(_ measurement: MixMeasurement) {
-        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
-        speech = finite(measurement.loudness.speech)
-        program = finite(measurement.loudness.program)
-        range = finite(measurement.loudness.range)
-        maxShortTerm = finite(measurement.loudness.maxShortTerm)
-        truePeak = finite(measurement.truePeak)
+        record(measurement.loudness, truePeak: measurement.truePeak)
         limiter = measurement.limiter
         leveler = measurement.leveler
-        phaseSpeech = measurement.loudness.phaseSpeech.map(finite)
     }
+
+    /// Takes what the decoded file measured in place of what the mix measured before encoding;
+    /// the limiter's and the leveler's work stay the mix's.
+    mutating func record(_ decoded: DecodedMeasurement) {
+        record(decoded.loudness, truePeak: decoded.truePeak)
+    }
+
+    private mutating func record(_ loudness: OutputLoudness, truePeak: Double) {
+        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+        speech = finite(loudness.speech)
+        program = finite(loudness.program)
+        range = finite(loudness.range)
+        maxShortTerm = finite(loudness.maxShortTerm)
+        self.truePeak = finite(truePeak)
+        phaseSpeech = loudness.phaseSpeech.map(finite)
+    }
+}
+
+/// What a written file measured as decoded: its loudness, speech placed as the timeline places it,
+/// and its true peak as a 48 kHz player meets it (dBTP).
+struct DecodedMeasurement {
+    var loudness: OutputLoudness
+    var truePeak: Double
 }

@@ -165,6 +165,10 @@ public struct TimelineLoudness: Sendable, Equatable {
     /// With the ``LoudnessAnchor/program`` anchor, the gain in dB every item and overlay got on top
     /// of its own to bring the program to the target (already in their gains); `nil` otherwise.
     public var programGain: Double?
+    /// With the ``LoudnessAnchor/speech`` anchor, the gain in dB every item and overlay got on top
+    /// of its own so that the speech, as limited and (in a lossy format) as decoded, measures the
+    /// target (already in their gains); `nil` before rendering, otherwise, or with nothing to limit.
+    public var speechGain: Double?
     /// The integrated loudness of the speech items' spans as heard in the mix, LUFS; `nil` before
     /// rendering (or without speech).
     public var speech: Double?
@@ -196,6 +200,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         ceiling: Double,
         anchor: LoudnessAnchor = .speech,
         programGain: Double? = nil,
+        speechGain: Double? = nil,
         speech: Double? = nil,
         program: Double? = nil,
         range: Double? = nil,
@@ -211,6 +216,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         self.anchor = anchor
         self.ceiling = ceiling
         self.programGain = programGain
+        self.speechGain = speechGain
         self.speech = speech
         self.program = program
         self.range = range
@@ -228,6 +234,7 @@ extension TimelineLoudness: Codable {
     private enum CodingKeys: String, CodingKey {
         case target, anchor, ceiling
         case programGain = "programGainDb"
+        case speechGain = "speechGainDb"
         case speech, program, range, maxShortTerm, truePeak, limiter, speechLeveling, leveler
         case codecHeadroom = "codecHeadroomDb"
         /// Schema version 2's names of ``TimelineLoudness/ceiling`` and ``TimelineLoudness/program``, still read.
@@ -242,6 +249,7 @@ extension TimelineLoudness: Codable {
         try container.encode(anchor, forKey: .anchor)
         try container.encode(ceiling, forKey: .ceiling)
         try container.encodeIfPresent(programGain.map(Timeline.rounded), forKey: .programGain)
+        try container.encodeIfPresent(speechGain.map(Timeline.rounded), forKey: .speechGain)
         try container.encode(speech.map(Timeline.rounded), forKey: .speech)
         try container.encode(program.map(Timeline.rounded), forKey: .program)
         try container.encode(range.map(Timeline.rounded), forKey: .range)
@@ -263,6 +271,7 @@ extension TimelineLoudness: Codable {
             ),
             anchor: try container.decodeIfPresent(LoudnessAnchor.self, forKey: .anchor) ?? .speech,
             programGain: try container.decodeIfPresent(Double.self, forKey: .programGain),
+            speechGain: try container.decodeIfPresent(Double.self, forKey: .speechGain),
             speech: try container.decodeIfPresent(Double.self, forKey: .speech),
             program: try container.decodeIfPresent(
                 Double.self,
