@@ -174,6 +174,7 @@ struct CommandTests {
                 ceiling: $0.ceiling,
                 anchor: $0.anchor,
                 programGain: $0.programGain,
+                speechGain: $0.speechGain,
                 speechLeveling: $0.speechLeveling
             )
         }

@@ -116,7 +116,9 @@ struct LayeredCommandTests {
         let waited = timeline.sampleRate.frames(converting: strike, from: gong.source.sampleRate)
         #expect(gong.startFrame == .zero && first.startFrame == waited && waited > .zero)
         #expect(first.clip?.lateByFrames == waited && first.clip?.lateCause == .gong)
-        #expect((timeline.loudness?.limiter?.maxReductionDecibels ?? 99) <= 2, "it was 3.6 dB on the strike")
+        // It was 3.6 dB on the strike, 1.8 dB once speech waited; the speech anchor's gain, which
+        // makes up what the limiter takes off the voice (issue 39, item 7), adds about 0.6 dB.
+        #expect((timeline.loudness?.limiter?.maxReductionDecibels ?? 99) <= 2.5, "it was 3.6 dB on the strike")
 
         // The gong file as ffmpeg decodes it, at the session's rate: the end of its last 100 ms
         // (plain RMS, every 10 ms) within 10 dB of its loudest, which K-weighting moves only a little.

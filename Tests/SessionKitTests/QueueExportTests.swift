@@ -146,7 +146,7 @@ struct QueueExportTests {
         #expect(error?.code == .invalidSetting)
         #expect(
             error?.lines == [
-                "Cannot write the queue of ten-minute-session: item 0 (segment) plays at gain 2.5526753340907615 for loudness -16.0 LUFS, which a copied clip cannot carry; write it with re-encoding, or with loudness off"
+                "Cannot write the queue of ten-minute-session: item 0 (segment) plays at gain 2.783231502462976 for loudness -16.0 LUFS, which a copied clip cannot carry; write it with re-encoding, or with loudness off"
             ],
             "the library names settings in words (the command refuses --loudness without --reencode before this)"
         )

@@ -18,8 +18,10 @@ struct LoudnessPlan {
     /// The timeline with the anchor's gain in its gains, and the room in its ``TimelineLoudness/codecHeadroom``.
     private(set) var anchored: Timeline
 
-    /// The most mixes an anchoring measures.
-    static let anchorPasses = 5
+    /// The most mixes an anchoring measures: the program anchor's gain moves the limiter a lot
+    /// (it lifts a quiet session by 15 dB), the speech anchor's by tenths of a dB, so its second
+    /// pass's secant lands without a third. After a probe, one pass less.
+    static func anchorPasses(_ anchor: LoudnessAnchor) -> Int { anchor == .program ? 5 : 2 }
     /// How close to its aim an anchoring stops, LU.
     static let anchorTolerance = 0.05
     /// The most the anchor raises or lowers a session, dB: beyond, the limiter would flatten
@@ -43,7 +45,8 @@ struct LoudnessPlan {
         headroom = encoder.truePeakHeadroom(sampleRate: timeline.sampleRate)
         let probes = encoder.format.isLossy
         var moments: [[Float]]
-        (anchored, moments) = try Self.anchoring(
+        var slope: Double
+        (anchored, moments, slope) = try Self.anchoring(
             timeline,
             headroom: headroom,
             aim: loudness.target,
@@ -62,11 +65,13 @@ struct LoudnessPlan {
                 guard over > 0 || abs(probe.loudnessChange - codecChange) > Self.anchorTolerance else { break }
                 headroom += max(0, over)
                 codecChange = probe.loudnessChange
-                (anchored, moments) = try Self.anchoring(
+                (anchored, moments, slope) = try Self.anchoring(
                     timeline,
                     headroom: headroom,
                     aim: loudness.target - codecChange,
                     from: anchored.loudness?.anchorGain ?? 0,
+                    slope: slope,
+                    passes: Self.anchorPasses(loudness.anchor) - 1,
                     capturing: true
                 )
             }
@@ -88,25 +93,30 @@ struct LoudnessPlan {
     /// mix measured. Without a limiter (loudness off) it is returned as it is.
     ///
     /// The mix is measured without being written, limiter included, and again with the gain
-    /// found, until it lands within ``anchorTolerance`` of the aim, at most ``anchorPasses``
-    /// passes, starting from the gain `start`. The limiter takes off more the more the gain
-    /// raises, so a dB of gain raises the loudness by less than a dB: from the second pass on, the
-    /// gain follows the slope the last two passes measured (the secant method), which lands in
-    /// two or three passes where the limiter works hard.
+    /// found, until it lands within ``anchorTolerance`` of the aim, at most `passes` passes
+    /// (``anchorPasses(_:)`` by default; the gain after the last is kept unmeasured), starting from
+    /// the gain `start`. The limiter takes off more the more the gain raises, so a dB of gain
+    /// raises the loudness by less than a dB: the gain follows `slope` (1, or the last one an
+    /// anchoring of the same mix measured, returned), and from the second pass on the slope the
+    /// last two passes measured (the secant method), which lands in two or three passes where the
+    /// limiter works hard.
     static func anchoring(
         _ timeline: Timeline,
         headroom: Double,
         aim: Double,
         from start: Double,
+        slope initialSlope: Double = 1,
+        passes: Int? = nil,
         capturing: Bool = false
-    ) throws(SessionError) -> (Timeline, moments: [[Float]]) {
+    ) throws(SessionError) -> (Timeline, moments: [[Float]], slope: Double) {
         let lanes = MixLanes(timeline)
-        guard let loudness = timeline.loudness, lanes.limiterCeiling != nil else { return (timeline, []) }
+        guard let loudness = timeline.loudness, lanes.limiterCeiling != nil else { return (timeline, [], 1) }
         var gain = min(max(start, gainRange.lowerBound), gainRange.upperBound)
         var anchored = gain == 0 ? timeline : timeline.scalingGains(byDecibels: gain)
         var moments: [[Float]] = []
         var last: (gain: Double, measured: Double)?
-        for _ in 0..<anchorPasses {
+        var slope = initialSlope
+        for _ in 0..<max(1, passes ?? anchorPasses(loudness.anchor)) {
             let measurement = try measure(anchored, headroom: headroom, capturing: capturing)
             moments = measurement.moments
             let measured = loudness.anchor == .program ? measurement.loudness.program : measurement.loudness.speech
@@ -115,7 +125,9 @@ struct LoudnessPlan {
             if abs(miss) < anchorTolerance { break }
             // How many dB of loudness a dB of gain gave, between 0.05 (a limiter flattening all)
             // and 1 (no limiting).
-            let slope = last.map { min(1, max(0.05, (measured - $0.measured) / (gain - $0.gain))) } ?? 1
+            if let last, gain != last.gain {
+                slope = min(1, max(0.05, (measured - last.measured) / (gain - last.gain)))
+            }
             last = (gain, measured)
             let next = min(max(gain + miss / slope, gainRange.lowerBound), gainRange.upperBound)
             if next == gain { break }
@@ -123,7 +135,7 @@ struct LoudnessPlan {
             anchored = timeline.scalingGains(byDecibels: gain)
         }
         anchored.loudness?.anchorGain = gain
-        return (anchored, moments)
+        return (anchored, moments, slope)
     }
 
     /// `timeline`'s mix, limited `headroom` dB under the ceiling and measured, and with
