@@ -175,7 +175,8 @@ struct CommandTests {
                 anchor: $0.anchor,
                 programGain: $0.programGain,
                 speechGain: $0.speechGain,
-                speechLeveling: $0.speechLeveling
+                speechLeveling: $0.speechLeveling,
+                codecHeadroom: $0.codecHeadroom
             )
         }
         #expect(written.encoding == AudioEncoding(container: "wav", codec: "pcm_s16le"))
