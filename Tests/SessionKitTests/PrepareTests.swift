@@ -22,7 +22,10 @@ struct PrepareTests {
         cache: String,
         jobs: Int = 2,
         headers: [(name: String, value: String)] = [],
-        timeout: Double = 10,
+        // Long enough that no request times out while the whole suite starts at once under a
+        // sanitizer (at 10 s a CI run saw two retries, and four requests where two were asserted);
+        // the test of timeouts sets its own.
+        timeout: Double = 120,
         environment: [String: String] = ["OPENAI_API_KEY": "sk-test"]
     ) throws -> ClipPreparer {
         let http = HTTPSettings(headers: headers, timeoutSeconds: timeout, retry: fastRetry)

@@ -63,6 +63,13 @@ public enum ChildProcess {
         }
     }
 
+    /// The sanitizers' options the suite runs with (scripts/test: leak detection off), kept in a
+    /// child given a whole environment of its own: a sanitized command would otherwise report, at
+    /// its exit, what the Swift runtime keeps until then, and fail a test of something else.
+    private static let sanitizerOptions = ProcessInfo.processInfo.environment.filter {
+        ["ASAN_OPTIONS", "TSAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"].contains($0.key)
+    }
+
     /// Runs the child, in whatever turn the caller has.
     private static func spawn<Result: Sendable>(
         _ executable: String,
@@ -77,7 +84,13 @@ public enum ChildProcess {
             arguments: Arguments(arguments),
             // Keys made at run time: the key type offers no other public initializer.
             environment: environment.map { variables in
-                .custom(Dictionary(uniqueKeysWithValues: variables.map { (.init(stringLiteral: $0.key), $0.value) }))
+                .custom(
+                    Dictionary(
+                        uniqueKeysWithValues: variables.merging(sanitizerOptions) { given, _ in given }.map {
+                            (.init(stringLiteral: $0.key), $0.value)
+                        }
+                    )
+                )
             } ?? .inherit,
             workingDirectory: directory.map { FilePath($0) }
         )
