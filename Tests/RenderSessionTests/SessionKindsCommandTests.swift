@@ -124,7 +124,7 @@ struct SessionKindsCommandTests {
         #expect(timeline.totalFrames == 328_000, "21 s and the end gong's 20 s at 8 kHz")
         let bed = try #require(timeline.overlays.first { $0.kind == .ambience })
         #expect(bed.name == background && bed.startFrame == 8_000 && bed.endFrame == 168_000)
-        #expect(bed.source.path?.hasSuffix("xdg-cache/render-session/sounds/v4/\(background).flac") == true)
+        #expect(bed.source.path?.hasSuffix("xdg-cache/render-session/sounds/v5/\(background).flac") == true)
         let samples = try LayeredCommandTests.decodedSamples(folder.path("t.wav"))
         #expect(samples.count == 328_000)
         #expect(samples[0..<8_000].allSatisfy { $0 == 0 }, "the countdown is silent")

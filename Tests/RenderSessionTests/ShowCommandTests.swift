@@ -372,10 +372,20 @@ struct ShowPictureTests {
         let audio = try await ShowCommandTests.renderLayered(in: folder)
         let drawn = try await renderSession(["show", audio, "-o", folder.path("s.png")])
         #expect(drawn.status == 0, "\(drawn.standardError)")
-        let documented = try Data(contentsOf: Repository.root.appendingPathComponent("docs/session.png"))
+        // Compared pixel by pixel, not byte by byte: the lanes, labels and axes must be the same,
+        // but the waveform and loudness are drawn from a render, whose last bits differ from one
+        // machine to another (a CI machine's render moved 1.6 % of the pixels, 0.4 % by more
+        // than a quarter of their range). A stale picture moves more: a lane, a label or a level.
+        let drawnPixels = try await FFmpeg.pixels(folder.path("s.png"))
+        let documented = try await FFmpeg.pixels(Repository.root.appendingPathComponent("docs/session.png").path)
+        #expect(drawnPixels.width == documented.width && drawnPixels.height == documented.height)
+        let pixelCount = min(drawnPixels.rgb.count, documented.rgb.count) / 3
+        let moved = (0..<pixelCount).count { pixel in
+            (0..<3).contains { abs(Int(drawnPixels.rgb[3 * pixel + $0]) - Int(documented.rgb[3 * pixel + $0])) > 64 }
+        }
         #expect(
-            try Data(contentsOf: URL(fileURLWithPath: folder.path("s.png"))) == documented,
-            "docs/session.png is stale: make it again with docs/cli.md's command"
+            moved * 100 <= pixelCount,
+            "docs/session.png is stale (\(moved) of \(pixelCount) pixels differ): make it again with scripts/docs-pictures"
         )
     }
 }

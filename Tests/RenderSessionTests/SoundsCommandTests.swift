@@ -12,7 +12,7 @@ struct SoundsCommandTests {
         async let first = renderSession(["sounds"], environment: environment, waitsForTurn: false)
         async let second = renderSession(["sounds"], environment: environment, waitsForTurn: false)
         let results = try await [first, second]
-        let library = folder.path("cache/render-session/sounds/v4")
+        let library = folder.path("cache/render-session/sounds/v5")
         let expected = """
             gong\tGong\t-\tno\t\(library)/gong.flac
             triple-gong\tTriple gong\t-\tno\t\(library)/triple-gong.flac

@@ -49,7 +49,7 @@ struct SynthesizedSoundTests {
 
     /// The fingerprints pin the exact samples: the same on every machine, since the synthesis
     /// uses no C library function. A deliberate change to a sound changes its fingerprint here
-    /// and the default library's folder version (`sounds/v4`).
+    /// and the default library's folder version (`sounds/v5`).
     @Test(
         "Every sound's samples are the ones recorded",
         arguments: [

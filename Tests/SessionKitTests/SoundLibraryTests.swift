@@ -290,14 +290,14 @@ struct SoundLibraryTests {
     func defaultFolder() {
         #expect(
             SoundLibrary.defaultFolder(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"])
-                == "/x/cache/render-session/sounds/v4"
+                == "/x/cache/render-session/sounds/v5"
         )
         #expect(
-            SoundLibrary.defaultFolder(environment: ["HOME": "/home/u"]) == "/home/u/.cache/render-session/sounds/v4"
+            SoundLibrary.defaultFolder(environment: ["HOME": "/home/u"]) == "/home/u/.cache/render-session/sounds/v5"
         )
         #expect(
             SoundLibrary.defaultFolder(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/u"])
-                == "/home/u/.cache/render-session/sounds/v4"
+                == "/home/u/.cache/render-session/sounds/v5"
         )
     }
 
@@ -311,7 +311,7 @@ struct SoundLibraryTests {
     func builtin() async throws {
         let folder = try TemporaryFolder()
         let environment = ["XDG_CACHE_HOME": folder.path("cache"), "HOME": folder.path("home")]
-        let library = folder.path("cache/render-session/sounds/v4")
+        let library = folder.path("cache/render-session/sounds/v5")
         async let first = Task.detached { try SoundLibrary.builtin(environment: environment) }.value
         async let second = Task.detached { try SoundLibrary.builtin(environment: environment) }.value
         let (one, two) = try await (first, second)

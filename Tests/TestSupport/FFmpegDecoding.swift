@@ -21,6 +21,28 @@ extension FFmpeg {
         return (samples, channels)
     }
 
+    /// The picture at `path` (a PNG) decoded by ffmpeg to 8-bit RGB, row by row, with its size.
+    public static func pixels(_ path: String) async throws -> (rgb: [UInt8], width: Int, height: Int) {
+        let probe = try Self.probePath ?? { throw Failure(message: "ffprobe is not installed") }()
+        let size = String(
+            decoding: try await run(
+                probe,
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0",
+                    path,
+                ]
+            ),
+            as: UTF8.self
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
+        guard size.count == 2 else { throw Failure(message: "ffprobe read no picture size in \(path)") }
+        let data = try await run(
+            try Self.path ?? { throw Failure(message: "ffmpeg is not installed") }(),
+            ["-hide_banner", "-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+        )
+        return (Array(data), size[0], size[1])
+    }
+
     /// How many frames ffmpeg decodes `path` to.
     public static func decodedFrameCount(_ path: String) async throws -> Int64 {
         let (samples, channels) = try await decode(path)

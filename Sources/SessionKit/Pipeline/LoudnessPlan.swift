@@ -13,8 +13,6 @@ internal import SessionTimeline
 struct LoudnessPlan {
     /// How far under the ceiling the limiter aims, dB.
     private(set) var headroom: Double
-    /// What the codec probe found the codec does to loudness, LU (0 without a probe).
-    private(set) var codecChange = 0.0
     /// The timeline with the anchor's gain in its gains, and the room in its ``TimelineLoudness/codecHeadroom``.
     private(set) var anchored: Timeline
 
@@ -54,6 +52,8 @@ struct LoudnessPlan {
             capturing: probes
         )
         if probes, !moments.isEmpty {
+            // What the probe found the codec does to loudness, LU; the gain makes it up.
+            var codecChange = 0.0
             for _ in 0..<Self.probeRounds {
                 let probe = try CodecProbe.run(
                     moments,

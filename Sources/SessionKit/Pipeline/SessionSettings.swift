@@ -72,7 +72,7 @@ public struct PlanSettings: Sendable, Equatable, Encodable {
     /// The bed, gongs, bell, lead-in and loudness; a field set here wins over the script's `sound` block.
     public var sound: SoundSettings
     /// The sound library sounds are looked up in by name; `nil` is the default library
-    /// (`$XDG_CACHE_HOME/render-session/sounds/v4`, else `~/.cache/render-session/sounds/v4`), made on first use.
+    /// (`$XDG_CACHE_HOME/render-session/sounds/v5`, else `~/.cache/render-session/sounds/v5`), made on first use.
     public var soundLibrary: String?
     /// Whether a missing or unusable clip leaves its slot silent (with a warning) instead of failing.
     public var allowMissing: Bool

@@ -403,12 +403,14 @@ package struct SoundLibrary: Sendable {
 
     // MARK: - The default library
 
-    /// `$XDG_CACHE_HOME/render-session/sounds/v4`, else `~/.cache/render-session/sounds/v4`: beside
-    /// the clip cache. `v4` changes whenever the synthesized sounds do, so that a library made by
-    /// an older version (`v1` had no cues, `v2` no `forest` or `silent`, `v3` bowls that died in 9 s) is never taken for this one.
+    /// `$XDG_CACHE_HOME/render-session/sounds/v5`, else `~/.cache/render-session/sounds/v5`: beside
+    /// the clip cache. `v5` changes whenever the synthesized sounds do, so that a library made by
+    /// an older version (`v1` had no cues, `v2` no `forest` or `silent`, `v3` bowls that died in 9 s,
+    /// `v4` beds that were looped files, not the first 24 s of the bed a session plays) is never
+    /// taken for this one.
     package static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let cache = (ClipCache.defaultDirectory(environment: environment) as NSString).deletingLastPathComponent
-        return cache + "/sounds/v4"
+        return cache + "/sounds/v5"
     }
 
     /// The default library's entries: the gongs and beds (seed 002's `forest` and `silent` under

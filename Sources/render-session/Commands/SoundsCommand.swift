@@ -12,7 +12,7 @@ struct SoundsCommand: AsyncParsableCommand {
             unset), loop (yes, no, or - if unset), and the file found or "missing (looked for \
             …)" with every path tried. A name is looked for as {file}.caf, .wav, .flac, .mp3, \
             .ogg, .m4a, .mp4, .aac, in that order. Without --sounds, lists the default library, made on \
-            first use in $XDG_CACHE_HOME/render-session/sounds/v4 (else ~/.cache/render-session/sounds/v4): \
+            first use in $XDG_CACHE_HOME/render-session/sounds/v5 (else ~/.cache/render-session/sounds/v5): \
             gongs, beds (rain, drone, forest, and silent: the timer app's keepalive, digital \
             silence), and the cues of breathing and workout sessions, synthesized. A missing \
             sound makes the exit status 1. The format is in docs/sound.md.
