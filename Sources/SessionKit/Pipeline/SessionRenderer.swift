@@ -46,10 +46,14 @@ enum SessionRenderer {
                         let decoded = try decodedMeasurement(of: file, timeline: timeline)
                         loudness.record(decoded)
                         if let peak = loudness.truePeak, peak > loudness.ceiling, encoding < Self.correctiveEncodings {
-                            // The probe missed a peak of the whole file: once more, with that much
-                            // more room, at the same gain (docs/formats.md).
+                            // The probe missed a peak of the whole file: planned again for it
+                            // (LoudnessPlan.correcting, docs/formats.md).
                             file.discard()
-                            headroom = plan.makingRoom(peak - loudness.ceiling)
+                            (timeline, headroom) = LoudnessPlan.correcting(
+                                timeline,
+                                headroom: headroom,
+                                overshoot: peak - loudness.ceiling
+                            )
                             continue
                         }
                     }
@@ -99,8 +103,11 @@ enum SessionRenderer {
     }
 
     /// How many times a lossy file is encoded again when its decoded true peak is over the
-    /// ceiling all the same: the codec probe predicts the room, so this is a safety net, not a loop.
-    static let correctiveEncodings = 1
+    /// ceiling all the same, each time the same mix made quieter by the overshoot
+    /// (``LoudnessPlan/correcting(_:headroom:overshoot:)``): the codec probe predicts the room,
+    /// so this is a safety net for the peaks it did not hold, not a loop. A codec is not exactly
+    /// linear, so a second may be needed; none was in the fixtures.
+    static let correctiveEncodings = 2
 
     /// `file`'s temporary as decoded: its true peak as played at 48 kHz and its loudness, the
     /// speech where `timeline` places it.

@@ -191,6 +191,12 @@ public struct TimelineLoudness: Sendable, Equatable {
     /// the file's codec adds (and a 48 kHz player's resampling), so that the ceiling holds on the
     /// decoded file; `nil` before rendering.
     public var codecHeadroom: Double?
+    /// How much quieter the file was made, dB (negative), when it decoded over ``ceiling`` all
+    /// the same and was encoded again (already in the gains, the anchor's gain and
+    /// ``codecHeadroom``): the anchor then measures that much under ``target``; `nil` when the
+    /// first encoding held. In the timeline's JSON (`ceilingCorrectionDb`); `package` in Swift
+    /// only while SessionTimeline's public face is at its budget (scripts/check-borders).
+    package var ceilingCorrection: Double?
     /// The speech loudness of each of ``Timeline/phases``, in their order (`nil` for a phase with
     /// no speech); empty before rendering.
     public var phaseSpeech: [Double?]
@@ -210,6 +216,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         speechLeveling: Bool = false,
         leveler: LimiterActivity? = nil,
         codecHeadroom: Double? = nil,
+        ceilingCorrection: Double? = nil,
         phaseSpeech: [Double?] = []
     ) {
         self.target = target
@@ -226,6 +233,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         self.speechLeveling = speechLeveling
         self.leveler = leveler
         self.codecHeadroom = codecHeadroom
+        self.ceilingCorrection = ceilingCorrection
         self.phaseSpeech = phaseSpeech
     }
 }
@@ -237,6 +245,7 @@ extension TimelineLoudness: Codable {
         case speechGain = "speechGainDb"
         case speech, program, range, maxShortTerm, truePeak, limiter, speechLeveling, leveler
         case codecHeadroom = "codecHeadroomDb"
+        case ceilingCorrection = "ceilingCorrectionDb"
         /// Schema version 2's names of ``TimelineLoudness/ceiling`` and ``TimelineLoudness/program``, still read.
         case truePeakCeiling, integrated
     }
@@ -259,6 +268,7 @@ extension TimelineLoudness: Codable {
         try container.encode(speechLeveling, forKey: .speechLeveling)
         if speechLeveling { try container.encode(leveler.map(\.rounded), forKey: .leveler) }
         try container.encodeIfPresent(codecHeadroom, forKey: .codecHeadroom)
+        try container.encodeIfPresent(ceilingCorrection.map(Timeline.rounded), forKey: .ceilingCorrection)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -284,7 +294,8 @@ extension TimelineLoudness: Codable {
             // Timelines before the leveler have no key: their clips were not leveled.
             speechLeveling: try container.decodeIfPresent(Bool.self, forKey: .speechLeveling) ?? false,
             leveler: try container.decodeIfPresent(LimiterActivity.self, forKey: .leveler),
-            codecHeadroom: try container.decodeIfPresent(Double.self, forKey: .codecHeadroom)
+            codecHeadroom: try container.decodeIfPresent(Double.self, forKey: .codecHeadroom),
+            ceilingCorrection: try container.decodeIfPresent(Double.self, forKey: .ceilingCorrection)
         )
     }
 }
