@@ -119,9 +119,17 @@ struct LoudnessTargetTests {
                 // The same mix: the same rate, and the same room under the ceiling as 16-bit WAV.
                 #expect(loudness.programGain == plan.loudness?.programGain, "timeline plans the same gain")
             }
+            // A lossy file that decoded over the ceiling all the same was made quieter by what
+            // the timeline records (the layered MP3 here: about 1.2 dB; docs/sound.md, "Not met").
+            let correction = loudness.ceilingCorrection ?? 0
+            #expect(format != "wav" || correction == 0, "WAV has no codec to correct for")
+            #expect(correction <= 0 && correction > -3, "\(format): made \(correction) dB quieter")
             let measured = try await FFmpeg.ebur128(path).integratedLoudness
-            #expect(abs(measured - -16) <= 0.5, "\(format): ffmpeg reads \(measured) LUFS")
-            #expect(abs((loudness.program ?? 0) - -16) <= 0.5, "\(format): we read \(loudness.program ?? 0) LUFS")
+            #expect(abs(measured - (-16 + correction)) <= 0.5, "\(format): ffmpeg reads \(measured) LUFS")
+            #expect(
+                abs((loudness.program ?? 0) - (-16 + correction)) <= 0.5,
+                "\(format): we read \(loudness.program ?? 0) LUFS"
+            )
         }
     }
 

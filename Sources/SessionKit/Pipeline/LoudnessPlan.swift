@@ -81,18 +81,16 @@ struct LoudnessPlan {
 
     /// `timeline`, encoded with `headroom` dB of room under the ceiling, planned again for a file
     /// that decoded `overshoot` dB over the ceiling all the same (a peak the probe did not hold):
-    /// the same mix, only quieter by the overshoot and ``probeMargin``. Every gain comes down by
-    /// that much and the limiter's threshold with it (the room grows by as much), so the limiter
-    /// limits no harder (in the guided fixture as MP3 it took off 3.4 dB at most, against 5.6),
-    /// and the codec meets the same passages, quieter: its peaks come down with them (there 1.6 dB
-    /// for the 1.1 asked). The loudness comes down as much as the gains, recorded as
-    /// ``TimelineLoudness/ceilingCorrection``, and the summary and timeline say what decodes.
+    /// the same mix, only quieter by the overshoot and ``probeMargin``. Every gain and the
+    /// limiter's threshold come down by that much together (the room grows by as much), so the
+    /// limiter limits no harder (in eSpeak NG's guided fixture as MP3 it took off 3.4 dB at most,
+    /// against 5.6), and the codec meets the same passages, quieter; its peaks come down with them
+    /// (there 1.6 dB for the 1.1 asked). The loudness comes down as much as the gains, recorded as
+    /// ``TimelineLoudness/ceilingCorrection``; the summary and timeline say what decodes.
     ///
-    /// Neither of the two ways that keep the loudness holds the ceiling. More room at the same
-    /// gain, or more room with the gain found again, limits harder, and a codec overshoots more
-    /// on a mix limited harder: eSpeak NG's guided fixture as MP3 went from 0.84 dB over to 0.95
-    /// (the gain found again: 2.3 dB more of it). A lower gain alone leaves the limited peaks
-    /// where they were.
+    /// More room at the same gain keeps more of the loudness but does not hold the ceiling: it
+    /// limits harder, and LAME and Vorbis overshoot more on a mix limited harder (that MP3, given
+    /// 1.1 dB more room, was still 0.26 dB over, and made quieter after that, 0.3 over).
     static func correcting(_ timeline: Timeline, headroom: Double, overshoot: Double) -> (Timeline, headroom: Double) {
         guard let gain = timeline.loudness?.anchorGain else { return (timeline, headroom) }
         let lowering = overshoot + probeMargin

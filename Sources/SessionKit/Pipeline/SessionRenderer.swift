@@ -104,9 +104,9 @@ enum SessionRenderer {
 
     /// How many times a lossy file is encoded again when its decoded true peak is over the
     /// ceiling all the same, each time the same mix made quieter by the overshoot
-    /// (``LoudnessPlan/correcting(_:headroom:overshoot:)``): the codec probe predicts the room,
-    /// so this is a safety net for the peaks it did not hold, not a loop. A codec is not exactly
-    /// linear, so a second may be needed; none was in the fixtures.
+    /// (``LoudnessPlan/correcting(_:headroom:overshoot:)``). The codec probe predicts the room,
+    /// so this is a safety net for the peaks it did not hold, not a loop; a codec is not exactly
+    /// linear, so a second may be needed.
     static let correctiveEncodings = 2
 
     /// `file`'s temporary as decoded: its true peak as played at 48 kHz and its loudness, the
