@@ -47,7 +47,14 @@ final class ClipReadAhead {
                         shared.end(.finished(leveling: stream.leveling))
                         return
                     }
-                    shared.hand(Array(buffer[0..<(frames * channels)]))
+                    // A block of its own, never `Array(buffer[...])`: a slice over the whole
+                    // buffer becomes an array sharing its storage, which this thread then writes
+                    // into on its next read while the mixer still reads it (the thread sanitizer
+                    // saw it, optimized).
+                    var block: [Float] = []
+                    block.reserveCapacity(frames * channels)
+                    block.append(contentsOf: buffer[0..<(frames * channels)])
+                    shared.hand(block)
                 } catch {
                     shared.end(.failure(error))
                     return

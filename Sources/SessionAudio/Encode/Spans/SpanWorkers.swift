@@ -55,6 +55,8 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
     /// Frames of samples and zeros each worker has been given and not yet encoded.
     private var queuedFrames: [Int64]
     private var running: Int
+    /// How many workers there are (``queues``'s count, which may only be read under the lock).
+    private let workerCount: Int
     private let makeEncoder: @Sendable () throws(AudioError) -> Encoder
     private let channels: Int
     /// The packets of zeros a span's encoder encodes before the span, and their frames.
@@ -78,6 +80,7 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
         queues = Array(repeating: [], count: count)
         queuedFrames = Array(repeating: 0, count: count)
         running = count
+        workerCount = count
         self.channels = channels
         self.makeEncoder = makeEncoder
         preRoll = (preRollPackets, Int64(preRollPackets) * frameSize)
@@ -126,7 +129,9 @@ final class SpanWorkers<Encoder: SpanEncoder>: @unchecked Sendable {
 
     /// Stops the workers once they have done what they were given, and waits for them.
     func stop() {
-        for worker in queues.indices { submit(.stop, to: worker) }
+        // Not `queues.indices`: reading the array outside the lock races with a worker taking
+        // its next task (the thread sanitizer saw it).
+        for worker in 0..<workerCount { submit(.stop, to: worker) }
         condition.lock()
         while running > 0 { condition.wait() }
         condition.unlock()
