@@ -116,6 +116,31 @@ struct TruePeakTests {
         #expect(abs(whole.truePeakDecibels - 20 * log10(0.7)) < 0.25, "the blip's peak: \(whole.truePeakDecibels)")
     }
 
+    @Test("Notes each block that goes over a threshold, where it is, even under the peak found before it")
+    func overs() throws {
+        // A loud 0.2 s burst at 1 s (−0.5 dBFS), a quieter one at 3.2 s (−2), quiet around: over −3 dBTP
+        // both bursts are noted, though the second cannot raise the peak; over −1 only the first.
+        let rate = 48_000
+        func burst(_ amplitude: Double) -> [Float] {
+            sine(frequency: 1_000, rate: rate, seconds: 0.2, amplitude: amplitude)
+        }
+        let quiet = sine(frequency: 300, rate: rate, seconds: 1, amplitude: 0.01)
+        let samples = quiet + burst(pow(10, -0.5 / 20)) + quiet + quiet + burst(pow(10, -2.0 / 20)) + quiet
+        let noting = TruePeakMeter(channelCount: 1, notingOver: -3)
+        noting.add(samples)
+        let frames = noting.overs.map(\.frame)
+        #expect(frames.allSatisfy { (48_000..<57_600).contains($0) || (153_600..<163_200).contains($0) }, "\(frames)")
+        #expect(frames.contains { $0 < 57_600 } && frames.contains { $0 > 153_600 })
+        #expect(noting.overs.allSatisfy { $0.peak > pow(10, -3.0 / 20) })
+        let plain = TruePeakMeter(channelCount: 1)
+        plain.add(samples)
+        #expect(noting.truePeak == plain.truePeak, "noting changes nothing measured")
+        let high = TruePeakMeter(channelCount: 1, notingOver: -1)
+        high.add(samples)
+        #expect(!high.overs.isEmpty && high.overs.allSatisfy { $0.frame < 57_600 }, "\(high.overs.map(\.frame))")
+        #expect(noting.oversMissed == 0)
+    }
+
     @Test("Every channel is measured; silence is −∞ dBTP")
     func channels() {
         let meter = TruePeakMeter(channelCount: 2)

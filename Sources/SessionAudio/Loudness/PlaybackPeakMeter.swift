@@ -1,3 +1,4 @@
+import Foundation
 package import SessionTimeline
 
 /// The true peak of decoded audio as a player at 48 kHz meets it: resampled to 48 kHz with
@@ -16,9 +17,19 @@ package final class PlaybackPeakMeter {
     private var resampled: [Float] = []
     private var finished = false
 
+    private let sampleRate: SampleRate
+
+    /// - Parameter threshold: the level (dBTP) whose crossings ``overs`` notes; `nil` for none.
     /// - Throws: ``AudioError`` (`cannotResample`) when libsoxr refuses the rates.
-    package init(sampleRate: SampleRate, channelCount: ChannelCount) throws(AudioError) {
-        meter = TruePeakMeter(channelCount: channelCount)
+    package init(
+        sampleRate: SampleRate,
+        channelCount: ChannelCount,
+        notingOver threshold: Double? = nil
+    )
+        throws(AudioError)
+    {
+        self.sampleRate = sampleRate
+        meter = TruePeakMeter(channelCount: channelCount, notingOver: threshold)
         resampler =
             sampleRate == Self.playbackRate
             ? nil
@@ -49,5 +60,15 @@ package final class PlaybackPeakMeter {
         }
         finished = true
         return meter.truePeakDecibels
+    }
+
+    /// Where the audio went over the threshold, once finished: each stretch of
+    /// ``TruePeakFilter/blockFrames`` at 48 kHz that did, by its first frame at the audio's own
+    /// rate (libsoxr keeps the two aligned) and its true peak in dBTP; `nil` when more were over
+    /// than ``TruePeakMeter/oversKept``.
+    package var overs: [(frame: Int64, peakDecibels: Double)]? {
+        guard meter.oversMissed == 0 else { return nil }
+        let (rate, playback) = (Int64(sampleRate.hertz), Int64(Self.playbackRate.hertz))
+        return meter.overs.map { ($0.frame * rate / playback, 20 * log10(Double($0.peak))) }
     }
 }

@@ -10,16 +10,32 @@ package import SessionTimeline
 /// times the filter's largest gain (the biggest per-phase sum of |coefficients|, about 2.02) cannot
 /// exceed the peak found so far is not oversampled at all: after the first loud passage, quiet
 /// material costs one scan for its largest sample.
+///
+/// Given a threshold, it also notes where the audio goes over it (``overs``), a block of
+/// ``TruePeakFilter/blockFrames`` at a time: a block that might is oversampled even when it cannot
+/// raise the peak found so far.
 package final class TruePeakMeter {
     /// The number of interleaved channels in each frame.
     package let channelCount: ChannelCount
     private var filter: TruePeakFilter
     /// The largest true peak of any channel so far, linear (1 is full scale); 0 before any audio.
     package private(set) var truePeak: Float = 0
+    /// The level whose crossings ``overs`` notes, linear; `nil` when none are noted.
+    private let threshold: Float?
+    /// Each block whose true peak went over the threshold: its first frame and its peak (linear),
+    /// in order; at most ``oversKept`` (then ``oversMissed`` counts the rest).
+    package private(set) var overs: [(frame: Int64, peak: Float)] = []
+    /// Blocks over the threshold past the first ``oversKept``.
+    package private(set) var oversMissed = 0
+    /// How many blocks over the threshold are kept: 100,000 (2.2 MB at most) whatever the length.
+    package static let oversKept = 100_000
+    private var framesMeasured: Int64 = 0
 
-    package init(channelCount: ChannelCount) {
+    /// - Parameter threshold: the level (dBTP) whose crossings ``overs`` notes; `nil` for none.
+    package init(channelCount: ChannelCount, notingOver threshold: Double? = nil) {
         self.channelCount = channelCount
         filter = TruePeakFilter(channelCount: channelCount.count)
+        self.threshold = threshold.map { Float(pow(10, $0 / 20)) }
     }
 
     /// The true peak in dBTP (`20 log10` of ``truePeak``); `-infinity` for silence.
@@ -36,13 +52,23 @@ package final class TruePeakMeter {
         while start < frames {
             let count = min(TruePeakFilter.blockFrames, frames - start)
             let block = base + start * channels
-            if filter.bound(block, frames: count) <= truePeak {
+            let bound = filter.bound(block, frames: count)
+            if bound <= truePeak && bound <= (threshold ?? bound) {
                 filter.skip(block, frames: count)
             } else {
-                truePeak = max(truePeak, filter.largestPeak(block, frames: count))
+                let peak = filter.largestPeak(block, frames: count)
+                truePeak = max(truePeak, peak)
+                if let threshold, peak > threshold {
+                    if overs.count < Self.oversKept {
+                        overs.append((framesMeasured + Int64(start), peak))
+                    } else {
+                        oversMissed += 1
+                    }
+                }
             }
             start += count
         }
+        framesMeasured += Int64(frames)
     }
 
     /// Measures the first `frames` interleaved frames of `samples`.

@@ -81,7 +81,9 @@ struct LoudnessPlan {
 
     /// `timeline`, encoded with `headroom` dB of room under the ceiling, planned again for a file
     /// that decoded `overshoot` dB over the ceiling all the same (a peak the probe did not hold):
-    /// the same mix, only quieter by the overshoot and ``probeMargin``. Every gain and the
+    /// the same mix, only quieter by the overshoot and ``probeMargin``. The fallback for a file
+    /// whose moments over the ceiling are too many to tell apart; otherwise only those moments are
+    /// lowered (``CeilingDips``, in ``SessionRenderer``), and the loudness stays. Every gain and the
     /// limiter's threshold come down by that much together (the room grows by as much), so the
     /// limiter limits no harder (in eSpeak NG's guided fixture as MP3 it took off 3.4 dB at most,
     /// against 5.6), and the codec meets the same passages, quieter; its peaks come down with them

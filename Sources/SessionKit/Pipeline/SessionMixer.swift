@@ -17,16 +17,21 @@ final class SessionMixer {
     /// would hold speech under the target (on the fixture: 100 ms costs 0.5–1.0 LU, 50 ms less).
     static let limiterRelease = 0.05
 
-    /// Frames mixed so far (before the limiter's delay).
+    /// Dips after the limiter where an encoding of this mix decoded over the ceiling.
+    private let dips: CeilingDips?
+    /// Frames mixed so far (before the limiter's delay), and handed out (after it).
     private var mixed: Int64 = 0
+    private var handedOut: Int64 = 0
     private var finished = false
     private var mix: [Float] = []
 
     /// The mixer of `lanes`; with `measuresSpeech` off, only the program is measured (a pass that
     /// finds the program's loudness and writes nothing). The limiter aims `ceilingHeadroom` dB
-    /// under the lanes' ceiling (``LoudnessPlan/headroom``).
-    init(_ lanes: MixLanes, measuresSpeech: Bool = true, ceilingHeadroom: Double = 0) {
+    /// under the lanes' ceiling (``LoudnessPlan/headroom``), and its output is lowered by `dips`
+    /// (after the limiter, before the meters).
+    init(_ lanes: MixLanes, measuresSpeech: Bool = true, ceilingHeadroom: Double = 0, dips: CeilingDips? = nil) {
         self.lanes = lanes
+        self.dips = dips.flatMap { $0.isEmpty ? nil : $0 }
         channels = lanes.channelCount.count
         narration = NarrationLane(lanes)
         overlays = OverlayLane(lanes)
@@ -86,6 +91,8 @@ final class SessionMixer {
     }
 
     private func measured(_ output: inout [Float], frames: Int) -> Int {
+        dips?.apply(to: &output, frames: frames, channels: channels, at: handedOut)
+        handedOut += Int64(frames)
         loudnessMeters?.add(output, frames: frames)
         return frames
     }

@@ -23,6 +23,7 @@ enum SessionRenderer {
         var pending: [AtomicFile] = []
         let plan = try LoudnessPlan(timeline, encoder: encoder)
         var (timeline, headroom) = (plan.anchored, plan.headroom)
+        var dips = CeilingDips(sampleRate: timeline.sampleRate)
         do {
             if let audio {
                 for encoding in 0...Self.correctiveEncodings {
@@ -32,6 +33,7 @@ enum SessionRenderer {
                         metadata: metadata,
                         to: audio,
                         ceilingHeadroom: headroom,
+                        dips: dips,
                         progress: progress
                     )
                     timeline.encoding = written.encoding
@@ -46,14 +48,26 @@ enum SessionRenderer {
                         let decoded = try decodedMeasurement(of: file, timeline: timeline)
                         loudness.record(decoded)
                         if let peak = loudness.truePeak, peak > loudness.ceiling, encoding < Self.correctiveEncodings {
-                            // The probe missed a peak of the whole file: planned again for it
-                            // (LoudnessPlan.correcting, docs/formats.md).
+                            // The probe missed peaks of the whole file: encoded again with those
+                            // moments lowered (docs/formats.md), or, where they are too many to
+                            // tell, the whole mix made quieter (LoudnessPlan.correcting).
                             file.discard()
-                            (timeline, headroom) = LoudnessPlan.correcting(
-                                timeline,
-                                headroom: headroom,
-                                overshoot: peak - loudness.ceiling
-                            )
+                            if let overs = decoded.overs {
+                                dips.lower(
+                                    at: overs.map { ($0.frame, $0.peakDecibels - loudness.ceiling) },
+                                    margin: LoudnessPlan.probeMargin
+                                )
+                                timeline.loudness?.ceilingCorrection = dips.deepestDecibels
+                                timeline.loudness?.ceilingCorrectedSeconds =
+                                    Double(dips.loweredFrames) / Double(timeline.sampleRate.hertz)
+                            } else {
+                                (timeline, headroom) = LoudnessPlan.correcting(
+                                    timeline,
+                                    headroom: headroom,
+                                    overshoot: peak - loudness.ceiling
+                                )
+                                timeline.loudness?.ceilingCorrectedSeconds = nil
+                            }
                             continue
                         }
                     }
@@ -117,7 +131,11 @@ enum SessionRenderer {
     ) throws(SessionError) -> DecodedMeasurement {
         do {
             let decoder = try AudioFileDecoder(path: file.temporaryPath)
-            let peak = try PlaybackPeakMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
+            let peak = try PlaybackPeakMeter(
+                sampleRate: decoder.sampleRate,
+                channelCount: decoder.channelCount,
+                notingOver: timeline.loudness?.ceiling
+            )
             let meters = SessionMeters(
                 sampleRate: decoder.sampleRate,
                 channelCount: decoder.channelCount,
@@ -132,7 +150,11 @@ enum SessionRenderer {
                 try peak.add(buffer, frames: frames)
                 meters.add(buffer, frames: frames)
             }
-            return DecodedMeasurement(loudness: meters.loudness, truePeak: try peak.finish())
+            let truePeak = try peak.finish()
+            // The decoder's rate is not always the timeline's (Opus decodes at 48 kHz).
+            let (rate, decoded) = (Int64(timeline.sampleRate.hertz), Int64(decoder.sampleRate.hertz))
+            let overs = peak.overs?.map { (frame: $0.frame * rate / decoded, peakDecibels: $0.peakDecibels) }
+            return DecodedMeasurement(loudness: meters.loudness, truePeak: truePeak, overs: overs)
         } catch {
             file.discard()
             throw SessionError(
@@ -152,6 +174,7 @@ enum SessionRenderer {
         metadata: AudioMetadata,
         to target: OutputTarget,
         ceilingHeadroom: Double? = nil,
+        dips: CeilingDips? = nil,
         progress: (Frames) -> Void = { _ in }
     ) throws(SessionError) -> (WrittenAudio, measurement: MixMeasurement?) {
         if lanes.isNarrationOnly {
@@ -167,7 +190,8 @@ enum SessionRenderer {
         }
         var mixer = SessionMixer(
             lanes,
-            ceilingHeadroom: ceilingHeadroom ?? encoder.truePeakHeadroom(sampleRate: lanes.sampleRate)
+            ceilingHeadroom: ceilingHeadroom ?? encoder.truePeakHeadroom(sampleRate: lanes.sampleRate),
+            dips: dips
         )
         let written = try AudioOutput.write(
             &mixer,
@@ -316,4 +340,7 @@ extension TimelineLoudness {
 struct DecodedMeasurement {
     var loudness: OutputLoudness
     var truePeak: Double
+    /// Where the decoded file went over the ceiling, at the timeline's rate (see
+    /// ``PlaybackPeakMeter/overs``).
+    var overs: [(frame: Int64, peakDecibels: Double)]?
 }

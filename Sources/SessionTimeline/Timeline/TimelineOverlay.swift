@@ -191,12 +191,18 @@ public struct TimelineLoudness: Sendable, Equatable {
     /// the file's codec adds (and a 48 kHz player's resampling), so that the ceiling holds on the
     /// decoded file; `nil` before rendering.
     public var codecHeadroom: Double?
-    /// How much quieter the file was made, dB (negative), when it decoded over ``ceiling`` all
-    /// the same and was encoded again (already in the gains, the anchor's gain and
-    /// ``codecHeadroom``): the anchor then measures that much under ``target``; `nil` when the
-    /// first encoding held. In the timeline's JSON (`ceilingCorrectionDb`); `package` in Swift
-    /// only while SessionTimeline's public face is at its budget (scripts/check-borders).
+    /// When the file decoded over ``ceiling`` all the same and was encoded again: the most any
+    /// moment was lowered, dB (negative). Only the moments that went over are lowered, for
+    /// ``ceilingCorrectedSeconds`` in all, so the loudness barely moves; where the moments could
+    /// not be told (more than 100,000 of them), the whole file was made quieter by this much (in
+    /// the gains, the anchor's gain and ``codecHeadroom``) and ``ceilingCorrectedSeconds`` is
+    /// `nil`. `nil` when the first encoding held. In the timeline's JSON (`ceilingCorrectionDb`);
+    /// `package` in Swift only while SessionTimeline's public face is at its budget
+    /// (scripts/check-borders).
     package var ceilingCorrection: Double?
+    /// How long the moments lowered by ``ceilingCorrection`` last in all, seconds (JSON
+    /// `ceilingCorrectedSeconds`).
+    package var ceilingCorrectedSeconds: Double?
     /// The speech loudness of each of ``Timeline/phases``, in their order (`nil` for a phase with
     /// no speech); empty before rendering.
     public var phaseSpeech: [Double?]
@@ -217,6 +223,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         leveler: LimiterActivity? = nil,
         codecHeadroom: Double? = nil,
         ceilingCorrection: Double? = nil,
+        ceilingCorrectedSeconds: Double? = nil,
         phaseSpeech: [Double?] = []
     ) {
         self.target = target
@@ -234,6 +241,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         self.leveler = leveler
         self.codecHeadroom = codecHeadroom
         self.ceilingCorrection = ceilingCorrection
+        self.ceilingCorrectedSeconds = ceilingCorrectedSeconds
         self.phaseSpeech = phaseSpeech
     }
 }
@@ -246,6 +254,7 @@ extension TimelineLoudness: Codable {
         case speech, program, range, maxShortTerm, truePeak, limiter, speechLeveling, leveler
         case codecHeadroom = "codecHeadroomDb"
         case ceilingCorrection = "ceilingCorrectionDb"
+        case ceilingCorrectedSeconds
         /// Schema version 2's names of ``TimelineLoudness/ceiling`` and ``TimelineLoudness/program``, still read.
         case truePeakCeiling, integrated
     }
@@ -269,6 +278,10 @@ extension TimelineLoudness: Codable {
         if speechLeveling { try container.encode(leveler.map(\.rounded), forKey: .leveler) }
         try container.encodeIfPresent(codecHeadroom, forKey: .codecHeadroom)
         try container.encodeIfPresent(ceilingCorrection.map(Timeline.rounded), forKey: .ceilingCorrection)
+        try container.encodeIfPresent(
+            ceilingCorrectedSeconds.map { ($0 * 1_000).rounded() / 1_000 },
+            forKey: .ceilingCorrectedSeconds
+        )
     }
 
     public init(from decoder: any Decoder) throws {
@@ -295,7 +308,8 @@ extension TimelineLoudness: Codable {
             speechLeveling: try container.decodeIfPresent(Bool.self, forKey: .speechLeveling) ?? false,
             leveler: try container.decodeIfPresent(LimiterActivity.self, forKey: .leveler),
             codecHeadroom: try container.decodeIfPresent(Double.self, forKey: .codecHeadroom),
-            ceilingCorrection: try container.decodeIfPresent(Double.self, forKey: .ceilingCorrection)
+            ceilingCorrection: try container.decodeIfPresent(Double.self, forKey: .ceilingCorrection),
+            ceilingCorrectedSeconds: try container.decodeIfPresent(Double.self, forKey: .ceilingCorrectedSeconds)
         )
     }
 }
