@@ -111,6 +111,35 @@ struct OpusWriterTests {
         #expect(Self.lag(of: decoded, against: samples, channels: 2) == 0)
     }
 
+    @Test(
+        "Decodes through libavcodec's own Opus decoder, when asked, to the same frames as libsndfile's libopus, unshifted",
+        arguments: [1, 2]
+    )
+    func libavcodecRoundTrip(channels: Int) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("a.opus")
+        let samples = Self.signal(frameCount: 40_000, onset: 9_999, channels: channels)
+        try Self.write(samples, channels: channels, to: path, silence: 12_345)
+        func decoded(throughLibavcodec: Bool) throws -> (samples: [Float], format: String, gapless: Bool) {
+            let decoder = try AudioFileDecoder(path: path, opusThroughLibavcodec: throughLibavcodec)
+            #expect(decoder.sampleRate.hertz == 48_000 && decoder.channelCount.count == channels)
+            var all: [Float] = []
+            var block: [Float] = []
+            while case let count = try decoder.read(into: &block, maximumFrames: 4_096), count > 0 {
+                all += block[0..<(count * channels)]
+            }
+            return (all, decoder.formatName, decoder.gapless)
+        }
+        let libopus = try decoded(throughLibavcodec: false)
+        let libavcodec = try decoded(throughLibavcodec: true)
+        #expect(libavcodec.format == "Ogg Opus" && libavcodec.gapless && libopus.format != "Ogg Opus")
+        #expect(libavcodec.samples.count == 52_345 * channels, "\(libavcodec.samples.count / channels) frames")
+        #expect(Self.lag(of: libavcodec.samples, against: samples, channels: channels) == 0)
+        // Two decoders of one stream: the same sound to within float rounding of their transforms.
+        let difference = zip(libopus.samples, libavcodec.samples).map { abs($0 - $1) }.max() ?? 1
+        #expect(difference < 1e-3, "largest difference \(difference)")
+    }
+
     @Test("A chirp's onset lands on its frame", .requiresFFmpeg, arguments: [0, 1, 4_801, 24_017])
     func onset(frame: Int) async throws {
         let folder = try TemporaryFolder()

@@ -49,7 +49,8 @@ package struct AudioMeasurement: Sendable, Equatable {
 /// Decodes an audio file to 32-bit float frames, whatever its format, detected by content:
 /// MPEG audio through libmpg123 (gapless), AAC and ALAC in MP4, AAC in CAF and ADTS AAC through
 /// libavformat and libavcodec (``MediaFileDecoder``, gapless where the container says so),
-/// everything else through libsndfile.
+/// everything else through libsndfile (Ogg Opus too, unless a caller measuring its own file asks
+/// for libavcodec's decoder).
 package final class AudioFileDecoder {
     private enum Backend {
         case mpeg(MPEGDecoder)
@@ -75,13 +76,21 @@ package final class AudioFileDecoder {
     /// This is the one place audio files are opened for reading (sounds, clips, cache entries):
     /// the file is opened once, checked to be a regular file on that descriptor, and decoded from
     /// it, so a FIFO or a device (`/dev/stdin`) is an error at once, never a wait.
-    package init(path: String) throws(AudioError) {
+    ///
+    /// With `opusThroughLibavcodec`, an Ogg Opus file is decoded by libavcodec's own Opus decoder
+    /// rather than libsndfile's libopus: for measuring a file this program wrote. Debian 12's
+    /// libopus 1.3.1 runs its CPU detection (`cpuid`) several times per packet, which in a virtual
+    /// machine traps to the hypervisor each time: a 10-minute file decoded in 1.95 s through it
+    /// and in 0.66 s through libavcodec, whose decoder ffmpeg's meter uses too.
+    package init(path: String, opusThroughLibavcodec: Bool = false) throws(AudioError) {
         let descriptor = try Self.openRegularFile(path)
         defer { close(descriptor) }
         let prefix = try Self.firstBytes(of: descriptor, path: path)
         let rate: Int
         let channels: Int
-        if let container = MediaContainer(prefix: prefix, bytes: { Self.bytes(of: descriptor, at: $0, count: $1) }) {
+        let bytes = { Self.bytes(of: descriptor, at: $0, count: $1) }
+        let opus: MediaContainer? = opusThroughLibavcodec && MediaContainer.startsAsOggOpus(bytes) ? .oggOpus : nil
+        if let container = opus ?? MediaContainer(prefix: prefix, bytes: bytes) {
             let decoder = try MediaFileDecoder(
                 descriptor: try Self.duplicate(descriptor, path: path),
                 path: path,

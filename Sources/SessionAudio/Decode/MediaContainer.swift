@@ -11,6 +11,11 @@ enum MediaContainer: Equatable {
     /// Raw AAC in ADTS frames (the 12-bit sync `0xFFF` with layer 0), perhaps after an ID3v2 tag:
     /// libavformat's `aac` demuxer.
     case adts
+    /// Ogg Opus (`OggS`, then `OpusHead` in the first page): libavformat's `ogg` demuxer and
+    /// libavcodec's own Opus decoder. Never detected: only a caller that asks for it gets it
+    /// (``AudioFileDecoder/init(path:opusThroughLibavcodec:)``); every other Ogg file is
+    /// libsndfile's.
+    case oggOpus
 
     /// The name of the one libavformat demuxer that may read this container.
     var demuxer: String {
@@ -18,7 +23,13 @@ enum MediaContainer: Equatable {
         case .mp4: "mov"
         case .caf: "caf"
         case .adts: "aac"
+        case .oggOpus: "ogg"
         }
+    }
+
+    /// The libavcodec decoders this container's audio may be decoded with.
+    var decoders: String {
+        self == .oggOpus ? "opus" : "aac,alac"
     }
 
     /// What the file is, as ``AudioMeasurement/formatName`` says it.
@@ -27,6 +38,7 @@ enum MediaContainer: Equatable {
         case .mp4: "MP4"
         case .caf: "CAF"
         case .adts: "ADTS AAC"
+        case .oggOpus: "Ogg Opus"
         }
     }
 
@@ -54,6 +66,12 @@ enum MediaContainer: Equatable {
         }
     }
 
+    /// Whether a file starts an Ogg stream of Opus: `OggS`, and its first page's one packet
+    /// `OpusHead` (at byte 28); `bytes(offset, count)` reads it.
+    static func startsAsOggOpus(_ bytes: (Int64, Int) -> [UInt8]) -> Bool {
+        bytes(0, 4).elementsEqual("OggS".utf8) && bytes(28, 8).elementsEqual("OpusHead".utf8)
+    }
+
     /// Whether `bytes` starts with an ADTS header's sync word and layer 0 (MPEG audio's layers are 1…3).
     private static func isADTSHeader(_ bytes: [UInt8]) -> Bool {
         bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] & 0xF6 == 0xF0
@@ -79,7 +97,7 @@ struct ContainerLayout {
         switch container {
         case .mp4: self.init(mp4Size: size, bytes: bytes)
         case .caf: self.init(cafSize: size, bytes: bytes)
-        case .adts: self.init()
+        case .adts, .oggOpus: self.init()
         }
     }
 

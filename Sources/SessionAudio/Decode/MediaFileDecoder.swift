@@ -140,7 +140,7 @@ final class MediaFileDecoder {
         var options: OpaquePointer?
         av_dict_set(&options, "format_whitelist", container.demuxer, 0)
         av_dict_set(&options, "protocol_whitelist", "none", 0)
-        av_dict_set(&options, "codec_whitelist", "aac,alac", 0)
+        av_dict_set(&options, "codec_whitelist", container.decoders, 0)
         format = allocated
         let result = avformat_open_input(&format, nil, demuxer, &options)
         av_dict_free(&options)
@@ -172,12 +172,13 @@ final class MediaFileDecoder {
     private func openCodec() throws(AudioError) {
         let parameters = stream.pointee.codecpar!
         let codecID = parameters.pointee.codec_id
-        guard codecID == AV_CODEC_ID_AAC || codecID == AV_CODEC_ID_ALAC else {
+        let allowed = container == .oggOpus ? [AV_CODEC_ID_OPUS] : [AV_CODEC_ID_AAC, AV_CODEC_ID_ALAC]
+        guard allowed.contains(codecID) else {
             throw AudioError(
                 .unsupportedFormat,
                 path: path,
                 reason:
-                    "the \(container.formatName) file holds \(String(cString: avcodec_get_name(codecID))) audio; only AAC and ALAC are read"
+                    "the \(container.formatName) file holds \(String(cString: avcodec_get_name(codecID))) audio; only \(container == .oggOpus ? "Opus is" : "AAC and ALAC are") read"
             )
         }
         // ADTS declares its rate and channels in each frame: 0 here until one is decoded.
@@ -383,6 +384,10 @@ final class MediaFileDecoder {
             }
         case .adts:
             break
+        case .oggOpus:
+            // The header's pre-skip, which the decoder skips; the last page's granule position
+            // trims the end.
+            gapless = skip > 0
         }
     }
 

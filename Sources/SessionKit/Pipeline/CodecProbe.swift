@@ -132,7 +132,7 @@ enum CodecProbe {
         do throws(AudioError) {
             let before = try LoudnessMeter(sampleRate: sampleRate, channelCount: channelCount)
             before.add(probe)
-            let decoder = try AudioFileDecoder(path: file.temporaryPath)
+            let decoder = try AudioFileDecoder(path: file.temporaryPath, opusThroughLibavcodec: true)
             let peak = try PlaybackPeakMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
             let after = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
             var buffer: [Float] = []

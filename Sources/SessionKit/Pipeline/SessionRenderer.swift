@@ -130,7 +130,7 @@ enum SessionRenderer {
         timeline: Timeline
     ) throws(SessionError) -> DecodedMeasurement {
         do {
-            let decoder = try AudioFileDecoder(path: file.temporaryPath)
+            let decoder = try AudioFileDecoder(path: file.temporaryPath, opusThroughLibavcodec: true)
             let peak = try PlaybackPeakMeter(
                 sampleRate: decoder.sampleRate,
                 channelCount: decoder.channelCount,
