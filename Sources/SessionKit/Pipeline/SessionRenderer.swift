@@ -52,7 +52,9 @@ enum SessionRenderer {
                             // moments lowered (docs/formats.md), or, where they are too many to
                             // tell, the whole mix made quieter (LoudnessPlan.correcting).
                             file.discard()
-                            if let overs = decoded.overs {
+                            // (None noted with the peak over all the same is float rounding at the
+                            // threshold: the same dips would give the same file.)
+                            if let overs = decoded.overs, !overs.isEmpty {
                                 dips.lower(
                                     at: overs.map { ($0.frame, $0.peakDecibels - loudness.ceiling) },
                                     margin: LoudnessPlan.probeMargin
