@@ -27,9 +27,15 @@ enum MediaContainer: Equatable {
         }
     }
 
-    /// The libavcodec decoders this container's audio may be decoded with.
-    var decoders: String {
-        self == .oggOpus ? "opus" : "aac,alac"
+    /// The codecs this container's audio may hold, by libavcodec's names (`avcodec_get_name`),
+    /// each decoded by the libavcodec decoder of that name; any other is refused.
+    var codecNames: [String] {
+        self == .oggOpus ? ["opus"] : ["aac", "alac"]
+    }
+
+    /// ``codecNames`` as an error names them: "only … read".
+    var codecsRead: String {
+        self == .oggOpus ? "Opus is" : "AAC and ALAC are"
     }
 
     /// What the file is, as ``AudioMeasurement/formatName`` says it.

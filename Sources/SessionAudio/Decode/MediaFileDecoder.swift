@@ -140,7 +140,7 @@ final class MediaFileDecoder {
         var options: OpaquePointer?
         av_dict_set(&options, "format_whitelist", container.demuxer, 0)
         av_dict_set(&options, "protocol_whitelist", "none", 0)
-        av_dict_set(&options, "codec_whitelist", container.decoders, 0)
+        av_dict_set(&options, "codec_whitelist", container.codecNames.joined(separator: ","), 0)
         format = allocated
         let result = avformat_open_input(&format, nil, demuxer, &options)
         av_dict_free(&options)
@@ -167,18 +167,18 @@ final class MediaFileDecoder {
         format!.pointee.streams[Int(streamIndex)]!
     }
 
-    /// Opens the AAC or ALAC decoder for the stream, refusing other codecs and, before any
-    /// decoding, channel counts and rates out of range. Decoding errors are not concealed.
+    /// Opens the decoder of the stream's codec, refusing codecs not among the container's
+    /// ``MediaContainer/codecNames`` and, before any decoding, channel counts and rates out of
+    /// range. Decoding errors are not concealed.
     private func openCodec() throws(AudioError) {
         let parameters = stream.pointee.codecpar!
         let codecID = parameters.pointee.codec_id
-        let allowed = container == .oggOpus ? [AV_CODEC_ID_OPUS] : [AV_CODEC_ID_AAC, AV_CODEC_ID_ALAC]
-        guard allowed.contains(codecID) else {
+        let codecName = String(cString: avcodec_get_name(codecID))
+        guard container.codecNames.contains(codecName) else {
             throw AudioError(
                 .unsupportedFormat,
                 path: path,
-                reason:
-                    "the \(container.formatName) file holds \(String(cString: avcodec_get_name(codecID))) audio; only \(container == .oggOpus ? "Opus is" : "AAC and ALAC are") read"
+                reason: "the \(container.formatName) file holds \(codecName) audio; only \(container.codecsRead) read"
             )
         }
         // ADTS declares its rate and channels in each frame: 0 here until one is decoded.

@@ -15,18 +15,21 @@ package struct CeilingDips: Sendable {
     package struct Dip: Sendable, Equatable {
         package var held: Range<Int64>
         package var decibels: Double
+
+        /// ``decibels`` as a gain.
+        var linearDepth: Double { pow(10, decibels / 20) }
     }
 
     /// The dips, by start.
     package private(set) var dips: [Dip] = []
-    /// How long a dip holds around its moments, and how long it glides in and out, in frames.
+    /// How long a dip holds around its moments, in frames: 50 ms.
     package let hold: Int64
-    package let ramp: Int64
+    /// How long a dip glides in and out, in frames: as long as it holds, 50 ms.
+    package var ramp: Int64 { hold }
 
-    /// No dips yet, for audio at `sampleRate`: ``hold`` and ``ramp`` are 50 ms each.
+    /// No dips yet, for audio at `sampleRate`.
     package init(sampleRate: SampleRate) {
         hold = Int64(sampleRate.hertz / 20)
-        ramp = Int64(sampleRate.hertz / 20)
     }
 
     /// Whether there are no dips.
@@ -72,13 +75,12 @@ package struct CeilingDips: Sendable {
 
     /// The gain the dips give frame `frame`, dB (0 outside them).
     package func decibels(at frame: Int64) -> Double {
-        dips.reduce(0) { $0 + 20 * log10(Self.gain(of: $1, at: frame, ramp: ramp)) }
+        dips.reduce(0) { $0 + 20 * log10(Self.gain(of: $1, depth: $1.linearDepth, at: frame, ramp: ramp)) }
     }
 
-    /// Dip `dip`'s gain at `frame` (linear): its depth inside the held frames, gliding to 1 over
-    /// `ramp` frames on either side, 1 elsewhere.
-    private static func gain(of dip: Dip, at frame: Int64, ramp: Int64) -> Double {
-        let depth = pow(10, dip.decibels / 20)
+    /// Dip `dip`'s gain at `frame` (linear): `depth` (the dip's ``Dip/linearDepth``) inside the
+    /// held frames, gliding to 1 over `ramp` frames on either side, 1 elsewhere.
+    private static func gain(of dip: Dip, depth: Double, at frame: Int64, ramp: Int64) -> Double {
         let distance: Int64
         if frame < dip.held.lowerBound {
             distance = dip.held.lowerBound - frame
@@ -100,9 +102,10 @@ package struct CeilingDips: Sendable {
         for dip in dips where dip.held.lowerBound - ramp < end && dip.held.upperBound + ramp > start {
             let first = max(start, dip.held.lowerBound - ramp)
             let last = min(end, dip.held.upperBound + ramp)
+            let depth = dip.linearDepth
             samples.withUnsafeMutableBufferPointer { samples in
                 for frame in first..<last {
-                    let gain = Float(Self.gain(of: dip, at: frame, ramp: ramp))
+                    let gain = Float(Self.gain(of: dip, depth: depth, at: frame, ramp: ramp))
                     let offset = Int(frame - start) * channels
                     for channel in 0..<channels { samples[offset + channel] *= gain }
                 }

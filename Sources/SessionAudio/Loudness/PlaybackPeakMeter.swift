@@ -17,9 +17,8 @@ package final class PlaybackPeakMeter {
     private var resampled: [Float] = []
     private var finished = false
 
-    private let sampleRate: SampleRate
-
-    /// - Parameter threshold: the level (dBTP) whose crossings ``overs`` notes; `nil` for none.
+    /// - Parameter threshold: the level (dBTP) whose crossings ``overs(countedAt:)`` notes;
+    ///   `nil` for none.
     /// - Throws: ``AudioError`` (`cannotResample`) when libsoxr refuses the rates.
     package init(
         sampleRate: SampleRate,
@@ -28,7 +27,6 @@ package final class PlaybackPeakMeter {
     )
         throws(AudioError)
     {
-        self.sampleRate = sampleRate
         meter = TruePeakMeter(channelCount: channelCount, notingOver: threshold)
         resampler =
             sampleRate == Self.playbackRate
@@ -63,12 +61,13 @@ package final class PlaybackPeakMeter {
     }
 
     /// Where the audio went over the threshold, once finished: each stretch of
-    /// ``TruePeakFilter/blockFrames`` at 48 kHz that did, by its first frame at the audio's own
-    /// rate (libsoxr keeps the two aligned) and its true peak in dBTP; `nil` when more were over
-    /// than ``TruePeakMeter/oversKept``.
-    package var overs: [(frame: Int64, peakDecibels: Double)]? {
+    /// ``TruePeakFilter/blockFrames`` at 48 kHz that did, by its first frame counted at `rate`
+    /// (the audio's own, or the timeline's a decoded file is placed on; libsoxr keeps the audio
+    /// and the 48 kHz frames aligned) and its true peak in dBTP; `nil` when more were over than
+    /// ``TruePeakMeter/oversKept``.
+    package func overs(countedAt rate: SampleRate) -> [(frame: Int64, peakDecibels: Double)]? {
         guard meter.oversMissed == 0 else { return nil }
-        let (rate, playback) = (Int64(sampleRate.hertz), Int64(Self.playbackRate.hertz))
+        let (rate, playback) = (Int64(rate.hertz), Int64(Self.playbackRate.hertz))
         return meter.overs.map { ($0.frame * rate / playback, 20 * log10(Double($0.peak))) }
     }
 }

@@ -153,9 +153,8 @@ enum SessionRenderer {
                 meters.add(buffer, frames: frames)
             }
             let truePeak = try peak.finish()
-            // The decoder's rate is not always the timeline's (Opus decodes at 48 kHz).
-            let (rate, decoded) = (Int64(timeline.sampleRate.hertz), Int64(decoder.sampleRate.hertz))
-            let overs = peak.overs?.map { (frame: $0.frame * rate / decoded, peakDecibels: $0.peakDecibels) }
+            // At the timeline's rate, which the decoder's is not always (Opus decodes at 48 kHz).
+            let overs = peak.overs(countedAt: timeline.sampleRate)
             return DecodedMeasurement(loudness: meters.loudness, truePeak: truePeak, overs: overs)
         } catch {
             file.discard()
@@ -343,6 +342,6 @@ struct DecodedMeasurement {
     var loudness: OutputLoudness
     var truePeak: Double
     /// Where the decoded file went over the ceiling, at the timeline's rate (see
-    /// ``PlaybackPeakMeter/overs``).
+    /// ``PlaybackPeakMeter/overs(countedAt:)``).
     var overs: [(frame: Int64, peakDecibels: Double)]?
 }
