@@ -52,9 +52,9 @@ let package = Package(
             providers: [.apt(["libmp3lame-dev"])]
         ),
         .systemLibrary(
-            name: "COpusEnc",
-            pkgConfig: "libopusenc",
-            providers: [.apt(["libopusenc-dev"])]
+            name: "COpus",
+            pkgConfig: "opus",
+            providers: [.apt(["libopus-dev"])]
         ),
         .systemLibrary(
             name: "CEbur128",
@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "SessionAudio",
             dependencies: [
-                "SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "COpusEnc", "CEspeakNG", "CEbur128",
+                "SessionTimeline", "CMPG123", "CSndFile", "CSoxr", "CLame", "COpus", "CEspeakNG", "CEbur128",
                 "CFLAC", "CVorbis", "CCairo", "CFFmpeg",
             ]
         ),

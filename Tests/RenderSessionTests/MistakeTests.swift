@@ -264,7 +264,7 @@ struct MistakeTests {
         let names = lines.dropFirst().map { String($0.prefix { $0 != " " || false }) }
         #expect(
             names == [
-                "libmpg123", "libsndfile", "libsoxr", "libebur128", "LAME", "libopus", "libopusenc", "libvorbis",
+                "libmpg123", "libsndfile", "libsoxr", "libebur128", "LAME", "libopus", "libvorbis",
                 "libFLAC", "libavcodec", "libavformat", "eSpeak", "Piper",
             ]
         )

@@ -62,7 +62,7 @@ package struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
         case libmpg123
         case libsndfile
         case lame = "LAME"
-        case libopusenc
+        case libopus
         case libvorbis
         case libogg
         case libFLAC

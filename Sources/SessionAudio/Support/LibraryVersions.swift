@@ -3,7 +3,7 @@ internal import CFFmpeg
 internal import CFLAC
 internal import CLame
 internal import CMPG123
-internal import COpusEnc
+internal import COpus
 internal import CSndFile
 internal import CSoxr
 internal import CVorbis
@@ -25,7 +25,6 @@ package enum LibraryVersions {
             ("libebur128", "\(major).\(minor).\(patch)"),
             ("LAME", text(get_lame_version())),
             ("libopus", text(opus_get_version_string()).replacing("libopus ", with: "")),
-            ("libopusenc", text(ope_get_version_string()).replacing("libopusenc ", with: "")),
             ("libvorbis", text(vorbis_version_string()).replacing("Xiph.Org libVorbis ", with: "")),
             ("libFLAC", text(flac_version_string())),
             ("libavcodec", version(avcodec_version())),

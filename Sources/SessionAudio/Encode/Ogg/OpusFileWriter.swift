@@ -1,14 +1,15 @@
-internal import COpusEnc
+internal import COpus
 package import SessionTimeline
 
-/// Writes a session as Ogg Opus at 48 kHz, with its tags and chapters, through libopusenc.
+/// Writes a session as Ogg Opus at 48 kHz, with its tags and chapters, through libopus and
+/// libogg (``OpusEncoder``).
 ///
 /// Timing is exact: the header's pre-skip (the encoder's lookahead, 312 frames) and the last
 /// page's granule position make a decoder drop what the encoder added before and after, so the
 /// file decodes to exactly `frameCount` frames that line up with the input frame for frame.
 /// ``close()`` fails unless exactly `frameCount` frames were written, and a write past them fails
-/// at once. Memory stays the same however long the session: libopusenc keeps a fixed two-second
-/// look-ahead buffer and at most a second of pages before writing them.
+/// at once. Memory stays the same however long the session: the encoder keeps one packet's
+/// frames and at most a second of pages before writing them.
 ///
 /// The settings (``EncoderSettings``):
 /// - `bitrate`: hard CBR at that many kb/s (`OPUS_SET_VBR(0)`): every 20 ms packet the same size.
@@ -54,7 +55,7 @@ package final class OpusFileWriter: AudioFileSink {
     /// checks both).
     ///
     /// - Throws: ``AudioError`` with code `cannotWrite` when the file cannot be created,
-    ///   `cannotEncode` when libopusenc refuses a setting.
+    ///   `cannotEncode` when libopus refuses a setting.
     package init(
         path: String,
         sampleRate: SampleRate,
@@ -64,7 +65,7 @@ package final class OpusFileWriter: AudioFileSink {
         frameCount: Frames
     ) throws(AudioError) {
         let comments = try OpusComments(metadata: metadata, path: path)
-        let encoder = try OpusEncoder(path: path, channelCount: channelCount.count, comments: comments)
+        let encoder = try OpusEncoder(path: path, channelCount: channelCount.count)
         let target =
             settings.bitrate
             ?? Int((settings.quality ?? Double(Self.defaultBitrate(channelCount: channelCount))).rounded())
@@ -76,8 +77,8 @@ package final class OpusFileWriter: AudioFileSink {
             try encoder.set(OPUS_SET_VBR_CONSTRAINT_REQUEST, 0, "cannot set unconstrained VBR")
         }
         try encoder.set(OPUS_SET_COMPLEXITY_REQUEST, Self.complexity, "cannot set complexity \(Self.complexity)")
-        try encoder.flushHeader()
-        let preSkip = Int64(try encoder.get(OPUS_GET_LOOKAHEAD_REQUEST, "cannot read the pre-skip"))
+        try encoder.writeHeaders(comments)
+        let preSkip = encoder.preSkip
         self.path = path
         self.frameCount = frameCount
         self.promise = FramePromise(path: path, frameCount: frameCount.count, wording: .opusFile)
@@ -95,7 +96,7 @@ package final class OpusFileWriter: AudioFileSink {
     }
 
     /// Encodes the first `frames` frames of interleaved `samples`.
-    /// The corresponding libopusenc call is `ope_encoder_write_float`.
+    /// The corresponding libopus call is `opus_encode_float`.
     package func write(_ samples: [Float], frames: Int) throws(AudioError) {
         precondition(
             samples.count >= frames * channels,
@@ -104,12 +105,7 @@ package final class OpusFileWriter: AudioFileSink {
         guard frames > 0 else { return }
         try promise.checkRoom(for: Int64(frames))
         try samples.withUnsafeBufferPointer { (buffer) throws(AudioError) in
-            var done = 0
-            while done < frames {
-                let chunk = min(frames - done, 1 << 20)
-                try encoder.write(buffer.baseAddress! + done * channels, frames: chunk)
-                done += chunk
-            }
+            try encoder.write(buffer.baseAddress!, frames: frames)
         }
         promise.record(Int64(frames))
     }
