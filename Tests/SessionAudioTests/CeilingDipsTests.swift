@@ -23,12 +23,18 @@ struct CeilingDipsTests {
     @Test("Moments within 50 ms share one dip as deep as the deepest; a second correction deepens what is there")
     func merging() {
         var dips = CeilingDips(sampleRate: 48_000)
-        dips.lower(
+        let changed = dips.lower(
             at: [(frame: 10_000, excess: 0.2), (frame: 12_000, excess: 0.9), (frame: 96_000, excess: 0.1)],
             margin: 0.3
         )
         #expect(dips.dips.count == 2)
         #expect(abs(dips.decibels(at: 10_000) - -1.2) < 1e-9, "the pair's deeper excess")
+        let expected: [Range<Int64>] = [5_200..<16_800, 91_200..<100_800]
+        #expect(changed == expected, "what changes is each new dip with its glides")
+        let outside: [Int64] = [5_199, 16_800, 91_199, 100_800]
+        for frame in outside {
+            #expect(dips.decibels(at: frame) == 0, "frame \(frame) is outside what changed, and unchanged")
+        }
         #expect(dips.loweredFrames == (12_000 + 4_800) - (10_000 - 4_800) + 4 * 2_400)
         dips.lower(at: [(frame: 10_000, excess: 0.5)], margin: 0.3)
         #expect(abs(dips.decibels(at: 10_000) - -2.0) < 1e-9, "on top of the first")

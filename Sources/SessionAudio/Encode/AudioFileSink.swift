@@ -20,14 +20,17 @@ package protocol AudioFileSink: AnyObject {
 /// A sink that writes a whole session in one format: what ``AudioFileWriter`` opens.
 protocol SessionFileWriter: AudioFileSink {
     /// Creates `path` (replacing any file there) in `settings.format`, for exactly `frameCount`
-    /// frames, with `metadata`'s tags and chapters.
+    /// frames, with `metadata`'s tags and chapters. The MP3 and AAC writers, which encode spans of
+    /// sound alone, copy the unchanged spans `spans` kept from the last encoding and keep their
+    /// own; the others encode the whole stream and have none to keep.
     init(
         path: String,
         sampleRate: SampleRate,
         channelCount: ChannelCount,
         settings: EncoderSettings,
         metadata: AudioMetadata,
-        frameCount: Frames
+        frameCount: Frames,
+        reusing spans: SpanReuse?
     ) throws(AudioError)
 }
 
@@ -39,7 +42,9 @@ extension OpusFileWriter: SessionFileWriter {}
 
 /// Opens the sink for a format.
 package enum AudioFileWriter {
-    /// Creates `path` (replacing any file there) in `settings.format`, for exactly `frameCount` frames.
+    /// Creates `path` (replacing any file there) in `settings.format`, for exactly `frameCount`
+    /// frames. An MP3, M4A or M4B writer given `spans` copies the spans of its last encoding that
+    /// did not change and keeps its own for the next (``SpanReuse``).
     ///
     /// - Throws: ``AudioError`` (`unsupportedFormat`, `cannotWrite`, `cannotEncode`).
     package static func create(
@@ -48,7 +53,8 @@ package enum AudioFileWriter {
         channelCount: ChannelCount,
         settings: EncoderSettings,
         metadata: AudioMetadata,
-        frameCount: Frames
+        frameCount: Frames,
+        reusing spans: SpanReuse? = nil
     ) throws(AudioError) -> any AudioFileSink {
         if let problem = settings.format.problem(sampleRate: sampleRate.hertz, channelCount: channelCount.count) {
             throw AudioError(.unsupportedFormat, path: path, reason: problem)
@@ -67,7 +73,8 @@ package enum AudioFileWriter {
             channelCount: channelCount,
             settings: settings,
             metadata: metadata,
-            frameCount: frameCount
+            frameCount: frameCount,
+            reusing: spans
         )
     }
 }

@@ -82,7 +82,8 @@ package final class SoundFileWriter: AudioFileSink {
         channelCount: ChannelCount,
         settings: EncoderSettings,
         metadata: AudioMetadata,
-        frameCount: Frames
+        frameCount: Frames,
+        reusing _: SpanReuse? = nil
     ) throws(AudioError) {
         switch settings.format {
         case .wav, .flac: break

@@ -80,6 +80,17 @@ package struct FileDescriptor: ~Copyable, Sendable {
         return FileDescriptor(rawValue: descriptor, closesWhenDone: true)
     }
 
+    /// Opens a new file with no name in the folder at `path`, for reading and writing: it is
+    /// gone, space and all, when the descriptor closes, however the process ends, and no other
+    /// process can open it. The corresponding system call is `open(2)` with `O_TMPFILE`, which
+    /// Glibc's Swift overlay does not import: its Linux value is `__O_TMPFILE | O_DIRECTORY`.
+    /// - Throws: ``SystemError`` (`EOPNOTSUPP` where the folder's file system cannot).
+    package static func anonymousFile(inFolder path: String) throws(SystemError) -> FileDescriptor {
+        let temporaryFile: Int32 = 0o20_000_000 | O_DIRECTORY
+        let descriptor = try valueOrSystemError { Glibc.open(path, temporaryFile | O_RDWR | O_CLOEXEC, mode_t(0o600)) }
+        return FileDescriptor(rawValue: descriptor, closesWhenDone: true)
+    }
+
     /// The process's standard input, which ending this value leaves open.
     package static var standardInput: FileDescriptor {
         FileDescriptor(rawValue: STDIN_FILENO, closesWhenDone: false)
@@ -122,6 +133,24 @@ package struct FileDescriptor: ~Copyable, Sendable {
         let descriptor = rawValue
         return try valueOrSystemError {
             buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// Reads exactly `count` bytes from byte `offset` into the start of `buffer` (grown if it is
+    /// smaller), without moving the descriptor's offset; a file that ends first fails with `EIO`.
+    /// The corresponding system call is `pread(2)`.
+    package borrowing func read(into buffer: inout [UInt8], count: Int, at offset: Int64) throws(SystemError) {
+        if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
+        let descriptor = rawValue
+        var done = 0
+        while done < count {
+            let read = try valueOrSystemError {
+                buffer.withUnsafeMutableBytes {
+                    pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                }
+            }
+            guard read > 0 else { throw .ioError }
+            done += read
         }
     }
 

@@ -56,7 +56,9 @@ package struct CeilingDips: Sendable {
     /// Adds dips at `moments` (frame, and by how many dB that moment went over), each lowering it
     /// by its excess plus `margin`, on top of whatever dip lies there already. Moments closer than
     /// ``hold`` to each other share one dip, as deep as the deepest of them needs.
-    package mutating func lower(at moments: [(frame: Int64, excess: Double)], margin: Double) {
+    /// - Returns: the frames the new dips lower, ramps included: all that changes.
+    @discardableResult
+    package mutating func lower(at moments: [(frame: Int64, excess: Double)], margin: Double) -> [Range<Int64>] {
         var added: [Dip] = []
         for moment in moments.sorted(by: { $0.frame < $1.frame }) {
             let depth = -moment.excess - margin
@@ -71,6 +73,7 @@ package struct CeilingDips: Sendable {
             }
         }
         dips = (dips + added).sorted { $0.held.lowerBound < $1.held.lowerBound }
+        return added.map { ($0.held.lowerBound - ramp)..<($0.held.upperBound + ramp) }
     }
 
     /// The gain the dips give frame `frame`, dB (0 outside them).

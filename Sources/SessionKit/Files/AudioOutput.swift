@@ -25,13 +25,17 @@ enum AudioOutput {
     /// header that is right from the first byte (the length is known), other formats (whose headers
     /// and tags are finished at the end) through a spool file that is copied when complete.
     ///
-    /// - Parameter progress: called after each block with the frames written so far.
+    /// - Parameters:
+    ///   - spans: where an MP3 or AAC writer finds the spans of the last encoding of the same
+    ///     session (and keeps its own), to copy those that did not change.
+    ///   - progress: called after each block with the frames written so far.
     /// - Throws: ``SessionError``; nothing is left behind on failure.
     static func write(
         _ source: inout some FrameSource,
         to target: OutputTarget,
         encoder: EncoderSettings,
         metadata: AudioMetadata,
+        reusing spans: SpanReuse? = nil,
         progress: (Frames) -> Void = { _ in }
     ) throws(SessionError) -> WrittenAudio {
         let name = target.destination.description
@@ -70,7 +74,8 @@ enum AudioOutput {
                     channelCount: source.channelCount,
                     settings: encoder,
                     metadata: metadata,
-                    frameCount: source.frameCount
+                    frameCount: source.frameCount,
+                    reusing: spans
                 )
             } else {
                 sink = try SoundFileWriter(

@@ -24,6 +24,10 @@ enum SessionRenderer {
         let plan = try LoudnessPlan(timeline, encoder: encoder)
         var (timeline, headroom) = (plan.anchored, plan.headroom)
         var dips = CeilingDips(sampleRate: timeline.sampleRate)
+        // An MP3 or AAC file encoded again with a few moments lowered encodes only the spans those
+        // moments lie in (SpanReuse). Where the temporary folder cannot hold a file with no name,
+        // every encoding is whole.
+        let spans = encoder.format.isLossy && timeline.loudness != nil ? try? SpanReuse() : nil
         do {
             if let audio {
                 for encoding in 0...Self.correctiveEncodings {
@@ -34,6 +38,7 @@ enum SessionRenderer {
                         to: audio,
                         ceilingHeadroom: headroom,
                         dips: dips,
+                        spans: spans,
                         progress: progress
                     )
                     timeline.encoding = written.encoding
@@ -55,10 +60,11 @@ enum SessionRenderer {
                             // (None noted with the peak over all the same is float rounding at the
                             // threshold: the same dips would give the same file.)
                             if let overs = decoded.overs, !overs.isEmpty {
-                                dips.lower(
+                                let lowered = dips.lower(
                                     at: overs.map { ($0.frame, $0.peakDecibels - loudness.ceiling) },
                                     margin: LoudnessPlan.probeMargin
                                 )
+                                spans?.prepareNextEncoding(changedFrames: lowered)
                                 timeline.loudness?.ceilingCorrection = dips.deepestDecibels
                                 timeline.loudness?.ceilingCorrectedSeconds =
                                     Double(dips.loweredFrames) / Double(timeline.sampleRate.hertz)
@@ -68,6 +74,7 @@ enum SessionRenderer {
                                     headroom: headroom,
                                     overshoot: peak - loudness.ceiling
                                 )
+                                spans?.forgetSpans()
                                 timeline.loudness?.ceilingCorrectedSeconds = nil
                             }
                             continue
@@ -168,7 +175,9 @@ enum SessionRenderer {
 
     /// Writes the sound of `lanes` to `target`; returns what was written and, with a limiter,
     /// what the output measured. The limiter aims `ceilingHeadroom` dB under the ceiling (by
-    /// default the encoder's ``EncoderSettings/truePeakHeadroom(sampleRate:)``).
+    /// default the encoder's ``EncoderSettings/truePeakHeadroom(sampleRate:)``), `dips` lower the
+    /// moments a codec took over it, and an MP3 or AAC writer copies the spans `spans` kept that
+    /// did not change.
     static func writeAudio(
         of lanes: MixLanes,
         encoder: EncoderSettings,
@@ -176,6 +185,7 @@ enum SessionRenderer {
         to target: OutputTarget,
         ceilingHeadroom: Double? = nil,
         dips: CeilingDips? = nil,
+        spans: SpanReuse? = nil,
         progress: (Frames) -> Void = { _ in }
     ) throws(SessionError) -> (WrittenAudio, measurement: MixMeasurement?) {
         if lanes.isNarrationOnly {
@@ -189,19 +199,29 @@ enum SessionRenderer {
             )
             return (written, nil)
         }
-        var mixer = SessionMixer(
-            lanes,
-            ceilingHeadroom: ceilingHeadroom ?? encoder.truePeakHeadroom(sampleRate: lanes.sampleRate),
-            dips: dips
-        )
-        let written = try AudioOutput.write(
-            &mixer,
-            to: target,
-            encoder: encoder,
-            metadata: metadata,
-            progress: progress
-        )
-        return (written, mixer.measurement)
+        while true {
+            var mixer = SessionMixer(
+                lanes,
+                ceilingHeadroom: ceilingHeadroom ?? encoder.truePeakHeadroom(sampleRate: lanes.sampleRate),
+                dips: dips
+            )
+            do {
+                let written = try AudioOutput.write(
+                    &mixer,
+                    to: target,
+                    encoder: encoder,
+                    metadata: metadata,
+                    reusing: spans,
+                    progress: progress
+                )
+                return (written, mixer.measurement)
+            } catch {
+                // A span no dip reached was fed other samples after all: nothing is copied, and
+                // the file is encoded again whole (with nothing kept, no span can mismatch).
+                guard let spans, spans.mismatch != nil else { throw error }
+                spans.forgetSpans()
+            }
+        }
     }
 
     static func describe(_ item: TimelineItem, _ error: AudioError) -> String {

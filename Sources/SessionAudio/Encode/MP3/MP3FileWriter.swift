@@ -65,7 +65,8 @@ package final class MP3FileWriter: AudioFileSink {
         channelCount: ChannelCount,
         settings: EncoderSettings,
         metadata: AudioMetadata,
-        frameCount: Frames
+        frameCount: Frames,
+        reusing spans: SpanReuse? = nil
     ) throws(AudioError) {
         self.path = path
         self.channels = channelCount.count
@@ -135,7 +136,8 @@ package final class MP3FileWriter: AudioFileSink {
             channels: channels,
             skipsSilence: settings.skipsSilence,
             path: path,
-            threadName: "render-session MP3 encoder"
+            threadName: "render-session MP3 encoder",
+            reusing: spans
         ) { () throws(AudioError) in
             MP3SpanEncoder(
                 try MP3Encoder(sampleRate: rate, channelCount: channels, rateControl: control, writesTag: false)

@@ -66,7 +66,8 @@ package final class AACFileWriter: AudioFileSink {
         channelCount: ChannelCount,
         settings: EncoderSettings,
         metadata: AudioMetadata,
-        frameCount: Frames
+        frameCount: Frames,
+        reusing spans: SpanReuse? = nil
     ) throws(AudioError) {
         let size = Int64(AACEncoder.frameSize)
         let rateControl: AACEncoder.RateControl
@@ -140,7 +141,8 @@ package final class AACFileWriter: AudioFileSink {
             channels: channels,
             skipsSilence: settings.skipsSilence,
             path: path,
-            threadName: "render-session AAC encoder"
+            threadName: "render-session AAC encoder",
+            reusing: spans
         ) { () throws(AudioError) in
             try AACEncoder(sampleRate: rate, channelCount: channels, rateControl: rateControl)
         } emit: { [unowned self] (packet) throws(AudioError) in

@@ -51,7 +51,7 @@ package final class OpusFileWriter: AudioFileSink {
     }
 
     /// Creates `path` (replacing any file there) for exactly `frameCount` frames of 48 kHz audio, in
-    /// one or two channels (``AudioFileWriter/create(path:sampleRate:channelCount:settings:metadata:frameCount:)``
+    /// one or two channels (``AudioFileWriter/create(path:sampleRate:channelCount:settings:metadata:frameCount:reusing:)``
     /// checks both).
     ///
     /// - Throws: ``AudioError`` with code `cannotWrite` when the file cannot be created,
@@ -62,7 +62,8 @@ package final class OpusFileWriter: AudioFileSink {
         channelCount: ChannelCount,
         settings: EncoderSettings,
         metadata: AudioMetadata,
-        frameCount: Frames
+        frameCount: Frames,
+        reusing _: SpanReuse? = nil
     ) throws(AudioError) {
         let comments = try OpusComments(metadata: metadata, path: path)
         let encoder = try OpusEncoder(path: path, channelCount: channelCount.count)

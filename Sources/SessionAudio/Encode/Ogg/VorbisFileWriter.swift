@@ -77,7 +77,8 @@ package final class VorbisFileWriter: AudioFileSink {
         channelCount: ChannelCount,
         settings: EncoderSettings,
         metadata: AudioMetadata,
-        frameCount: Frames
+        frameCount: Frames,
+        reusing _: SpanReuse? = nil
     ) throws(AudioError) {
         guard settings.format == .vorbis else {
             throw AudioError(.unsupportedFormat, path: path, reason: "\(settings.format) is written by its own writer")

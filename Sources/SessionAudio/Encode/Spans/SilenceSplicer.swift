@@ -15,6 +15,9 @@ internal import SessionTimeline
 /// ``Grid/keptPackets(fed:)`` are written; the rest encode only zeros. Spans closer than
 /// ``Grid/joinGap`` frames are encoded as one; a session with a bed under it is one span. With
 /// silence skipping off, the whole input is one span.
+///
+/// Given a ``SpanReuse``, it keeps each span's packets, and copies those of a span the last
+/// encoding made from the same samples instead of encoding it again.
 final class SilenceSplicer<Encoder: SpanEncoder> {
     /// The packet grid and the margins a format's joins need.
     struct Grid {
@@ -63,15 +66,38 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
     var framesWritten: Frames { Frames(promise.written) }
     /// The next packet of the file to emit.
     private(set) var nextPacket: Int64 = 0
-    /// The span being given sound, if any, and the input frames given to it.
-    private var openSpan: (span: SpanWorkers<Encoder>.Span, fed: Int64)?
+    /// The span being given sound, if any.
+    private var openSpan: OpenSpan?
+    private struct OpenSpan {
+        /// Its first packet, and whether its encoder is encoding it or its packets are copied.
+        let firstPacket: Int64
+        let source: SpanSource
+        /// Input frames given to it, and their hash when spans are kept.
+        var fed: Int64 = 0
+        var digest: Hasher?
+    }
+    private enum SpanSource {
+        case encoded(SpanWorkers<Encoder>.Span)
+        case copied(SpanReuse.Record)
+    }
+    /// How a span ended: the packets it keeps, and what it was fed.
+    private struct SpanEnd {
+        let packetCount: Int64
+        let fed: Int64
+        let digest: Int
+    }
     /// What is still to be emitted, in file order: silent packets up to a packet, or a span's
     /// packets (how many once the span has ended).
     private var steps: [Step] = []
     private enum Step {
         case silence(upTo: Int64)
-        case span(SpanWorkers<Encoder>.Span, packetCount: Int64?)
+        case span(SpanWorkers<Encoder>.Span, end: SpanEnd?)
+        case copy(SpanReuse.Record, firstPacket: Int64, ended: Bool)
     }
+    /// Where the spans of the last encoding are kept, if anywhere.
+    private let spans: SpanReuse?
+    /// Input frames before the session's first: the lead.
+    private var leadFrames: Int64 = 0
     /// Zeros after the last sound of the open span, not yet given to its encoder.
     private var pendingZeros: Int64 = 0
     private var zeros: [Float] = []
@@ -86,7 +112,8 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
 
     /// Starts two encoder threads (one on one core) named `threadName`, for a file of exactly
     /// `frameCount` of the session's frames; `emit` is called with each packet of the file in
-    /// order, on the caller's thread.
+    /// order, on the caller's thread. With `spans`, unchanged spans of its last encoding are
+    /// copied, and this encoding's spans kept.
     init(
         grid: Grid,
         frameCount: Frames,
@@ -94,6 +121,7 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
         skipsSilence: Bool,
         path: String,
         threadName: String,
+        reusing spans: SpanReuse? = nil,
         makeEncoder: @escaping @Sendable () throws(AudioError) -> Encoder,
         emit: @escaping (Packet) throws(AudioError) -> Void
     ) {
@@ -103,6 +131,8 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
         self.skipsSilence = skipsSilence
         self.path = path
         self.emit = emit
+        self.spans = spans
+        spans?.beginEncoding()
         workers = SpanWorkers(
             count: max(1, min(2, ProcessInfo.processInfo.activeProcessorCount)),
             channels: channels,
@@ -138,6 +168,7 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
     /// Takes `frames` zeros before the session, which the file holds but no promise counts.
     func writeLead(frames: Int64) throws(AudioError) {
         precondition(promise.written == 0, "the lead goes before the session's first frame")
+        leadFrames += frames
         try takeZeros(frames)
     }
 
@@ -203,6 +234,11 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
                 reason: "the file has \(nextPacket) packets of the \(grid.totalPackets) it needs"
             )
         }
+        do {
+            try spans?.endEncoding()
+        } catch {
+            throw AudioError(.cannotWrite, path: path, reason: "cannot keep its spans: \(error)")
+        }
     }
 
     private func isSilent(_ buffer: UnsafeBufferPointer<Float>, frame: Int) -> Bool {
@@ -234,36 +270,65 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
                 )
             }
             steps.append(.silence(upTo: start / size))
-            let span = workers.startSpan(at: start / size)
-            steps.append(.span(span, packetCount: nil))
-            openSpan = (span, 0)
-            encodedSpanCount += 1
+            let firstPacket = start / size
+            if let record = spans?.unchangedSpan(at: firstPacket, startingAt: start - leadFrames) {
+                steps.append(.copy(record, firstPacket: firstPacket, ended: false))
+                openSpan = OpenSpan(firstPacket: firstPacket, source: .copied(record), digest: Hasher())
+            } else {
+                let span = workers.startSpan(at: firstPacket)
+                steps.append(.span(span, end: nil))
+                openSpan = OpenSpan(
+                    firstPacket: firstPacket,
+                    source: .encoded(span),
+                    digest: spans.map { _ in Hasher() }
+                )
+                encodedSpanCount += 1
+            }
             pendingZeros = position - start
         }
         feedZeros(pendingZeros)
         pendingZeros = 0
-        if let (span, fed) = openSpan {
-            workers.encode(samples, in: span)
-            openSpan = (span, fed + frames)
+        if var span = openSpan {
+            if case .encoded(let encoding) = span.source { workers.encode(samples, in: encoding) }
+            span.digest?.combine(bytes: UnsafeRawBufferPointer(samples))
+            span.fed += frames
+            openSpan = span
         }
         position += frames
     }
 
     private func feedZeros(_ count: Int64) {
-        guard let (span, fed) = openSpan, count > 0 else { return }
-        workers.encodeZeros(count, in: span)
-        openSpan = (span, fed + count)
+        guard var span = openSpan, count > 0 else { return }
+        if case .encoded(let encoding) = span.source { workers.encodeZeros(count, in: encoding) }
+        // Zeros are hashed as their count, marked apart from samples by the byte count's sign.
+        span.digest?.combine(-count)
+        span.fed += count
+        openSpan = span
     }
 
-    /// Gives the open span's encoder `count` of the pending zeros and has it flushed.
+    /// Gives the open span's encoder `count` of the pending zeros and has it flushed; a copied
+    /// span is checked against the encoding it is copied from.
     private func endSpan(feedingZeros count: Int64) throws(AudioError) {
         feedZeros(min(count, pendingZeros))
         pendingZeros = 0
-        guard let (span, fed) = openSpan else { return }
-        let packetCount = grid.keptPackets(fed: fed)
-        workers.finish(span)
-        if case .span(let last, nil)? = steps.last, last === span {
-            steps[steps.count - 1] = .span(span, packetCount: packetCount)
+        guard let span = openSpan else { return }
+        let packetCount = grid.keptPackets(fed: span.fed)
+        let end = SpanEnd(packetCount: packetCount, fed: span.fed, digest: span.digest?.finalize() ?? 0)
+        switch span.source {
+        case .encoded(let encoding):
+            workers.finish(encoding)
+            if case .span(let last, nil)? = steps.last, last === encoding {
+                steps[steps.count - 1] = .span(encoding, end: end)
+            }
+        case .copied(let record):
+            guard record.fed == end.fed, record.digest == end.digest else {
+                throw AudioError(
+                    .cannotEncode,
+                    path: path,
+                    reason: spans?.noteMismatch(at: span.firstPacket) ?? "a span was copied without kept spans"
+                )
+            }
+            steps[steps.count - 1] = .copy(record, firstPacket: span.firstPacket, ended: true)
         }
         plannedPackets = span.firstPacket + packetCount
         openSpan = nil
@@ -279,25 +344,56 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
                     try emitPacket(.silent)
                     silentPacketCount += 1
                 }
-            case .span(let span, let packetCount):
-                let end = packetCount.map { span.firstPacket + $0 } ?? Int64.max
+            case .span(let span, let spanEnd):
+                let end = spanEnd.map { span.firstPacket + $0.packetCount } ?? Int64.max
                 var finished = false
                 repeat {
-                    let taken = try workers.take(from: span, waiting: waiting && packetCount != nil)
-                    for packet in taken.packets where nextPacket < end { try emitPacket(.encoded(packet[...])) }
+                    let taken = try workers.take(from: span, waiting: waiting && spanEnd != nil)
+                    for packet in taken.packets where nextPacket < end {
+                        try keep(packet[...])
+                        try emitPacket(.encoded(packet[...]))
+                    }
                     finished = taken.finished
-                } while waiting && packetCount != nil && !finished
-                guard finished, let packetCount else { return }
+                } while waiting && spanEnd != nil && !finished
+                guard finished, let spanEnd else { return }
                 guard nextPacket == end else {
                     throw AudioError(
                         .cannotEncode,
                         path: path,
                         reason:
-                            "the encoder gave \(nextPacket - span.firstPacket) packets for a span that needs \(packetCount)"
+                            "the encoder gave \(nextPacket - span.firstPacket) packets for a span that needs \(spanEnd.packetCount)"
                     )
+                }
+                spans?.endSpan(
+                    at: span.firstPacket,
+                    fed: spanEnd.fed,
+                    digest: spanEnd.digest,
+                    packetCount: spanEnd.packetCount
+                )
+            case .copy(let record, let firstPacket, let ended):
+                guard ended, let spans else { return }
+                do {
+                    try spans.copy(record, at: firstPacket) { (packet) throws(AudioError) in
+                        try emitPacket(.encoded(packet))
+                    }
+                } catch {
+                    switch error {
+                    case .reading(let error):
+                        throw AudioError(.cannotWrite, path: path, reason: "cannot read its kept spans: \(error)")
+                    case .handling(let error): throw error
+                    }
                 }
             }
             steps.removeFirst()
+        }
+    }
+
+    /// Keeps a packet an encoder made, when spans are kept.
+    private func keep(_ packet: ArraySlice<UInt8>) throws(AudioError) {
+        do {
+            try spans?.keep(packet)
+        } catch {
+            throw AudioError(.cannotWrite, path: path, reason: "cannot keep its spans: \(error)")
         }
     }
 
