@@ -114,9 +114,9 @@ final class OpusEncoder {
         // mapping family 0 (mono or stereo, one stream), all little-endian.
         var head = Array("OpusHead".utf8) + [1, UInt8(channels)]
         head += littleEndian(UInt16(preSkip)) + littleEndian(UInt32(48_000)) + [0, 0, 0]
-        try add(head, granule: 0, first: true)
+        try add(head[...], granule: 0, first: true)
         try flushPages()
-        try add(comments.packet, granule: 0)
+        try add(comments.packet[...], granule: 0)
         try flushPages()
     }
 
@@ -197,17 +197,17 @@ final class OpusEncoder {
         if packetsOnPage == Self.packetsPerPage || last { try flushPages() }
     }
 
-    /// Adds a packet to the stream. The corresponding libogg call is `ogg_stream_packetin`.
-    private func add<Bytes: Collection<UInt8>>(
-        _ bytes: Bytes,
+    /// Adds a packet to the stream. The corresponding libogg call is `ogg_stream_packetin`, which
+    /// copies the bytes (so they are lent, not copied first, though its field is not `const`).
+    private func add(
+        _ bytes: ArraySlice<UInt8>,
         granule: Int64,
         first: Bool = false,
         last: Bool = false
     ) throws(AudioError) {
-        var copy = Array(bytes)
-        let added = copy.withUnsafeMutableBufferPointer { bytes in
+        let added = bytes.withUnsafeBufferPointer { bytes in
             var packet = ogg_packet(
-                packet: bytes.baseAddress,
+                packet: UnsafeMutablePointer(mutating: bytes.baseAddress),
                 bytes: bytes.count,
                 b_o_s: first ? 1 : 0,
                 e_o_s: last ? 1 : 0,
