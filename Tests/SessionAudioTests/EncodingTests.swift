@@ -31,7 +31,7 @@ struct EncodingTests {
     @Test("The embedded voice's MP3 holds exactly the samples eSpeak spoke")
     func embeddedVoiceIsGapless() throws {
         let folder = try TemporaryFolder()
-        let (samples, rate) = try EmbeddedVoice.synthesize(text: "Notice the breath.", voice: "en-us", speed: 1)
+        let (samples, rate, _) = try EmbeddedVoice.synthesize(text: "Notice the breath.", voice: "en-us", speed: 1)
         #expect(rate == 22_050)
         let mp3 = try SpeechClip.mp3(samples, sampleRate: rate, voice: "eSpeak NG")
         try Data(mp3).write(to: URL(fileURLWithPath: folder.path("v.mp3")))

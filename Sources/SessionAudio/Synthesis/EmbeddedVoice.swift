@@ -1,5 +1,6 @@
 internal import CEspeakNG
 import Foundation
+package import SessionTimeline
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,8 @@ package enum EmbeddedVoice {
     /// eSpeak's normal speaking rate in words per minute, used at speed 1.0.
     package static let normalWordsPerMinute = 175
 
-    /// The voice's speech for `text` as MP3 bytes.
+    /// The voice's speech for `text` as MP3 bytes, with where each of its words and sentences is
+    /// (``ESpeakMarks``; `nil` when eSpeak's events do not fit the text).
     ///
     /// - Parameters:
     ///   - voice: an eSpeak voice name, such as `en-us` or `de`.
@@ -26,9 +28,18 @@ package enum EmbeddedVoice {
     /// can come out a few samples longer or shorter depending on what was spoken before it in the
     /// same process. Once a clip is in the cache it never changes, so renders from a cache are
     /// byte-identical; two cold caches may differ by those few samples.
-    package static func mp3(text: String, voice: String, speed: Double) throws(AudioError) -> [UInt8] {
-        let (samples, sampleRate) = try synthesize(text: text, voice: voice, speed: speed)
-        return try SpeechClip.mp3(samples, sampleRate: sampleRate, voice: "eSpeak NG")
+    package static func speech(
+        text: String,
+        voice: String,
+        speed: Double
+    ) throws(AudioError) -> (mp3: [UInt8], marks: SpeechMarks?) {
+        let (samples, sampleRate, events) = try synthesize(text: text, voice: voice, speed: speed)
+        let mp3 = try SpeechClip.mp3(samples, sampleRate: sampleRate, voice: "eSpeak NG")
+        let marks = ESpeakMarks.marks(of: text, events: events, samples: samples)
+        return (
+            mp3,
+            marks.map { SpeechMarks(sampleRate: SampleRate(sampleRate)!, words: $0.words, sentences: $0.sentences) }
+        )
     }
 
     /// The words per minute eSpeak speaks at `speed`.
@@ -37,16 +48,18 @@ package enum EmbeddedVoice {
         return Int(min(450, max(80, rate.isFinite ? rate : Double(normalWordsPerMinute))))
     }
 
-    /// eSpeak's speech for `text` as 16-bit mono samples at its own rate (22,050 Hz).
+    /// eSpeak's speech for `text` as 16-bit mono samples at its own rate (22,050 Hz), and its
+    /// word, sentence and clause-end events.
     ///
     /// The corresponding libespeak-ng calls are `espeak_Initialize`, `espeak_SetVoiceByName`,
-    /// `espeak_SetParameter` and `espeak_Synth` (synchronous mode, audio through the callback).
+    /// `espeak_SetParameter` and `espeak_Synth` (synchronous mode, audio and events through the
+    /// callback).
     static func synthesize(
         text: String,
         voice: String,
         speed: Double
-    ) throws(AudioError) -> (samples: [Int16], sampleRate: Int) {
-        try engine.withLock { (state) throws(AudioError) -> ([Int16], Int) in
+    ) throws(AudioError) -> (samples: [Int16], sampleRate: Int, events: [ESpeakTextEvent]) {
+        try engine.withLock { (state) throws(AudioError) -> ([Int16], Int, [ESpeakTextEvent]) in
             let library = try state.started()
             // The name is looked up in eSpeak's own list and the voice set by its identifier:
             // `espeak_SetVoiceByName` also takes a path (relative to espeak-ng-data, `../` and
@@ -86,7 +99,7 @@ package enum EmbeddedVoice {
                     libraryCode: AudioError.LibraryCode(.eSpeakNG, result.rawValue)
                 )
             }
-            return (collector.samples, state.sampleRate ?? 22_050)
+            return (collector.samples, state.sampleRate ?? 22_050, collector.events)
         }
     }
 
@@ -255,12 +268,28 @@ private struct ESpeakLibrary {
     }
 }
 
-/// Receives eSpeak's audio blocks during one synthesis.
+/// Receives eSpeak's audio blocks and its word and sentence events during one synthesis.
 private final class SampleCollector {
     var samples: [Int16] = []
+    /// Each word's and sentence's event, in order: where in the text (in characters, from 1) and
+    /// at which sample of the speech.
+    var events: [ESpeakTextEvent] = []
 }
 
-/// eSpeak's synthesis callback: appends each block to the `SampleCollector` passed as user data.
+/// A word, sentence or clause-end event of eSpeak's: where it is in the text and in the speech.
+struct ESpeakTextEvent: Equatable {
+    enum Kind { case word, sentence, clauseEnd }
+    var kind: Kind
+    /// The first character, counted in Unicode scalars from 1, and (words only) how many.
+    var textPosition: Int
+    var length: Int
+    /// The sample of the speech where eSpeak starts it (eSpeak's `sample`: counted from the
+    /// synthesis's first sample; its `audio_position` is the same in milliseconds).
+    var sample: Int
+}
+
+/// eSpeak's synthesis callback: appends each block and its text events to the `SampleCollector`
+/// passed as user data.
 private func collectSamples(
     _ wave: UnsafeMutablePointer<Int16>?,
     _ count: Int32,
@@ -270,6 +299,27 @@ private func collectSamples(
     let collector = Unmanaged<SampleCollector>.fromOpaque(userData).takeUnretainedValue()
     if let wave, count > 0 {
         collector.samples.append(contentsOf: UnsafeBufferPointer(start: wave, count: Int(count)))
+    }
+    var event = events
+    while let current = event?.pointee, current.type != espeakEVENT_LIST_TERMINATED {
+        let kind: ESpeakTextEvent.Kind? =
+            switch current.type {
+            case espeakEVENT_WORD: .word
+            case espeakEVENT_SENTENCE: .sentence
+            case espeakEVENT_END: .clauseEnd
+            default: nil
+            }
+        if let kind {
+            collector.events.append(
+                ESpeakTextEvent(
+                    kind: kind,
+                    textPosition: Int(current.text_position),
+                    length: Int(current.length),
+                    sample: Int(current.sample)
+                )
+            )
+        }
+        event = event.map { $0 + 1 }
     }
     return 0
 }

@@ -282,9 +282,8 @@ public struct EmbeddedSpeechProvider: SpeechProvider {
         // pipeline's, when it asks), never one of Swift's shared ones.
         return try await BlockingPool.currentOrShared.run { () throws(SessionError) in
             do throws(AudioError) {
-                return SpeechResult(
-                    audio: Data(try EmbeddedVoice.mp3(text: request.text, voice: language, speed: request.speed))
-                )
+                let speech = try EmbeddedVoice.speech(text: request.text, voice: language, speed: request.speed)
+                return SpeechResult(audio: Data(speech.mp3), marks: speech.marks)
             } catch {
                 throw SessionError(.providerFailed, error.reason, underlyingError: error)
             }
