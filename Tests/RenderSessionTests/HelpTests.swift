@@ -8,7 +8,7 @@ import Testing
 struct HelpTests {
     static let subcommands = [
         "render", "timeline", "prepare", "batch", "import", "list", "queue", "silence", "sounds", "verify",
-        "position", "show", "voices",
+        "position", "show", "captions", "voices",
     ]
 
     /// The example command lines in a help text: the lines under `Example:`/`Examples:`, with

@@ -1,6 +1,36 @@
 import SessionTimeline
 import Testing
 
+/// A timeline at 1 kHz (a frame a millisecond) of items of these kinds, lengths and clips, one
+/// after the other from frame 0.
+func timelineAtOneKilohertz(
+    _ lengths: [(TimelineItem.Kind, Int64, PlacedClip?)],
+    overlays: [TimelineOverlay] = []
+) -> Timeline {
+    var start: Int64 = 0
+    var items: [TimelineItem] = []
+    for (index, (kind, length, clip)) in lengths.enumerated() {
+        items.append(
+            TimelineItem(
+                index: index,
+                startFrame: Frames(start),
+                frameCount: Frames(length),
+                content: RecordedItem(kind: kind, clip: clip).content
+            )
+        )
+        start += length
+    }
+    return Timeline(
+        scriptId: "s",
+        title: "S",
+        seed: 1,
+        sampleRate: 1_000,
+        channelCount: 1,
+        items: items,
+        overlays: overlays
+    )
+}
+
 /// Positions both ways: elapsed seconds ↔ (item, offset), for a timeline and for a mixed-rate queue.
 @Suite("Playback positions")
 struct PlaybackMapTests {
@@ -17,30 +47,11 @@ struct PlaybackMapTests {
                 key: "k"
             )
         }
-        let lengths: [(TimelineItem.Kind, Int64, PlacedClip?)] = [
-            (.segment, 1_000, clip("opening")), (.silence, 500, nil), (.segment, 2_000, clip("body")),
-            (.interjection, 250, clip("interjection")), (.bell, 1_250, nil),
-        ]
-        var start: Int64 = 0
-        var items: [TimelineItem] = []
-        for (index, (kind, length, clip)) in lengths.enumerated() {
-            items.append(
-                TimelineItem(
-                    index: index,
-                    startFrame: Frames(start),
-                    frameCount: Frames(length),
-                    content: RecordedItem(kind: kind, clip: clip).content
-                )
-            )
-            start += length
-        }
-        return Timeline(
-            scriptId: "s",
-            title: "S",
-            seed: 1,
-            sampleRate: 1_000,
-            channelCount: 1,
-            items: items,
+        return timelineAtOneKilohertz(
+            [
+                (.segment, 1_000, clip("opening")), (.silence, 500, nil), (.segment, 2_000, clip("body")),
+                (.interjection, 250, clip("interjection")), (.bell, 1_250, nil),
+            ],
             overlays: overlays
         )
     }

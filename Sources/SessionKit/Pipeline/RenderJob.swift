@@ -80,11 +80,13 @@ struct RenderJob: Sendable {
         for script in scripts { try sounds.check(pipeline.plan.sound.overriding(script.sound)) }
     }
 
-    /// Where a render's audio and timeline go: each checked (its folder made, an existing file
-    /// refused unless replacing is allowed), so that a mistake costs no synthesis.
+    /// Where a render's audio, timeline and captions go: each checked (its folder made, an
+    /// existing file refused unless replacing is allowed, a captions file's extension one of
+    /// ``CaptionFormat``'s), so that a mistake costs no synthesis.
     func resolveOutputs(
         audio: OutputDestination?,
-        timeline: OutputDestination?
+        timeline: OutputDestination?,
+        captions: OutputDestination? = nil
     ) throws(SessionError) -> ResolvedOutputs {
         let output = pipeline.output
         func resolve(_ destination: OutputDestination) throws(SessionError) -> OutputTarget {
@@ -94,9 +96,29 @@ struct RenderJob: Sendable {
                 inOwnedFolder: output.inOwnedFolder
             )
         }
+        var captionTargets: CaptionTargets?
+        switch captions {
+        case nil: break
+        case .standardOutput:
+            captionTargets = CaptionTargets(captions: try resolve(.standardOutput), format: .webVTT, chapters: nil)
+        case .path(let path):
+            guard let format = CaptionFormat(path: path) else {
+                throw SessionError(
+                    .invalidSetting,
+                    "Cannot write captions to \(path): the name must end in .vtt, .srt or .json (WebVTT, SubRip, a JSON transcript)"
+                )
+            }
+            let chapters = CaptionFormat.chaptersPath(forCaptionsAt: path)
+            captionTargets = CaptionTargets(
+                captions: try resolve(.path(path)),
+                format: format,
+                chapters: try chapters.map { (chapters) throws(SessionError) in try resolve(.path(chapters)) }
+            )
+        }
         return ResolvedOutputs(
             audio: try audio.map { (destination) throws(SessionError) in try resolve(destination) },
-            timeline: try timeline.map { (destination) throws(SessionError) in try resolve(destination) }
+            timeline: try timeline.map { (destination) throws(SessionError) in try resolve(destination) },
+            captions: captionTargets
         )
     }
 
@@ -256,9 +278,16 @@ struct RenderJob: Sendable {
             encoder: encoder,
             metadata: pipeline.output.metadata(for: timeline),
             audio: targets.audio,
-            timelineJSON: targets.timeline
+            timelineJSON: targets.timeline,
+            captions: targets.captions
         ) { written in observer.rendering(written, total, timeline.sampleRate) }
         if let line = SessionPipeline.squashWarning(rendered.loudness) { observer.warning(line) }
+        if targets.captions != nil, case let unmarked = Captions.itemsWithoutWords(in: rendered), !unmarked.isEmpty {
+            observer.warning(
+                "captions: \(unmarked.count) of \(rendered.items.filter { $0.clip != nil }.count) spoken items have no word "
+                    + "timing (clips made before word marks, or by a voice that gives none) and are left out"
+            )
+        }
         return rendered
     }
 
@@ -279,6 +308,14 @@ struct RenderJob: Sendable {
 struct ResolvedOutputs: Sendable {
     var audio: OutputTarget?
     var timeline: OutputTarget?
+    var captions: CaptionTargets?
+}
+
+/// Where a render's captions go, in which format, and where a WebVTT file's chapters go.
+struct CaptionTargets: Sendable {
+    var captions: OutputTarget
+    var format: CaptionFormat
+    var chapters: OutputTarget?
 }
 
 /// The warnings a job told, in order, for its outcome.

@@ -148,7 +148,11 @@ public struct SessionPipeline: Sendable {
             let job = try RenderJob(self)
             try job.checkVoices(of: [script])
             try job.checkSounds(of: [script])
-            let targets = try job.resolveOutputs(audio: output.audio, timeline: output.timeline)
+            let targets = try job.resolveOutputs(
+                audio: output.audio,
+                timeline: output.timeline,
+                captions: output.captions
+            )
             finished("check")
             let prepared = try await job.prepare(scripts: [script])
             finished("prepare")
@@ -245,7 +249,8 @@ public struct SessionPipeline: Sendable {
     @discardableResult
     public func render(_ timeline: Timeline) throws(SessionError) -> Timeline {
         let job = try RenderJob(self)
-        return try job.render(timeline, to: try job.resolveOutputs(audio: output.audio, timeline: output.timeline))
+        let targets = try job.resolveOutputs(audio: output.audio, timeline: output.timeline, captions: output.captions)
+        return try job.render(timeline, to: targets)
     }
 
     /// The limiter's largest reduction past which a program-anchored render is said to squash.

@@ -4,8 +4,8 @@ package import SessionTimeline
 
 /// Writes a timeline's sound and its JSON, each appearing only when both are complete.
 enum SessionRenderer {
-    /// Renders `timeline` encoded as `encoder` says, tagged with `metadata`, to `audio` (if any) and
-    /// its JSON to `timelineJSON` (if any).
+    /// Renders `timeline` encoded as `encoder` says, tagged with `metadata`, to `audio` (if any),
+    /// its JSON to `timelineJSON` (if any) and its captions to `captions` (if any).
     ///
     /// - Parameter progress: called after each block with the frames written so far.
     /// - Returns: the timeline with how the audio was encoded and, when loudness is on, its
@@ -18,6 +18,7 @@ enum SessionRenderer {
         metadata: AudioMetadata,
         audio: OutputTarget?,
         timelineJSON: OutputTarget?,
+        captions: CaptionTargets? = nil,
         progress: (Frames) -> Void
     ) throws(SessionError) -> Timeline {
         var pending: [AtomicFile] = []
@@ -87,6 +88,16 @@ enum SessionRenderer {
             }
             if let timelineJSON, let file = try write(TimelineJSON.encode(timeline), to: timelineJSON) {
                 pending.append(file)
+            }
+            if let captions {
+                if let file = try write(captions.format.data(of: timeline), to: captions.captions) {
+                    pending.append(file)
+                }
+                if let chapters = captions.chapters,
+                    let file = try write(Data(Captions.chaptersWebVTT(timeline).utf8), to: chapters)
+                {
+                    pending.append(file)
+                }
             }
             for file in pending { try file.commit() }
         } catch {

@@ -200,6 +200,15 @@ public struct OutputSettings: Sendable, Equatable {
     public var audio: OutputDestination?
     /// Where the timeline JSON goes; `nil` writes none.
     public var timeline: OutputDestination?
+    /// Where captions of the speech go, in the format the path's extension names
+    /// (``CaptionFormat``; WebVTT for standard output); `nil` writes none. A `.vtt` file gets the
+    /// phases as WebVTT chapters beside it, `NAME.chapters.vtt`.
+    package var captions: OutputDestination?
+    /// Where WebVTT captions' chapters go: beside ``captions``, as `NAME.chapters.vtt`.
+    package var captionChapters: OutputDestination? {
+        guard case .path(let path) = captions else { return nil }
+        return CaptionFormat.chaptersPath(forCaptionsAt: path).map(OutputDestination.path)
+    }
     /// Whether an existing output may be replaced; if not, an existing one fails the render before any work.
     public var replaceExisting: Bool
     /// Whether a render decodes the audio file it wrote and checks it against its timeline

@@ -45,6 +45,14 @@ struct RenderCommand: AsyncParsableCommand {
     )
     var timeline: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Also write captions of the speech: WebVTT (.vtt, each word timed, the phases beside it as NAME.chapters.vtt), SubRip (.srt) or a Podcasting 2.0 JSON transcript (.json); - for standard output (WebVTT).",
+            valueName: "file.vtt"
+        )
+    )
+    var captions: String?
+
     @OptionGroup var encoding: EncodingOptions
 
     @Flag(
@@ -67,6 +75,7 @@ struct RenderCommand: AsyncParsableCommand {
             replaceExisting: !overwrite.noOverwrite
         )
         output.verifies = verify
+        output.captions = captions.map(OutputDestination.init(argument:))
         return session.options(output: output)
     }
 
@@ -76,6 +85,15 @@ struct RenderCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--json: standard output carries the audio or timeline; write them to files to print JSON"
             )
+        }
+        if json, captions == "-" {
+            throw ValidationError("--json: standard output carries the captions; write them to a file to print JSON")
+        }
+        if let captions, captions != "-", CaptionFormat(path: captions) == nil {
+            throw ValidationError(CaptionsCommand.extensionRule("--captions", captions))
+        }
+        if [output, timeline, captions].filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("only one of the audio, --timeline and --captions can go to standard output")
         }
         try Console.refuseTerminal(output)
         if verify, output == "-" {
@@ -101,7 +119,12 @@ struct RenderCommand: AsyncParsableCommand {
             if json {
                 Console.printJSON(summary)
             } else {
-                Console.printWritten([options.output.audio, options.output.timeline])
+                Console.printWritten(
+                    [
+                        options.output.audio, options.output.timeline, options.output.captions,
+                        options.output.captionChapters,
+                    ]
+                )
             }
             if let report = outcome.verification {
                 for problem in report.problems { Console.error("\(report.path): \(problem.message)") }
