@@ -6,6 +6,7 @@
 #include <libavutil/dict.h>
 #include <libavutil/error.h>
 #include <libavutil/opt.h>
+#include <libavutil/tx.h>
 
 /// AVERROR(EAGAIN) and AVERROR_EOF are macros Swift cannot import.
 static inline int cffmpeg_error_again(void) { return AVERROR(EAGAIN); }

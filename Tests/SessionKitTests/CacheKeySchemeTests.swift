@@ -52,7 +52,7 @@ struct CacheKeySchemeTests {
         #expect(CacheKeyScheme(rawValue: "text") == .text)
     }
 
-    @Test("A cache in the stretching app's layout is used as it is, loudness sidecars beside its keys")
+    @Test("A cache in the stretching app's layout is used as it is, loudness and marks sidecars beside its keys")
     func readsStretchingCache() async throws {
         let folder = try TemporaryFolder()
         let names = try await StretchingCache.fill(folder)
@@ -63,7 +63,12 @@ struct CacheKeySchemeTests {
         #expect(result.problems.isEmpty, "\(result.problemLines())")
         #expect(result.alreadyCached == texts.count && result.synthesized == 0)
         let keys = names.map { String($0.dropLast(".mp3".count)) }
-        #expect(try folder.contents() == (names + keys.map { "\($0).loudness.json" }).sorted())
+        // The clips are eSpeak NG's speech of their texts, so their words are recovered too.
+        #expect(
+            try folder.contents()
+                == (names + keys.map { "\($0).loudness.json" } + keys.map { "\($0).marks.json" }).sorted()
+        )
+        #expect(result.marks.count == texts.count)
 
         // The default scheme looks for other names, and finds none of them here.
         let other = try await ClipPreparer(identity: ClipIdentity(cacheFolder: folder.url.path), provider: nil)

@@ -126,4 +126,39 @@ enum ESpeakMarks {
         while end > first + 1, !sounds(end - 1) { end -= 1 }
         return (first, max(end, first + (bound > first ? 1 : 0)))
     }
+
+    /// Where an event at `sample` of `spoken` belongs in `clip`, the same speech spoken another
+    /// time (at its own rate), given `aligned`, where the alignment put it (within a frame, 5 ms).
+    ///
+    /// Most events are inside sound, and 5 ms is close enough. An event in silence before a sound
+    /// is not: the word starts at that sound, and a few milliseconds either way decide whether it
+    /// falls in the silence (and moves to the sound) or in the sound before the pause (and stays,
+    /// up to a pause too early); an event at a sound's very start bounds the word before it, which
+    /// must not reach into that sound. So an event with no sound in the 10 ms before it keeps its
+    /// distance to the next sound: it is placed that far before the onset after silence nearest
+    /// to where the alignment puts that sound in `clip` (within 20 ms), or left where aligned if
+    /// there is none.
+    static func carried(
+        _ sample: Int,
+        from spoken: [Int16],
+        to aligned: Int,
+        in clip: [Int16],
+        rates: (spoken: Int, clip: Int)
+    ) -> Int {
+        func sounds(_ samples: [Int16], _ index: Int) -> Bool { samples[index].magnitude >= soundLevel.magnitude }
+        func silentBefore(_ samples: [Int16], _ index: Int, rate: Int) -> Bool {
+            (max(0, index - rate / 100)..<min(index, samples.count)).allSatisfy { !sounds(samples, $0) }
+        }
+        guard sample < spoken.count, silentBefore(spoken, sample, rate: rates.spoken),
+            let onset = (sample..<min(spoken.count, sample + rates.spoken / 2)).first(where: { sounds(spoken, $0) })
+        else { return aligned }
+        let quiet = rates.clip / 100
+        let distance = (onset - sample) * rates.clip / rates.spoken
+        let expected = aligned + distance
+        let reach = 2 * quiet
+        let candidates = max(0, expected - reach)..<min(clip.count, expected + reach + 1)
+        let onsets = candidates.filter { sounds(clip, $0) && silentBefore(clip, $0, rate: rates.clip) }
+        guard let nearest = onsets.min(by: { abs($0 - expected) < abs($1 - expected) }) else { return aligned }
+        return max(0, nearest - distance)
+    }
 }

@@ -42,6 +42,72 @@ package enum EmbeddedVoice {
         )
     }
 
+    /// The marks of a clip of `text` this voice spoke before, whose marks were not kept (a cache
+    /// made before marks existed, or by the `espeak-ng` command): `nil` when the clip is not
+    /// this voice's speech of `text` (``SpeechAlignment``).
+    ///
+    /// A clip's sound does not say where eSpeak began each word, so the text is spoken again
+    /// with its events, the new speech is aligned with the clip, and each event is carried to
+    /// the clip's sample that says the same. The words are then placed on the clip's own
+    /// samples, as for a new clip (``ESpeakMarks``): a word after silence starts at its sound.
+    ///
+    /// - Parameters:
+    /// - Parameter path: the clip, decoded as a render decodes it (its channels mixed to one).
+    package static func recoveredMarks(
+        text: String,
+        voice: String,
+        speed: Double,
+        clipAt path: String
+    ) throws(AudioError) -> SpeechMarks? {
+        let (clip, rate) = try monoSamples(of: path)
+        let (samples, spokenRate, events) = try synthesize(text: text, voice: voice, speed: speed)
+        let spoken = try BandEnergies(samples: samples.map { Float($0) / 32_768 }, sampleRate: spokenRate)
+        // Compared at eSpeak's rate: a clip converted to another rate keeps its envelope, but
+        // its bands would fall on other bins.
+        var heardSamples = clip.map { Float($0) / 32_768 }
+        if rate.hertz != spokenRate {
+            let resampler = try Resampler(inputRate: rate.hertz, outputRate: spokenRate, channelCount: 1)
+            var converted: [Float] = []
+            try resampler.process(heardSamples, frames: heardSamples.count, appendingTo: &converted)
+            try resampler.flush(appendingTo: &converted)
+            heardSamples = converted
+        }
+        let heard = try BandEnergies(samples: heardSamples, sampleRate: spokenRate)
+        guard let alignment = SpeechAlignment(reference: spoken, target: heard) else { return nil }
+        let scale = Double(rate.hertz) / Double(spokenRate)
+        let carried = events.map { event in
+            var event = event
+            event.sample = ESpeakMarks.carried(
+                event.sample,
+                from: samples,
+                to: min(clip.count, Int((Double(alignment.targetSample(event.sample)) * scale).rounded())),
+                in: clip,
+                rates: (spoken: spokenRate, clip: rate.hertz)
+            )
+            return event
+        }
+        return ESpeakMarks.marks(of: text, events: carried, samples: clip).map {
+            SpeechMarks(sampleRate: rate, words: $0.words, sentences: $0.sentences)
+        }
+    }
+
+    /// The clip at `path` decoded as a render decodes it, its channels mixed to one, as 16-bit
+    /// samples (the scale ``ESpeakMarks`` judges sound on).
+    static func monoSamples(of path: String) throws(AudioError) -> (samples: [Int16], sampleRate: SampleRate) {
+        let decoder = try AudioFileDecoder(path: path)
+        let channels = decoder.channelCount.count
+        var clip: [Int16] = []
+        var block: [Float] = []
+        while case let count = try decoder.read(into: &block, maximumFrames: 65_536), count > 0 {
+            for frame in 0..<count {
+                var sum: Float = 0
+                for channel in 0..<channels { sum += block[frame * channels + channel] }
+                clip.append(Int16(max(-32_768, min(32_767, (sum / Float(channels) * 32_768).rounded()))))
+            }
+        }
+        return (clip, decoder.sampleRate)
+    }
+
     /// The words per minute eSpeak speaks at `speed`.
     package static func wordsPerMinute(speed: Double) -> Int {
         let rate = (Double(normalWordsPerMinute) * speed).rounded()

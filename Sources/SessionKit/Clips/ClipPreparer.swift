@@ -255,6 +255,7 @@ package struct ClipPreparer: Sendable {
                 toMake.append(entry)
             }
         }
+        await recoverMarks(into: &result)
         result.elapsed = clock.now - started
         progress(result)
         guard let provider, !toMake.isEmpty else { return result }
@@ -320,6 +321,35 @@ package struct ClipPreparer: Sendable {
         result.elapsed = clock.now - started
         if Task.isCancelled { throw SessionError.cancelled }
         return result
+    }
+}
+
+extension ClipPreparer {
+    /// Gives the embedded voice's cached clips that have no marks their marks back
+    /// (``ClipCache/recoveredMarks(of:measured:language:speed:)``), a clip at a time on the
+    /// blocking pool. Clips of other voices keep none: their engines' marks cannot be recovered
+    /// from the sound alone.
+    private func recoverMarks(into result: inout PreparedClips) async {
+        guard case .espeak(let language) = identity.voice else { return }
+        let missing = result.entries.compactMap { entry -> (ClipCache.Entry, AudioSourceInfo)? in
+            guard result.marks[entry.key] == nil, case .ready(let measurement)? = result.states[entry.key],
+                ClipLengthLimit(text: entry.text, speed: identity.speed, pacing: identity.pacing)
+                    .problem(measurement.frameCount, at: measurement.sampleRate) == nil
+            else { return nil }
+            return (entry, measurement)
+        }
+        let (cache, speed) = (identity.cache, identity.speed)
+        await withTaskGroup(of: (String, SpeechMarks?).self) { group in
+            for (entry, measurement) in missing {
+                group.addTask {
+                    let marks = try? await BlockingPool.currentOrShared.run { () throws(SessionError) in
+                        cache.recoveredMarks(of: entry, measured: measurement, language: language, speed: speed)
+                    }
+                    return (entry.key, marks ?? nil)
+                }
+            }
+            for await (key, marks) in group { result.marks[key] = marks }
+        }
     }
 }
 

@@ -88,4 +88,30 @@ extension ClipCache {
         else { return nil }
         return sidecar.marks
     }
+
+    /// The marks of the entry's clip, spoken before by the embedded voice in `language` at `speed`
+    /// without its marks being kept (a cache from before marks, or the `espeak-ng` command's):
+    /// recovered by speaking the text again and aligning it with the clip
+    /// (``EmbeddedVoice/recoveredMarks(text:voice:speed:clipAt:)``), and kept in the clip's
+    /// sidecar for next time. `nil` when the clip is not that speech of its text, eSpeak NG cannot
+    /// be had, or the clip changed meanwhile: its words are then unknown, never guessed.
+    func recoveredMarks(
+        of entry: Entry,
+        measured clip: AudioSourceInfo,
+        language: String,
+        speed: Double
+    ) -> SpeechMarks? {
+        guard let before = ClipFingerprint(path: entry.path),
+            let marks = try? EmbeddedVoice.recoveredMarks(
+                text: entry.text,
+                voice: language,
+                speed: speed,
+                clipAt: entry.path
+            ),
+            marks.problem(forClipOf: clip.frameCount, at: clip.sampleRate) == nil,
+            ClipFingerprint(path: entry.path) == before
+        else { return nil }
+        MarksSidecar(marks, of: before).write(to: marksPath(forKey: entry.key))
+        return marks
+    }
 }
