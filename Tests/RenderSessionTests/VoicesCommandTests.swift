@@ -190,7 +190,8 @@ struct VoicesCommandTests {
         while workers() > 0 && Date() < gone { try await Task.sleep(for: .milliseconds(50)) }
         #expect(workers() == 0)
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))
-        #expect(left.allSatisfy { $0.hasSuffix(".mp3") || $0.hasSuffix(".loudness.json") }, "\(left)")
+        let kept = [".mp3", ".loudness.json", ".marks.json"]
+        #expect(left.allSatisfy { name in kept.contains { name.hasSuffix($0) } }, "\(left)")
         for clip in left where clip.hasSuffix(".mp3") {
             #expect(try AudioFileDecoder.verifyMPEG(path: folder.path("cache/\(clip)")).frameCount > Frames(0))
         }

@@ -122,7 +122,7 @@ struct HostilePiperTests {
             """
         let (folder, installation) = try Self.engine(body)
         let result = try await Self.prepare(with: installation, in: folder, within: 60)
-        let expected = ") broke its protocol: it wrote a line longer than 65536 bytes"
+        let expected = ") broke its protocol: it wrote a line longer than 262144 bytes"
         if place == "answer" {
             let reason = try Self.reason(result)
             #expect(reason.hasPrefix("the Piper worker for fake (process ") && reason.hasSuffix(expected), "\(reason)")

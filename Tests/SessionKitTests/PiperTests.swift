@@ -114,10 +114,13 @@ struct PiperTests {
         let second = try await ClipPreparer(identity: identity, provider: Self.provider, jobs: 2).prepare(texts: texts)
         #expect(second.synthesized == 0 && second.alreadyCached == 2 && second.problems.isEmpty)
         #expect(try folder.contents() == ["cache"])
+        // Each clip with its words (Piper's phoneme timing): the second run reads them back.
+        let keys = texts.dropLast().map { identity.entry(for: $0).key }
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: folder.path("cache")).sorted()
-                == texts.dropLast().map { identity.entry(for: $0).key + ".mp3" }.sorted()
+                == (keys.map { $0 + ".mp3" } + keys.map { $0 + ".marks.json" }).sorted()
         )
+        #expect(second.marks.count == 2 && second.marks["\(keys[1])"]?.words.map(\.text) == ["Rest", "here"])
     }
 
     @Test("A worker killed mid-batch is restarted, the clip it held is made again, and nothing half-written is stored")
@@ -143,7 +146,8 @@ struct PiperTests {
         #expect(killed.withLock { $0 })
         #expect(result.synthesized == 6 && result.problems.isEmpty, "\(result.problemLines())")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path("cache")).sorted()
-        #expect(files == texts.map { identity.entry(for: $0).key + ".mp3" }.sorted(), "no temporaries left")
+        let keys = texts.map { identity.entry(for: $0).key }
+        #expect(files == (keys.map { $0 + ".mp3" } + keys.map { $0 + ".marks.json" }).sorted(), "no temporaries left")
         for text in texts {
             let measured = try AudioFileDecoder.verifyMPEG(path: identity.entry(for: text).path)
             #expect(measured.frameCount > Frames(22_050), "every clip whole")

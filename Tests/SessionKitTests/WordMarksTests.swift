@@ -24,13 +24,32 @@ struct WordMarksTests {
         "eSpeak NG: a word after silence starts within 10 ms of where the rendered file sounds; words and sentences are the script's, in order"
     )
     func eSpeakWordsAtTheirSound() async throws {
+        try await Self.wordsAtTheirSound(clips: { ClipIdentity(cacheFolder: $0) }, provider: EmbeddedSpeechProvider())
+    }
+
+    @Test(
+        "Piper: a word after silence starts within 10 ms of where the rendered file sounds; words and sentences are the script's, in order",
+        .requiresPiper
+    )
+    func piperWordsAtTheirSound() async throws {
+        try await Self.wordsAtTheirSound(
+            clips: { ClipIdentity(cacheFolder: $0, voice: PiperSupport.voice) },
+            provider: PiperSpeechProvider(installation: PiperSupport.installation!)
+        )
+    }
+
+    /// Renders ``script`` with `provider`'s voice and holds its words to the rendered file's sound.
+    static func wordsAtTheirSound(
+        clips: (String) -> ClipIdentity,
+        provider: some SpeechProvider
+    ) async throws {
         let folder = try TemporaryFolder()
         let scriptPath = folder.path("words.json")
         try Self.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
         let pipeline = SessionPipeline(
-            clips: ClipIdentity(cacheFolder: folder.path("cache")),
+            clips: clips(folder.path("cache")),
             plan: PlanSettings(seed: 1),
-            source: .provider(EmbeddedSpeechProvider()),
+            source: .provider(provider),
             output: OutputSettings(
                 audio: .path(folder.path("words.wav")),
                 timeline: .path(folder.path("words.json.timeline"))

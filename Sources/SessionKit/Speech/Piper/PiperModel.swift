@@ -14,6 +14,24 @@ package struct PiperModel: Sendable, Equatable {
     /// Its voice: `piper:NAME`.
     package var voice: Voice { .piper(model: name) }
 
+    /// Where the copy of the model with Piper's alignment output is kept (``PiperBridge``):
+    /// `$XDG_DATA_HOME/render-session/piper-aligned/NAME-BYTES-MTIME.onnx`, named by the model
+    /// file's size and modification time, so a model replaced in place gets a copy of its own.
+    /// The folder is made if missing; `nil` when it cannot be, or the model cannot be read
+    /// (its words are then unavailable, and the bridge says so).
+    package func alignedCopyPath(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: modelPath),
+            let bytes = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
+        else { return nil }
+        let folder = PiperInstallation.defaultEnvironmentFolder(environment: environment) + "-aligned"
+        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+        else { return nil }
+        let stamp = Int64((modified.timeIntervalSince1970 * 1_000_000).rounded())
+        return "\(folder)/\(name)-\(bytes)-\(stamp).onnx"
+    }
+
     /// Whether `name` can be a model's name: a plain file name (letters, digits, `_`, `-`, `.`,
     /// not starting with a dot), never a path.
     static func isModelName(_ name: String) -> Bool {

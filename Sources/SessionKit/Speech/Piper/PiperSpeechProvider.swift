@@ -41,7 +41,8 @@ public struct PiperSpeechProvider: SpeechProvider {
     }
 
     public func speak(_ request: SpeechRequest) async throws(SessionError) -> SpeechResult {
-        SpeechResult(audio: try await clip(request).mp3)
+        let (audio, mp3) = try await clip(request)
+        return SpeechResult(audio: mp3, marks: audio.marks(of: SentenceSplitter.paragraphs(of: request.text)))
     }
 
     /// Piper's speech for `request`, and the MP3 the cache stores of it (which decodes to exactly its frames).
@@ -85,11 +86,43 @@ public struct PiperSpeechProvider: SpeechProvider {
 package struct PiperAudio: Sendable, Equatable {
     package let samples: [Int16]
     package let sampleRate: SampleRate
+    /// Per sentence, each whitespace token's `[start, end)` frames, as the bridge gave them.
+    package let words: [[[Int]?]]?
+    /// Why the bridge gave no word timing.
+    package let marksUnavailable: String?
 
     /// The audio from the bridge's little-endian bytes.
-    init(littleEndianSamples bytes: Data, sampleRate: SampleRate) {
+    init(
+        littleEndianSamples bytes: Data,
+        sampleRate: SampleRate,
+        words: [[[Int]?]]? = nil,
+        marksUnavailable: String? = nil
+    ) {
         self.samples = SpeechClip.samples(littleEndian: bytes)
         self.sampleRate = sampleRate
+        self.words = words
+        self.marksUnavailable = marksUnavailable
+    }
+
+    /// The words and sentences of `paragraphs` (the request's, as ``SentenceSplitter`` parted
+    /// it) where the bridge's spans put them, placed where they are heard (``WordPlacement``);
+    /// `nil` when the bridge gave none or its spans do not match the sentences' tokens.
+    package func marks(of paragraphs: [[String]]) -> SpeechMarks? {
+        let sentences = paragraphs.flatMap { $0 }
+        guard let words, words.count == sentences.count else { return nil }
+        var spoken: [WordPlacement.Sentence] = []
+        for (sentence, spans) in zip(sentences, words) {
+            let tokens = sentence.split(whereSeparator: \.isWhitespace).map(String.init)
+            guard tokens.count == spans.count else { return nil }
+            var placed: [WordPlacement.Word] = []
+            for (token, span) in zip(tokens, spans) {
+                guard let span else { continue }
+                guard span.count == 2 else { return nil }
+                placed.append(WordPlacement.Word(text: token, start: span[0], end: span[1]))
+            }
+            spoken.append(WordPlacement.Sentence(text: sentence, words: placed))
+        }
+        return WordPlacement.marks(of: spoken, in: samples, sampleRate: sampleRate)
     }
 
     /// Its length in frames.

@@ -133,7 +133,9 @@ final class PiperWorker: Sendable {
             do {
                 let result = try await run(
                     .path(FilePath(python)),
-                    arguments: Arguments(PiperBridge.arguments(model: model, threads: threads)),
+                    arguments: Arguments(
+                        PiperBridge.arguments(model: model, threads: threads, alignedCopy: model.alignedCopyPath())
+                    ),
                     environment: .custom(
                         Dictionary(
                             uniqueKeysWithValues: PiperBridge.environment.map {
@@ -186,7 +188,14 @@ final class PiperWorker: Sendable {
                             }
                             let samples = try await reader.bytes(count: byteCount)
                             job.reply.resume(
-                                returning: .success(PiperAudio(littleEndianSamples: samples, sampleRate: rate))
+                                returning: .success(
+                                    PiperAudio(
+                                        littleEndianSamples: samples,
+                                        sampleRate: rate,
+                                        words: header.words,
+                                        marksUnavailable: header.marksUnavailable
+                                    )
+                                )
                             )
                         } else {
                             let reason = header.error ?? "the Piper worker answered neither audio nor an error"
