@@ -136,5 +136,20 @@ struct CaptionsCommandTests {
                 && wrongRender.standardError.hasPrefix("Error: --captions: cannot write captions to t.txt")
         )
         #expect(!FileManager.default.fileExists(atPath: folder.path("t.wav")), "refused before any work")
+
+        // show --words: a row per word under its item, at the timeline's frames.
+        let shown = try await renderSession(["show", folder.path("s.json"), "--words", "--width", "100"])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        let wordRows = shown.standardOutput.split(separator: "\n").filter { $0.contains(" word ") }
+        let words = items.flatMap { ($0["words"] as? [[String: Any]]) ?? [] }
+        #expect(wordRows.count == words.count && words.count >= 18, "\(shown.standardOutput)")
+        for (row, word) in zip(wordRows, words) {
+            let milliseconds = ((word["startFrame"] as! Int) * 1_000 + rate / 2) / rate
+            let clock = String(format: "0:%02d.%03d", milliseconds / 1_000, milliseconds % 1_000)
+            #expect(row.hasSuffix(" word           \(word["text"] as! String)"), "\(row)")
+            #expect(row.contains(clock), "\(row) starts at \(clock)")
+        }
+        let drawn = try await renderSession(["show", folder.path("s.json"), "--words", "-o", folder.path("s.svg")])
+        #expect(drawn.status == 64 && drawn.standardError.hasPrefix("Error: --words: only the table lists words"))
     }
 }

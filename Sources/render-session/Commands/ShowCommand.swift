@@ -30,6 +30,10 @@ struct ShowCommand: AsyncParsableCommand {
             gives the same bytes. - writes SVG to standard output; an existing file is replaced \
             unless -n is given.
 
+            With --words, each spoken item's row is followed by a row per word: its start, end \
+            and length in the output's time, kind "word" and the word (items without word \
+            timing say so).
+
             With -o OUT.html the preview page is written: the picture with a player for the \
             rendered file, a playhead that follows it, the current phase and item named; a click \
             on a sound plays from its first frame, the arrow keys step between items. The page \
@@ -87,6 +91,9 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "Put the audio inside the preview page (.html) rather than referring to it.")
     var embedAudio = false
 
+    @Flag(help: "List each spoken item's words under it in the table, with their times.")
+    var words = false
+
     @Flag(name: [.customShort("n"), .customLong("no-overwrite")], help: "Fail rather than replace an existing file.")
     var noOverwrite = false
 
@@ -116,6 +123,9 @@ struct ShowCommand: AsyncParsableCommand {
         if embedAudio, output.flatMap(Self.drawing) != .page {
             throw ValidationError("--embed-audio: only a preview page (-o OUT.html) holds audio")
         }
+        if words, output != nil {
+            throw ValidationError("--words: only the table lists words; a picture or page (-o) does not")
+        }
         if audio != nil, output == nil {
             throw ValidationError("--audio: only a picture or a page (-o) shows the audio; the table does not")
         }
@@ -123,7 +133,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (path, width) = (file, width ?? FileDescriptor.standardOutput.terminalColumns.map { max(60, $0) } ?? 100)
-        let (output, replace, embed, named) = (output, !noOverwrite, embedAudio, audio)
+        let (output, replace, embed, named, listsWords) = (output, !noOverwrite, embedAudio, audio, words)
         try await runCommand { _ in
             if let output, let drawing = Self.drawing(output) {
                 let kind: SessionDrawing.Kind =
@@ -143,7 +153,7 @@ struct ShowCommand: AsyncParsableCommand {
             }
             let text =
                 switch try SessionDrawing.document(at: path) {
-                case .timeline(let timeline): TimelineTable(timeline, width: width).text
+                case .timeline(let timeline): TimelineTable(timeline, width: width, listsWords: listsWords).text
                 case .queue(let queue): TimelineTable.queue(queue, width: width)
                 }
             Console.writeStandardOutput(Data(text.utf8))
@@ -211,11 +221,14 @@ struct TableLayout {
 struct TimelineTable {
     let timeline: Timeline
     let width: Int
+    /// Whether each spoken item's words follow its row (`--words`).
+    let listsWords: Bool
     private let layout: TableLayout
 
-    init(_ timeline: Timeline, width: Int) {
+    init(_ timeline: Timeline, width: Int, listsWords: Bool = false) {
         self.timeline = timeline
         self.width = width
+        self.listsWords = listsWords
         let late = timeline.items.contains { ($0.clip?.lateByFrames ?? .zero) > .zero }
         layout = TableLayout(width: width, hasLate: late)
     }
@@ -226,7 +239,10 @@ struct TimelineTable {
         lines.append(layout.row("#", "start", "end", "length", "lane", "kind / name", "text", "gain", "late"))
         for phase in SessionOverview(timeline).phases {
             lines.append(heading(phase))
-            for entry in phase.entries { lines.append(row(entry)) }
+            for entry in phase.entries {
+                lines.append(row(entry))
+                if listsWords, !entry.isOverlay { lines += wordRows(of: entry) }
+            }
         }
         lines.append("")
         lines += footer
@@ -280,6 +296,29 @@ struct TimelineTable {
             gain,
             late
         )
+    }
+
+    /// A row per word of the item `entry` shows, in the output's time: kind `word`, its text;
+    /// one row saying so for a spoken item without words.
+    private func wordRows(of entry: SessionOverview.Entry) -> [String] {
+        let rate = timeline.sampleRate
+        guard let clip = timeline.items.first(where: { $0.index == entry.index })?.clip else { return [] }
+        guard let words = clip.words else {
+            return [layout.row("", "", "", "", "", "word", "(no word timing)", "", "")]
+        }
+        return words.map { word in
+            layout.row(
+                "",
+                Self.time(word.startFrame, rate),
+                Self.time(word.startFrame + word.frameCount, rate),
+                Self.seconds(word.frameCount, rate),
+                "",
+                "word",
+                printable(word.text, limit: layout.textWidth),
+                "",
+                ""
+            )
+        }
     }
 
     private var footer: [String] {
