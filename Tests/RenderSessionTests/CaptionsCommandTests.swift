@@ -149,6 +149,42 @@ struct CaptionsCommandTests {
             #expect(row.hasSuffix(" word           \(word["text"] as! String)"), "\(row)")
             #expect(row.contains(clock), "\(row) starts at \(clock)")
         }
+        // batch --captions: captions beside each session's audio, kept by the manifest like its
+        // other files (one missing is made again), the same cues as the render's.
+        let scripts = folder.path("scripts")
+        try FileManager.default.createDirectory(atPath: scripts, withIntermediateDirectories: true)
+        try Self.script.write(toFile: scripts + "/words.json", atomically: true, encoding: .utf8)
+        let batch = [
+            "batch", scripts, "-o", folder.path("batch"), "--cache", folder.path("cache"), "--offline", "--captions",
+            "vtt", "--json",
+        ]
+        let batched = try await renderSession(batch)
+        #expect(batched.status == 0, "\(batched.standardError)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(batched.standardOutputBytes)) as? [String: Any]
+        )
+        let session = try #require((summary["sessions"] as? [[String: Any]])?.first)
+        #expect(session["captions"] as? String == folder.path("batch/words.wav.vtt"))
+        let batchCues = try await ChildProcess.run(
+            BrowserSupport.python,
+            ["-c", parse, folder.path("batch/words.wav.vtt")]
+        )
+        #expect(
+            (try JSONSerialization.jsonObject(with: Data(batchCues.standardOutput)) as? [[String]])?.map { $0[2] }
+                == cues.map { $0[2] },
+            "\(batchCues.standardErrorText)"
+        )
+        #expect(FileManager.default.fileExists(atPath: folder.path("batch/words.wav.chapters.vtt")))
+        try FileManager.default.removeItem(atPath: folder.path("batch/words.wav.vtt"))
+        let again = try await renderSession(batch)
+        #expect(
+            again.standardError.contains("words.wav.vtt: no such file; rendering it again"),
+            "\(again.standardError)"
+        )
+        #expect(FileManager.default.fileExists(atPath: folder.path("batch/words.wav.vtt")))
+        let wrongBatch = try await renderSession(["batch", scripts, "-o", folder.path("b2"), "--captions", "txt"])
+        #expect(wrongBatch.status == 64 && wrongBatch.standardError.contains("--captions: txt is not vtt, srt or json"))
+
         let drawn = try await renderSession(["show", folder.path("s.json"), "--words", "-o", folder.path("s.svg")])
         #expect(drawn.status == 64 && drawn.standardError.hasPrefix("Error: --words: only the table lists words"))
     }

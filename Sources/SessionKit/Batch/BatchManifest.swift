@@ -90,7 +90,7 @@ final class BatchManifest: Sendable {
             let fileName = (path as NSString).lastPathComponent
             guard let expected = recorded[fileName] else { return "the manifest records no digest of \(fileName)" }
             switch Self.stamp(path) {
-            case .failure(let problem): return "\(path): \(problem)"
+            case .failure(let problem): return "\(path): \(problem.reason)"
             case .success(let found) where found.bytes != expected.bytes:
                 return "\(path) is \(found.bytes) bytes, not the \(expected.bytes) written"
             case .success(let found) where found.sha256 != expected.sha256:

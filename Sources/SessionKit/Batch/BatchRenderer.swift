@@ -23,6 +23,9 @@ package struct BatchOptions: Sendable {
     /// Whether to write a preview page beside each session's audio and `index.html`, each
     /// session's file verified against its timeline (``BatchPreview``).
     package var writesPreviews = false
+    /// The captions each session gets beside its audio, `{id}.{ext}.vtt` (with
+    /// `{id}.{ext}.chapters.vtt`), `.srt` or `.json`; `nil` for none.
+    package var captions: CaptionFormat?
 
     package init(
         outputFolder: String,
@@ -52,6 +55,15 @@ package struct BatchSession: Sendable {
     package let seed: UInt64
     package let outputPath: String
     package let timelinePath: String
+    /// Where its captions go (``BatchOptions/captions``), if it has them.
+    package var captionsPath: String? = nil
+
+    /// Every file the session writes: the audio, the timeline, and its captions (and their chapters).
+    var outputPaths: [String] {
+        [outputPath, timelinePath]
+            + [captionsPath, captionsPath.flatMap(CaptionFormat.chaptersPath(forCaptionsAt:))]
+            .compactMap { $0 }
+    }
 }
 
 /// How late a batch session's speech starts: what the manifest records and the summary counts.
@@ -147,7 +159,8 @@ package enum BatchRenderer {
             return variants.map { variant in
                 let name = variant.map { "\(entry.script.id)-v\($0)" } ?? entry.script.id
                 let folder = options.outputFolder as NSString
-                return BatchSession(
+                let audioExtension = options.pipeline.output.resolvedFormat.fileExtension
+                var session = BatchSession(
                     name: name,
                     scriptPath: entry.path,
                     script: entry.script,
@@ -160,10 +173,13 @@ package enum BatchRenderer {
                     ),
                     // The audio file's name and .timeline.json: batches of two formats into one
                     // folder keep a timeline each, where verify looks for it.
-                    timelinePath: folder.appendingPathComponent(
-                        "\(name).\(options.pipeline.output.resolvedFormat.fileExtension).timeline.json"
-                    )
+                    timelinePath: folder.appendingPathComponent("\(name).\(audioExtension).timeline.json")
                 )
+                // Named after the audio file too: two formats' batches in one folder keep theirs.
+                session.captionsPath = options.captions.map {
+                    folder.appendingPathComponent("\(name).\(audioExtension).\($0.rawValue)")
+                }
+                return session
             }
         }
     }
@@ -290,7 +306,7 @@ package enum BatchRenderer {
         // The texts are asked once: for a kind other than guided, asking reads the sound library.
         let texts = (try? job.texts(of: session.script)) ?? session.script.allTexts
         let hash = inputsHash(session, texts: texts, pipeline: pipeline)
-        let outputs = [session.outputPath, session.timelinePath]
+        let outputs = session.outputPaths
         if !force, manifest.hash(for: session.name) == hash {
             // The files must still be the ones recorded, byte for byte: one cut short or changed is rendered again.
             if let change = manifest.change(of: session.name, outputs: outputs) {
@@ -308,7 +324,8 @@ package enum BatchRenderer {
             let timeline = try job.plan(session.script, clips: clips, seed: session.seed)
             let targets = try job.resolveOutputs(
                 audio: .path(session.outputPath),
-                timeline: .path(session.timelinePath)
+                timeline: .path(session.timelinePath),
+                captions: session.captionsPath.map { .path($0) }
             )
             let rendered = try job.render(timeline, to: targets)
             manifest.record(
@@ -335,6 +352,7 @@ package enum BatchRenderer {
         add("render-session \(SessionKitVersion.current)")
         add("script \(fileDigest(session.scriptPath))")
         add("seed \(session.seed)")
+        if let captions = session.captionsPath { add("captions \((captions as NSString).lastPathComponent)") }
         // Every setting that shapes the output, as one value: a setting added to ClipIdentity,
         // PlanSettings or EncoderSettings is part of the hash without a line here.
         var plan = pipeline.plan

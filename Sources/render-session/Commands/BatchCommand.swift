@@ -72,6 +72,20 @@ struct BatchCommand: AsyncParsableCommand {
     )
     var preview = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Also write each session's captions beside its audio: {id}.{ext}.vtt (each word timed, the phases in {id}.{ext}.chapters.vtt), .srt or .json (a Podcasting 2.0 transcript).",
+            valueName: "vtt|srt|json"
+        ),
+        transform: { text in
+            guard let format = CaptionFormat(rawValue: text) else {
+                throw ValidationError("--captions: \(printable(text, limit: 40)) is not vtt, srt or json")
+            }
+            return format
+        }
+    )
+    var captions: CaptionFormat?
+
     @Flag(help: "Render sessions whose output is up to date too.")
     var force = false
 
@@ -122,7 +136,9 @@ struct BatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (paths, folder, shard, shards, json, preview) = (paths, output, shard, shards, json, preview)
+        let (paths, folder, shard, shards, json, preview, captions) = (
+            paths, output, shard, shards, json, preview, captions
+        )
         let (pipelineOptions, seed, variants, force) = (options, seed, variants, force)
         let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         // One thread of the pool for each session rendered at once.
@@ -136,6 +152,7 @@ struct BatchCommand: AsyncParsableCommand {
                 force: force
             )
             options.writesPreviews = preview
+            options.captions = captions
             switch shard {
             case .share(let share): options.shard = share
             case .auto: options.shard = try BatchShard.fromEnvironment(count: shards)
@@ -222,6 +239,8 @@ struct BatchSummary: Encodable {
         var name: String
         var audio: String
         var timeline: String
+        /// Its captions, with `--captions`.
+        var captions: String?
         /// `rendered`, `upToDate`, `failed` or `lacksClips`.
         var result: String
         var problems: [String]?
@@ -248,6 +267,7 @@ struct BatchSummary: Encodable {
                 name: session.name,
                 audio: session.outputPath,
                 timeline: session.timelinePath,
+                captions: session.captionsPath,
                 result: result.name,
                 lateClips: result.lateness?.lateClips,
                 worstLateSeconds: result.lateness?.worstSeconds
