@@ -76,6 +76,28 @@ struct QueueCommandTests {
             let path = folder.path("queue/\(try #require(item["file"] as? String))")
             #expect(try await FFmpeg.decodedFrameCount(path) == item["sourceFrames"] as? Int64, "\(path)")
         }
+
+        // Each clip's words in its own file's frames: its marks sidecar's, within the frame or
+        // two a trip through the output's rate and back rounds away.
+        var compared = 0
+        for item in items {
+            guard let text = item["text"] as? String, let words = item["words"] as? [[String: Any]],
+                let clip = try FixtureClip.all().first(where: { $0.text == text })
+            else { continue }
+            let sidecar = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: Repository.cache.appendingPathComponent("\(clip.key).marks.json"))
+                ) as? [String: Any]
+            )
+            let own = try #require(sidecar["words"] as? [[String: Any]])
+            #expect(words.map { $0["text"] as? String } == own.map { $0["text"] as? String })
+            for (word, expected) in zip(words, own) {
+                let gap = abs((word["startFrame"] as! Int) - (expected["startFrame"] as! Int))
+                #expect(gap <= 2, "\(text): \(word) against \(expected) at \(clip.sampleRate) Hz")
+            }
+            compared += 1
+        }
+        #expect(compared >= 4, "clips at 16, 22.05, 24 and 44.1 kHz have their words")
     }
 
     @Test(

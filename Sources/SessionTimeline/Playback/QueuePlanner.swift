@@ -89,6 +89,16 @@ package enum QueuePlanner {
             case (.rendered(let suffix), _):
                 queued.file = "\(number)-\(label).\(suffix)"
             }
+            queued.words = queued.ownTime(
+                of: item.clip?.words,
+                itemStart: item.startFrame,
+                outputRate: timeline.sampleRate
+            )
+            queued.sentences = queued.ownTime(
+                of: item.clip?.sentences,
+                itemStart: item.startFrame,
+                outputRate: timeline.sampleRate
+            )
             clock.advance(by: queued.sourceFrames, at: queued.sourceSampleRate)
             items.append(queued)
         }

@@ -93,6 +93,30 @@ package struct QueueItem: Sendable, Equatable {
     package var timelineEndFrame: Frames
     /// Where the item's audio comes from.
     package var origin: Origin
+    /// Its words and sentences in its own file's frames (``sourceFrames`` at
+    /// ``sourceSampleRate``), from the timeline's; `nil` where the timeline has none.
+    package var words: [SpeechMark]?
+    package var sentences: [SpeechMark]?
+
+    /// `marks`, in the output's frames at `outputRate` from an item that starts at `itemStart`,
+    /// in this item's own frames: each start rounded up (never before the word's first frame),
+    /// each end rounded up, and none past its file's end.
+    func ownTime(of marks: [SpeechMark]?, itemStart: Frames, outputRate: SampleRate) -> [SpeechMark]? {
+        marks.map { marks in
+            let (source, output) = (Int64(sourceSampleRate.hertz), Int64(outputRate.hertz))
+            func own(_ frame: Frames) -> Int64 {
+                min(sourceFrames.count, (max(0, (frame - itemStart).count) * source + output - 1) / output)
+            }
+            return marks.map { mark in
+                let start = own(mark.startFrame)
+                return SpeechMark(
+                    text: mark.text,
+                    startFrame: Frames(start),
+                    frameCount: Frames(own(mark.startFrame + mark.frameCount) - start)
+                )
+            }
+        }
+    }
 
     /// Where an item's file comes from.
     package enum Origin: Sendable, Equatable {
@@ -190,7 +214,7 @@ extension SessionQueue: Encodable {
 
     private enum ItemKeys: String, CodingKey {
         case index, timelineIndex, file, kind, startSeconds, durationSeconds, sourceFrames, sourceSampleRate
-        case phase, text, name, gain
+        case phase, text, name, gain, words, sentences
     }
 
     private enum OverlayKeys: String, CodingKey {
@@ -231,6 +255,8 @@ extension SessionQueue: Encodable {
             try itemContainer.encodeIfPresent(item.text, forKey: .text)
             try itemContainer.encodeIfPresent(item.name, forKey: .name)
             try itemContainer.encode(item.gain, forKey: .gain)
+            try itemContainer.encodeIfPresent(item.words, forKey: .words)
+            try itemContainer.encodeIfPresent(item.sentences, forKey: .sentences)
         }
         var overlaysContainer = container.nestedUnkeyedContainer(forKey: .overlays)
         for overlay in overlays {
