@@ -16,10 +16,14 @@ file:// in headless Chromium through WebDriver and checks that
   arrow-keys         ArrowRight / ArrowLeft step between items,
   playback           playing across an item boundary updates the current item
                      label and moves the playhead,
+  words              (with --words N) the transcript has N words; Chromium's own
+                     WebVTT parser read the captions track the page carries in a
+                     data: URL; clicking a word seeks to its first frame and marks
+                     it spoken; playing into a cue fires cuechange with its text,
   screenshot         a screenshot of the timeline is not blank.
 
 Usage:
-  preview-page.py PAGE.html --items N [--click-index K] [--screenshot OUT.png]
+  preview-page.py PAGE.html --items N [--click-index K] [--words N] [--screenshot OUT.png]
 
 Prints {"checks": [{"name", "ok", "detail"}, ...]} as JSON on stdout and exits
 0 if every check passed, 1 if any failed, 2 on an unexpected error (after
@@ -47,7 +51,7 @@ import zlib
 
 EXIT_SKIP = 77
 CHECK_ORDER = ["loads", "no-console-errors", "no-network", "item-count",
-               "click-seeks", "arrow-keys", "playback", "screenshot"]
+               "click-seeks", "arrow-keys", "playback", "words", "screenshot"]
 SEEK_TOLERANCE = 0.001  # seconds
 PLAYBACK_LEAD = 0.4  # seconds before the boundary playback starts from
 PLAYBACK_TIMEOUT = 10.0
@@ -524,6 +528,61 @@ def check_playback(driver, model):
     return ok, detail
 
 
+WORDS_JS = """
+const track = document.getElementById("captions");
+const words = Array.from(document.querySelectorAll("#transcript .word"), (w) => ({
+  text: w.textContent, start: Number(w.dataset.startFrame), end: Number(w.dataset.endFrame)}));
+const cues = track && track.track.cues ? Array.from(track.track.cues, (c) => ({
+  start: c.startTime, end: c.endTime, text: c.getCueAsHTML().textContent})) : [];
+return {trackState: track ? track.readyState : null, mode: track ? track.track.mode : null, words, cues};
+"""
+
+
+def check_words(driver, model, expected):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    rate = model["sampleRate"]
+    ok_loaded, data = wait_for(lambda: (lambda d: d if d["trackState"] == 2 else None)(
+        driver.execute_script(WORDS_JS)), 5)
+    data = data or driver.execute_script(WORDS_JS)
+    words, cues = data["words"], data["cues"]
+    if len(words) != expected or not ok_loaded or not cues:
+        return False, "%d words (expected %d); captions track readyState %s, %d cues" % (
+            len(words), expected, data["trackState"], len(cues))
+    # Every cue starts at a word's first frame (rounded up to the millisecond).
+    starts = [word["start"] / rate for word in words]
+    loose = [cue for cue in cues if not any(0 <= cue["start"] - s < 0.001 for s in starts)]
+    if loose:
+        return False, "cue at %.3f s starts at no word" % loose[0]["start"]
+
+    # A click on a word (the third) seeks to its first frame and marks it spoken.
+    target = words[min(2, len(words) - 1)]
+    set_time(driver, 0)
+    element = driver.find_elements(By.CSS_SELECTOR, "#transcript .word")[min(2, len(words) - 1)]
+    ActionChains(driver).move_to_element(element).click().perform()
+    ok_seek, actual = wait_for_time(driver, target["start"] / rate)
+    spoken = driver.execute_script(
+        "const w = document.querySelector('#transcript .word.spoken'); return w ? w.textContent : null;")
+    if not ok_seek or spoken != target["text"]:
+        return False, "clicked %r: currentTime %.6f s, expected %.6f s; marked spoken: %r" % (
+            target["text"], actual, target["start"] / rate, spoken)
+
+    # Playing into the second cue: the browser's cuechange shows its text.
+    cue = cues[1] if len(cues) > 1 else cues[0]
+    set_time(driver, max(0, cue["start"] - 0.3))
+    before = driver.execute_script("return Number(document.getElementById('caption').dataset.changes || 0);")
+    play_result = driver.execute_async_script(PLAY_JS)
+    reached, shown = wait_for(lambda: (lambda t: t if t == cue["text"] else None)(
+        driver.execute_script("return document.getElementById('caption').textContent;")), PLAYBACK_TIMEOUT)
+    after = driver.execute_script("return Number(document.getElementById('caption').dataset.changes || 0);")
+    driver.execute_script("document.getElementById('player').pause();")
+    ok = reached and after > before and play_result == "playing"
+    return ok, "%d words, %d cues; click on %r seeks to %.3f s; %s from %.3f s: caption %r after %d cuechange(s)" % (
+        len(words), len(cues), target["text"], actual, play_result, cue["start"] - 0.3,
+        shown, after - before)
+
+
 def check_screenshot(driver, out_path):
     from selenium.common.exceptions import NoSuchElementException
     from selenium.webdriver.common.by import By
@@ -630,6 +689,7 @@ def parse_arguments():
     parser.add_argument("--items", type=int, required=True,
                         help="expected number of g.item elements (data-index plus data-overlay)")
     parser.add_argument("--click-index", type=int, default=3, help="data-index of the item to click")
+    parser.add_argument("--words", type=int, help="expected number of words in the transcript")
     parser.add_argument("--screenshot", help="where to save the PNG screenshot of svg#session")
     return parser.parse_args()
 
@@ -652,6 +712,8 @@ def run_checks(driver, arguments, report):
             report.run("click-seeks", check_click_seeks, driver, model, arguments.click_index)
             report.run("arrow-keys", check_arrow_keys, driver, model, arguments.click_index)
             report.run("playback", check_playback, driver, model)
+            if arguments.words is not None:
+                report.run("words", check_words, driver, model, arguments.words)
         report.run("screenshot", check_screenshot, driver, arguments.screenshot)
     finally:
         # The logs cover the whole session, including playback.

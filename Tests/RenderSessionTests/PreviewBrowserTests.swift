@@ -16,7 +16,7 @@ struct PreviewBrowserTests {
     }
 
     @Test(
-        "Loads offline with no console error and no request; one element per item; a click seeks to the frame; arrows step; playing moves the playhead and the current item; the screenshot is not blank"
+        "Loads offline with no console error and no request; one element per item; a click seeks to the frame; arrows step; playing moves the playhead and the current item; Chromium reads the captions it carries, a word click seeks to it, cuechange fires; the screenshot is not blank"
     )
     func page() async throws {
         let folder = try TemporaryFolder()
@@ -38,6 +38,7 @@ struct PreviewBrowserTests {
             "preview-page.py",
             [
                 page, "--items", "\(timeline.items.count + timeline.overlays.count)", "--click-index", "3",
+                "--words", "\(timeline.items.reduce(0) { $0 + ($1.clip?.words?.count ?? 0) })",
                 "--screenshot", folder.path("shot.png"),
             ]
         )
@@ -46,7 +47,7 @@ struct PreviewBrowserTests {
         let checks = try JSONDecoder().decode(Report.self, from: printed).checks
         let expected = [
             "loads", "no-console-errors", "no-network", "item-count", "click-seeks", "arrow-keys", "playback",
-            "screenshot",
+            "words", "screenshot",
         ]
         #expect(checks.map(\.name) == expected)
         for check in checks { #expect(check.ok, "\(check.name): \(check.detail)") }

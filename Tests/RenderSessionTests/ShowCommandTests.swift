@@ -307,7 +307,13 @@ struct ShowPictureTests {
         let written = try await renderSession(["show", audio, "-o", folder.path("pages/p.html")])
         #expect(written.status == 0 && written.standardOutput == folder.path("pages/p.html") + "\n")
         let page = try String(contentsOfFile: folder.path("pages/p.html"), encoding: .utf8)
-        #expect(page.contains("<audio id=\"player\" controls preload=\"auto\" src=\"../s.wav\"></audio>"))
+        // The captions the page carries (the fixture clips have words): a track in a data: URL.
+        #expect(
+            page.contains(
+                "<audio id=\"player\" controls preload=\"auto\" src=\"../s.wav\"><track id=\"captions\" kind=\"captions\" label=\"Words\" srclang=\"en\" default src=\"data:text/vtt;base64,"
+            )
+        )
+        #expect(page.contains("<div id=\"transcript\">") && page.contains("<span class=\"word\" data-start-frame=\""))
         #expect(page.contains("<polygon class=\"waveform\""))
 
         let embedded = try await renderSession(["show", audio, "-o", folder.path("e.html"), "--embed-audio"])

@@ -80,13 +80,15 @@ package enum PreviewPage {
             <p class="facts">\(SessionPicture.escaped(facts.joined(separator: " · ")))</p>
             </header>
             <div class="transport">
-            <audio id="player" controls preload="auto" src="\(SessionPicture.escaped(audioSource))"></audio>
+            <audio id="player" controls preload="auto" src="\(SessionPicture.escaped(audioSource))">\(captionTrack(timeline))</audio>
             <p class="now"><span id="clock">0:00.000</span> <span id="current-phase"></span> \
             <span id="current-item"></span></p>
             </div>
+            <p id="caption" aria-live="off"></p>
             <div class="picture">
             \(SessionPicture.svg(scene, playhead: true))</div>
-            <p class="help">Click a sound to play from its first frame; \
+            \(transcript(timeline))
+            <p class="help">Click a sound or a word to play from its first frame; \
             <kbd>←</kbd> and <kbd>→</kbd> step to the previous and next item; space plays and pauses.</p>
             <script>
             \(script)
@@ -95,6 +97,53 @@ package enum PreviewPage {
             </html>
 
             """
+    }
+
+    /// The captions as a WebVTT track (``Captions/webVTT(_:)``, each word timed) in a `data:`
+    /// URL, read by the browser's own WebVTT parser: a `<track src="x.vtt">` beside the page would
+    /// be refused from a `file://` URL (each file is an origin of its own), so the page carries
+    /// its cues; empty when no item has words.
+    static func captionTrack(_ timeline: Timeline) -> String {
+        guard !Captions.cues(of: timeline).isEmpty else { return "" }
+        let vtt = Data(Captions.webVTT(timeline).utf8).base64EncodedString()
+        return "<track id=\"captions\" kind=\"captions\" label=\"Words\" srclang=\"en\" default "
+            + "src=\"data:text/vtt;base64,\(vtt)\">"
+    }
+
+    /// The words of every spoken item, sentence by sentence, each word a `span` with its frames
+    /// (`data-start-frame`, `data-end-frame`): the page marks the sentence and the word being
+    /// spoken, and a click on a word plays from it. Empty when no item has words.
+    static func transcript(_ timeline: Timeline) -> String {
+        var paragraphs: [String] = []
+        for item in timeline.items {
+            guard let clip = item.clip, let words = clip.words, !words.isEmpty else { continue }
+            let sentences = clip.sentences ?? []
+            // Each sentence with its words; words outside every sentence make one of their own.
+            var groups: [(start: Frames, end: Frames, words: [SpeechMark])] = sentences.map {
+                ($0.startFrame, $0.startFrame + $0.frameCount, [])
+            }
+            if groups.isEmpty {
+                groups = [
+                    (words[0].startFrame, words[words.count - 1].startFrame + words[words.count - 1].frameCount, [])
+                ]
+            }
+            for word in words {
+                let index = groups.lastIndex { $0.start <= word.startFrame } ?? 0
+                groups[index].words.append(word)
+            }
+            let spans = groups.filter { !$0.words.isEmpty }.map { group in
+                let inner = group.words.map { word in
+                    "<span class=\"word\" data-start-frame=\"\(word.startFrame.count)\" "
+                        + "data-end-frame=\"\((word.startFrame + word.frameCount).count)\">"
+                        + "\(SessionPicture.escaped(printable(word.text, limit: 100)))</span>"
+                }
+                return "<span class=\"sentence\" data-start-frame=\"\(group.start.count)\" "
+                    + "data-end-frame=\"\(group.end.count)\">\(inner.joined(separator: " "))</span>"
+            }
+            paragraphs.append("<p data-index=\"\(item.index)\">\(spans.joined(separator: " "))</p>")
+        }
+        guard !paragraphs.isEmpty else { return "" }
+        return "<div id=\"transcript\">\n" + paragraphs.joined(separator: "\n") + "\n</div>"
     }
 
     /// `audioPath`'s bytes as a `data:` URI of its format's media type.
@@ -155,6 +204,12 @@ package enum PreviewPage {
         g.item:hover rect { stroke: #222; stroke-width: 1; }
         g.item.current rect { stroke: #d0021b; stroke-width: 2; }
         kbd { border: 1px solid #bbb; border-radius: 3px; padding: 0 4px; font-size: 12px; }
+        #caption { min-height: 1.4em; margin: 4px 0; font-style: italic; }
+        #transcript { max-width: 60em; line-height: 1.6; }
+        #transcript .word { cursor: pointer; border-radius: 3px; }
+        #transcript .word:hover { background: #e4e8ee; }
+        #transcript .sentence.current { background: #fff4c2; }
+        #transcript .word.spoken { background: #ffd24d; }
         """
 
     /// The player's glue: the playhead and labels follow the player frame by frame while it plays;
@@ -185,6 +240,31 @@ package enum PreviewPage {
             end: Number(element.dataset.endFrame),
           }));
           let shown = null;
+          const transcript = document.getElementById("transcript");
+          const spans = (selector) => transcript ? Array.from(transcript.querySelectorAll(selector), (element) => ({
+            element,
+            start: Number(element.dataset.startFrame),
+            end: Number(element.dataset.endFrame),
+          })) : [];
+          const words = spans(".word");
+          const sentences = spans(".sentence");
+          let spokenWord = null;
+          let currentSentence = null;
+          // The one of `list` (in time order) whose frames hold `frame`.
+          function holding(list, frame) {
+            let found = null;
+            for (const entry of list) {
+              if (entry.start > frame) break;
+              if (frame < entry.end) found = entry;
+            }
+            return found;
+          }
+          function mark(previous, next, name) {
+            if (previous === next) return next;
+            if (previous) previous.element.classList.remove(name);
+            if (next) next.element.classList.add(name);
+            return next;
+          }
 
           // The frame the player is at: seconds back to frames, as they were made (start / rate).
           function frameNow() {
@@ -207,6 +287,8 @@ package enum PreviewPage {
               if (item.start > frame) break;
               current = item;
             }
+            spokenWord = mark(spokenWord, holding(words, frame), "spoken");
+            currentSentence = mark(currentSentence, holding(sentences, frame), "current");
             const phase = phases.find((p) => p.start <= frame && frame < p.end) || phases[phases.length - 1];
             phaseLabel.textContent = phase && phase.name ? phase.name : "";
             if (current !== shown) {
@@ -250,6 +332,20 @@ package enum PreviewPage {
             }
             event.preventDefault();
           });
+          for (const word of words) {
+            word.element.addEventListener("click", () => seek(word.start));
+          }
+          // The browser's own text track: its cues as the player reaches them (cuechange).
+          const caption = document.getElementById("caption");
+          const track = document.getElementById("captions");
+          if (track) {
+            track.track.mode = "hidden";
+            track.track.addEventListener("cuechange", () => {
+              const cues = Array.from(track.track.activeCues || []);
+              caption.textContent = cues.map((cue) => cue.getCueAsHTML().textContent).join(" ");
+              caption.dataset.changes = String(Number(caption.dataset.changes || "0") + 1);
+            });
+          }
           player.addEventListener("play", () => requestAnimationFrame(follow));
           for (const name of ["seeked", "timeupdate", "pause", "ended", "loadedmetadata"]) {
             player.addEventListener(name, update);
