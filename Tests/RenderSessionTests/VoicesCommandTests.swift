@@ -66,6 +66,36 @@ struct VoicesCommandTests {
         #expect(voices.filter { $0["provider"] as? String == "espeak" }.count > 100)
     }
 
+    @Test(
+        "Piper without its word timing (no folder for the model's aligned copy) still speaks, and says so in one line",
+        .requiresPiper
+    )
+    func piperWithoutWords() async throws {
+        let folder = try TemporaryFolder()
+        try Data().write(to: URL(fileURLWithPath: folder.path("not-a-folder")))
+        var environment = ProcessInfo.processInfo.environment
+        // The engine as installed, its data folder a file: no aligned copy can be kept.
+        environment["RENDER_SESSION_PIPER_PYTHON"] = PiperSupport.installation!.python
+        environment["XDG_DATA_HOME"] = folder.path("not-a-folder")
+        let result = try await renderSession(
+            [
+                "prepare", "Fixtures/scripts/edge-cases.json", "--voice", PiperSupport.voice.id, "--cache",
+                folder.path("cache"),
+            ],
+            environment: environment
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardError.split(separator: "\n").filter { $0.contains("word timing") }
+        #expect(
+            lines == [
+                "warning: Piper voice piper:en_US-joe-medium gives no word timing: there is no folder to keep the model's aligned copy in"
+            ],
+            "\(result.standardError)"
+        )
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))
+        #expect(files.contains { $0.hasSuffix(".mp3") } && !files.contains { $0.hasSuffix(".marks.json") })
+    }
+
     @Test("voices lists the installed Piper voice as available, with its model file and rate", .requiresPiper)
     func installedPiper() async throws {
         let result = try await renderSession(["voices"])

@@ -265,7 +265,10 @@ package struct ClipPreparer: Sendable {
         try await provider.prepareVoice(identity.voice, concurrency: min(jobs, toMake.count))
         AtomicFile.removeStaleTemporaries(in: cache.directory)
         let (identity, corruptKeys) = (identity, corrupt)
-        await withTaskGroup(of: (ClipCache.Entry, Result<(AudioSourceInfo, SpeechMarks?), SessionError>).self) {
+        // Why a voice gave no words, each said once for the whole run.
+        var saidUnavailable = Set<String>()
+        await withTaskGroup(of: (ClipCache.Entry, Result<(AudioSourceInfo, SpeechMarks?, String?), SessionError>).self)
+        {
             group in
             var pending = toMake.makeIterator()
             func startNext() {
@@ -294,7 +297,9 @@ package struct ClipPreparer: Sendable {
                             marks: spoken.marks
                         )
                         // Read back from the sidecar: the clip kept may be another process's.
-                        return (entry, .success((stored, cache.marks(of: entry, measured: stored))))
+                        return (
+                            entry, .success((stored, cache.marks(of: entry, measured: stored), spoken.marksUnavailable))
+                        )
                     } catch {
                         return (entry, .failure(error))
                     }
@@ -303,10 +308,11 @@ package struct ClipPreparer: Sendable {
             for _ in 0..<jobs { startNext() }
             while let (entry, outcome) = await group.next() {
                 switch outcome {
-                case .success(let (measurement, marks)):
+                case .success(let (measurement, marks, unavailable)):
                     result.states[entry.key] = .ready(measurement)
                     result.marks[entry.key] = marks
                     result.synthesized += 1
+                    if marks == nil, let unavailable, saidUnavailable.insert(unavailable).inserted { warn(unavailable) }
                 case .failure(let error) where error.code == .cancelled:
                     break
                 case .failure(let error):

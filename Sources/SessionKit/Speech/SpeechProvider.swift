@@ -67,6 +67,9 @@ public struct SpeechResult: Sendable, Equatable {
     /// Each word and sentence of the text at its frames in the decoded audio; `nil` when the
     /// engine gives none (a server), never invented.
     public var marks: SpeechMarks?
+    /// Why an engine that can time words gave none for this clip (Piper without the `onnx`
+    /// package, a sentence whose words could not be matched): said once, never guessed around.
+    package var marksUnavailable: String?
 
     public init(audio: Data, marks: SpeechMarks? = nil) {
         self.audio = audio

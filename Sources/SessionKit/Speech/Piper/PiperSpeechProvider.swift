@@ -42,7 +42,13 @@ public struct PiperSpeechProvider: SpeechProvider {
 
     public func speak(_ request: SpeechRequest) async throws(SessionError) -> SpeechResult {
         let (audio, mp3) = try await clip(request)
-        return SpeechResult(audio: mp3, marks: audio.marks(of: SentenceSplitter.paragraphs(of: request.text)))
+        var result = SpeechResult(audio: mp3, marks: audio.marks(of: SentenceSplitter.paragraphs(of: request.text)))
+        if result.marks == nil {
+            result.marksUnavailable =
+                "Piper voice \(request.voice.id) gives no word timing: "
+                + (audio.marksUnavailable ?? "its word spans do not fit the sentences spoken")
+        }
+        return result
     }
 
     /// Piper's speech for `request`, and the MP3 the cache stores of it (which decodes to exactly its frames).
