@@ -118,6 +118,8 @@ struct CaptionsTests {
         )
         #expect(Captions.itemsWithoutWords(in: bare).map(\.index) == [1])
         #expect(Captions.webVTT(bare) == "WEBVTT\n")
+        #expect(Captions.leftOut(of: bare)?.hasPrefix("1 of 1 spoken items have no word timing (") == true)
+        #expect(Captions.leftOut(of: timeline) == nil)
     }
 
     @Test("The JSON transcript has a segment per word, in seconds; formats come from the file's extension")

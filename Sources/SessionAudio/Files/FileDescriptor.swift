@@ -314,7 +314,8 @@ package enum BoundedReadError: Error {
     case failed(SystemError)
 }
 
-/// What stopped ``FileDescriptor/forEachBlock(size:_:)``: reading, or what was done with a block.
+/// What stopped a read handing its pieces over (``FileDescriptor/forEachBlock(size:_:)``'s blocks,
+/// a kept span's packets): reading, or what was done with a piece.
 package enum BlockReadError<Failure: Error>: Error {
     /// A read failed.
     case reading(SystemError)

@@ -282,11 +282,8 @@ struct RenderJob: Sendable {
             captions: targets.captions
         ) { written in observer.rendering(written, total, timeline.sampleRate) }
         if let line = SessionPipeline.squashWarning(rendered.loudness) { observer.warning(line) }
-        if targets.captions != nil, case let unmarked = Captions.itemsWithoutWords(in: rendered), !unmarked.isEmpty {
-            observer.warning(
-                "captions: \(unmarked.count) of \(rendered.items.filter { $0.clip != nil }.count) spoken items have no word "
-                    + "timing (clips made before word marks, or by a voice that gives none) and are left out"
-            )
+        if targets.captions != nil, let leftOut = Captions.leftOut(of: rendered) {
+            observer.warning("captions: \(leftOut)")
         }
         return rendered
     }

@@ -50,6 +50,16 @@ package enum Captions {
         timeline.items.filter { $0.clip != nil && ($0.clip?.words?.isEmpty ?? true) }
     }
 
+    /// What captions of `timeline` leave out, as a warning's words: `2 of 5 spoken items have no
+    /// word timing (…) and are left out`; `nil` when every spoken item has its words.
+    package static func leftOut(of timeline: Timeline) -> String? {
+        let unmarked = itemsWithoutWords(in: timeline).count
+        guard unmarked > 0 else { return nil }
+        let spoken = timeline.items.filter { $0.clip != nil }.count
+        return "\(unmarked) of \(spoken) spoken items have no word timing (clips whose voice gave none, "
+            + "or that are not their text's speech) and are left out"
+    }
+
     /// The cues of `timeline`'s speech, in order.
     package static func cues(of timeline: Timeline) -> [CaptionCue] {
         var cues: [CaptionCue] = []

@@ -68,13 +68,7 @@ struct CaptionsCommand: AsyncParsableCommand {
         let (path, output, format) = (file, output, format)
         try await runCommand { _ in
             let timeline = try CaptionsFile.timeline(at: path)
-            let unmarked = Captions.itemsWithoutWords(in: timeline).count
-            if unmarked > 0 {
-                let spoken = timeline.items.filter { $0.clip != nil }.count
-                Console.warning(
-                    "\(path): \(unmarked) of \(spoken) spoken items have no word timing (clips made before word marks, or by a voice that gives none) and are left out"
-                )
-            }
+            if let leftOut = Captions.leftOut(of: timeline) { Console.warning("\(path): \(leftOut)") }
             if output == "-" {
                 Console.writeStandardOutput((format ?? .webVTT).data(of: timeline))
             } else {

@@ -300,7 +300,10 @@ final class SilenceSplicer<Encoder: SpanEncoder> {
     private func feedZeros(_ count: Int64) {
         guard var span = openSpan, count > 0 else { return }
         if case .encoded(let encoding) = span.source { workers.encodeZeros(count, in: encoding) }
-        // Zeros are hashed as their count, marked apart from samples by the byte count's sign.
+        // A run of zeros goes into the digest as one number, its frame count negated, rather than
+        // sample by sample. Its 8 bytes end in 0xFFFFFFFF, which as a 32-bit float is a NaN, and
+        // no sample of the mix is one (it is finite): so no run of samples hashes like a run of
+        // zeros, and a span whose silence inside is longer or shorter differs.
         span.digest?.combine(-count)
         span.fed += count
         openSpan = span

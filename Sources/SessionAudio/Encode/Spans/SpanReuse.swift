@@ -22,8 +22,10 @@ package final class SpanReuse {
         var fed: Int64
         /// The hash of those frames (``SilenceSplicer`` feeds it).
         var digest: Int
-        /// Where the span's packets start in the archive, and how many there are.
+        /// Where the span's packets start in the archive, how many bytes they take (with their
+        /// lengths), and how many there are.
         var offset: Int64
+        var byteCount: Int64
         var packetCount: Int64
     }
 
@@ -112,10 +114,12 @@ package final class SpanReuse {
 
     /// Ends the record of the span starting at packet `firstPacket`, whose packets were kept.
     func endSpan(at firstPacket: Int64, fed: Int64, digest: Int, packetCount: Int64) {
+        let offset = openRecordOffset ?? archiveSize
         current[firstPacket] = Record(
             fed: fed,
             digest: digest,
-            offset: openRecordOffset ?? archiveSize,
+            offset: offset,
+            byteCount: archiveSize - offset,
             packetCount: packetCount
         )
         openRecordOffset = nil
@@ -127,23 +131,38 @@ package final class SpanReuse {
         _ record: Record,
         at firstPacket: Int64,
         _ body: (ArraySlice<UInt8>) throws(Failure) -> Void
-    ) throws(SpanCopyError<Failure>) {
-        var offset = record.offset
+    ) throws(BlockReadError<Failure>) {
+        // The record's bytes are read 64 KiB at a time (a span of speech is a few dozen packets
+        // of a few hundred bytes), and its packets handed over from what was read.
+        var (position, end) = (record.offset, record.offset + record.byteCount)
+        var (pending, start) = ([UInt8](), 0)
+        func need(_ count: Int) throws(SystemError) {
+            while pending.count - start < count {
+                let piece = Int(min(Int64(max(1 << 16, count)), end - position))
+                guard piece > 0 else { throw .ioError }
+                try archive.read(into: &readBuffer, count: piece, at: position)
+                pending.removeFirst(start)
+                start = 0
+                pending += readBuffer[..<piece]
+                position += Int64(piece)
+            }
+        }
         for _ in 0..<record.packetCount {
             let length: Int
             do {
-                try archive.read(into: &readBuffer, count: 4, at: offset)
-                length = readBuffer[0..<4].reversed().reduce(0) { $0 << 8 | Int($1) }
-                try archive.read(into: &readBuffer, count: length, at: offset + 4)
+                try need(4)
+                length = pending[start..<start + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+                start += 4
+                try need(length)
             } catch {
                 throw .reading(error)
             }
             do {
-                try body(readBuffer[..<length])
+                try body(pending[start..<start + length])
             } catch {
                 throw .handling(error)
             }
-            offset += 4 + Int64(length)
+            start += length
         }
         current[firstPacket] = record
         reusedSpanCount += 1
@@ -156,10 +175,4 @@ package final class SpanReuse {
         current = [:]
         changedFrames = []
     }
-}
-
-/// Why copying a kept span failed: reading the archive, or what was done with a packet.
-enum SpanCopyError<Failure: Error>: Error {
-    case reading(SystemError)
-    case handling(Failure)
 }
