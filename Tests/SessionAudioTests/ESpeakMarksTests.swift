@@ -14,6 +14,27 @@ struct ESpeakMarksTests {
         ESpeakTextEvent(kind: .word, textPosition: position, length: length, sample: sample)
     }
 
+    @Test("An onset after silence: the nearest sound after 10 ms under −50 dBFS; the clip's start counts as silence")
+    func onsetsAfterSilence() {
+        // Sound from 5 (the clip's start is silence before it), a click at 295 after 95 quiet
+        // samples (not enough), sound again at 600 after 200, a sample at −51 dBFS at 900 (silence).
+        var samples = [Int16](repeating: 0, count: 1_200)
+        for index in 5..<200 { samples[index] = 2_000 }
+        samples[295] = 2_000
+        for index in 600..<800 { samples[index] = -2_000 }
+        samples[900] = HeardSound.level - 1
+        samples[1_000] = HeardSound.level
+        func nearest(_ target: Int, _ range: Range<Int>) -> Int? {
+            HeardSound.nearestOnsetAfterSilence(to: target, in: range, of: samples, quiet: 100)
+        }
+        #expect(nearest(0, 0..<100) == 5)
+        #expect(nearest(295, 250..<350) == nil, "95 samples of silence are not 100")
+        #expect(nearest(350, -50..<2_000) == 600, "the range is clamped to the samples")
+        #expect(nearest(1_100, 0..<1_200) == 1_000, "a sample below −50 dBFS is silence; one at it is sound")
+        #expect(nearest(800, 0..<1_200) == 600, "of two at the same distance, the earlier")
+        #expect(nearest(700, 601..<700) == nil, "inside sound there is no onset")
+    }
+
     @Test("Words are the script's, punctuation trimmed, each from its first sound to its last")
     func plain() throws {
         let text = "Notice, \"the\" breath."

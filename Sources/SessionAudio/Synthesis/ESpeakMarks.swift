@@ -9,16 +9,12 @@ internal import SessionTimeline
 /// ends at. The event's sample is where eSpeak begins the word's phonemes, which is not always
 /// where it is heard: a word after a pause (or at the very start) begins with silence up to a
 /// plosive's burst, and a word before a pause ends in it. So a word whose event falls in
-/// silence starts at its first sample at ``soundLevel`` or louder, and every word ends after its
+/// silence starts at its first sample of sound (``HeardSound/level`` or louder), and every word ends after its
 /// last such sample before the next event: in a pause, the listener hears no word. A sentence
 /// runs from its first word's start to its last word's end. Words keep the script's text (its
 /// characters between white space, without the punctuation around them), matched to eSpeak's
 /// events as ``token(at:in:after:)`` says.
 enum ESpeakMarks {
-    /// The level at which sound counts as heard, of full scale: −40 dBFS, the level `verify`
-    /// takes a clip's onset at (``VerificationRules/onsetLevel`` in SessionKit).
-    static let soundLevel: Int16 = 328
-
     /// The words and sentences of `text` as eSpeak spoke them in `samples`, given its `events`;
     /// `nil` when an event points outside the samples or before the one before it (marks that do
     /// not fit are never kept).
@@ -115,7 +111,7 @@ enum ESpeakMarks {
     /// The samples of `samples` from `start` up to `bound` a listener hears as the word: from its
     /// first sound if it starts in silence, to just after its last sound.
     static func heard(from start: Int, before bound: Int, in samples: [Int16]) -> (start: Int, end: Int) {
-        func sounds(_ index: Int) -> Bool { samples[index].magnitude >= soundLevel.magnitude }
+        func sounds(_ index: Int) -> Bool { HeardSound.sounds(samples, index) }
         var first = start
         if start < bound, !sounds(start) {
             while first < bound, !sounds(first) { first += 1 }
@@ -145,20 +141,26 @@ enum ESpeakMarks {
         in clip: [Int16],
         rates: (spoken: Int, clip: Int)
     ) -> Int {
-        func sounds(_ samples: [Int16], _ index: Int) -> Bool { samples[index].magnitude >= soundLevel.magnitude }
-        func silentBefore(_ samples: [Int16], _ index: Int, rate: Int) -> Bool {
-            (max(0, index - rate / 100)..<min(index, samples.count)).allSatisfy { !sounds(samples, $0) }
+        let silentBefore = (max(0, sample - rates.spoken / 100)..<min(sample, spoken.count)).allSatisfy {
+            !HeardSound.sounds(spoken, $0)
         }
-        guard sample < spoken.count, silentBefore(spoken, sample, rate: rates.spoken),
-            let onset = (sample..<min(spoken.count, sample + rates.spoken / 2)).first(where: { sounds(spoken, $0) })
+        guard sample < spoken.count, silentBefore,
+            let onset = (sample..<min(spoken.count, sample + rates.spoken / 2)).first(where: {
+                HeardSound.sounds(spoken, $0)
+            })
         else { return aligned }
         let quiet = rates.clip / 100
         let distance = (onset - sample) * rates.clip / rates.spoken
         let expected = aligned + distance
         let reach = 2 * quiet
-        let candidates = max(0, expected - reach)..<min(clip.count, expected + reach + 1)
-        let onsets = candidates.filter { sounds(clip, $0) && silentBefore(clip, $0, rate: rates.clip) }
-        guard let nearest = onsets.min(by: { abs($0 - expected) < abs($1 - expected) }) else { return aligned }
+        guard
+            let nearest = HeardSound.nearestOnsetAfterSilence(
+                to: expected,
+                in: expected - reach..<expected + reach + 1,
+                of: clip,
+                quiet: quiet
+            )
+        else { return aligned }
         return max(0, nearest - distance)
     }
 }

@@ -6,7 +6,7 @@ package import SessionTimeline
 /// before it, or a little after its sound has begun (Piper's first phoneme of a word after a
 /// pause was measured from 23 ms before to 20 ms after the first sound at −40 dBFS).
 ///
-/// So a word is moved to the nearest onset after silence (a sample at ``ESpeakMarks/soundLevel``
+/// So a word is moved to the nearest onset after silence (a sample of sound, ``HeardSound/level``,
 /// after 10 ms under it) within 30 ms of its span's start, when there is one after the word
 /// before; else, if its span starts in silence, to its first sound. It ends after its last
 /// sound in its span. A sentence runs from its first word's start to its last word's end.
@@ -40,10 +40,6 @@ package enum WordPlacement {
     package static func marks(of sentences: [Sentence], in samples: [Int16], sampleRate: SampleRate) -> SpeechMarks? {
         let quiet = sampleRate.hertz / 100
         let reach = sampleRate.hertz * 3 / 100
-        func sounds(_ index: Int) -> Bool { samples[index].magnitude >= ESpeakMarks.soundLevel.magnitude }
-        func onsetAfterSilence(_ index: Int) -> Bool {
-            index >= quiet && sounds(index) && !(index - quiet..<index).contains(where: sounds)
-        }
         var words: [SpeechMark] = []
         var marks: [SpeechMark] = []
         var previousEnd = 0
@@ -55,11 +51,15 @@ package enum WordPlacement {
                 // The token less the punctuation around it; a token of punctuation alone is no word.
                 guard let letters = ESpeakMarks.words(of: scalars).first else { continue }
                 let text = String(String.UnicodeScalarView(scalars[letters]))
-                let candidates = max(previousEnd, word.start - reach)..<min(word.end, word.start + reach + 1)
-                let onset = candidates.filter(onsetAfterSilence).min { abs($0 - word.start) < abs($1 - word.start) }
+                let onset = HeardSound.nearestOnsetAfterSilence(
+                    to: word.start,
+                    in: max(previousEnd, word.start - reach)..<min(word.end, word.start + reach + 1),
+                    of: samples,
+                    quiet: quiet
+                )
                 let start = onset ?? ESpeakMarks.heard(from: word.start, before: word.end, in: samples).start
                 var end = word.end
-                while end > start + 1, !sounds(end - 1) { end -= 1 }
+                while end > start + 1, !HeardSound.sounds(samples, end - 1) { end -= 1 }
                 words.append(
                     SpeechMark(text: text, startFrame: Frames(Int64(start)), frameCount: Frames(Int64(end - start)))
                 )
