@@ -33,7 +33,7 @@ struct HostilePiperTests {
         with installation: PiperInstallation,
         in folder: TemporaryFolder,
         within seconds: Double
-    ) async throws -> (status: Int32, errors: [String]) {
+    ) async throws -> (status: Int32, errors: [String], warnings: [String]) {
         let script =
             #"{"id": "h", "category": "t", "title": "H", "subtitle": "s", "orderIndex": 1, "#
             + #""durationSeconds": 20, "segments": [{"id": "a", "phase": "p", "startSeconds": 0, "text": "\#(text)"}]}"#
@@ -51,15 +51,14 @@ struct HostilePiperTests {
         )
         guard let run else {
             Issue.record("prepare took longer than \(seconds) s (it was killed)")
-            return (-1, [])
+            return (-1, [], [])
         }
-        return (
-            run.status, run.standardErrorText.split(separator: "\n").filter { $0.hasPrefix("error: ") }.map(String.init)
-        )
+        let lines = run.standardErrorText.split(separator: "\n").map(String.init)
+        return (run.status, lines.filter { $0.hasPrefix("error: ") }, lines.filter { $0.hasPrefix("warning: ") })
     }
 
     /// The reason in the one error line for the script's one clip.
-    static func reason(_ result: (status: Int32, errors: [String])) throws -> String {
+    static func reason(_ result: (status: Int32, errors: [String], warnings: [String])) throws -> String {
         #expect(result.status == 1)
         #expect(result.errors.count == 1, "\(result.errors)")
         let line = try #require(result.errors.first)
@@ -137,6 +136,56 @@ struct HostilePiperTests {
                 "\(line)"
             )
         }
+    }
+
+    /// What prepare of "Hello there." printed, and the cache's files, when the engine speaks it as
+    /// one second of noise (loud everywhere) with `words` (JSON) for its spans.
+    static func helloThere(
+        words: String
+    ) async throws -> (result: (status: Int32, errors: [String], warnings: [String]), kept: [String]) {
+        let (folder, installation) = try Self.engine(
+            """
+            echo '{"ready": true, "sampleRate": 22050}'
+            read request
+            echo '{"frames": 22050, "words": \(words)}'
+            head -c 44100 /dev/urandom
+            read request
+            """
+        )
+        let result = try await Self.prepare("Hello there.", with: installation, in: folder, within: 60)
+        return (result, try FileManager.default.contentsOfDirectory(atPath: folder.path("cache")))
+    }
+
+    @Test(
+        "Word spans that do not fit the clip keep the clip, without words, and say why once",
+        arguments: [
+            ("past the audio", "[[[0, 100], [200, 9223372036854775807]]]"),
+            ("out of order", "[[[12000, 14000], [0, 1000]]]"),
+            ("negative", "[[[-500, 100], [200, 300]]]"),
+            ("empty", "[[[300, 300], [400, 500]]]"),
+            ("not pairs", "[[[0, 100, 200], [300, 400]]]"),
+            ("a span for each token", "[[[0, 100]]]"),
+            ("a list for each sentence", "[[[0, 100], [200, 300]], [[400, 500]]]"),
+        ]
+    )
+    func unfitWordSpans(_ kind: String, words: String) async throws {
+        let (result, kept) = try await Self.helloThere(words: words)
+        #expect(result.status == 0 && result.errors.isEmpty, "\(kind): \(result.errors)")
+        #expect(
+            result.warnings == [
+                "warning: Piper voice piper:fake gives no word timing: its word spans do not fit the sentences spoken"
+            ],
+            "\(kind)"
+        )
+        #expect(kept.filter { $0.hasSuffix(".mp3") }.count == 1, "\(kind): the clip is kept: \(kept)")
+        #expect(!kept.contains { $0.hasSuffix(".marks.json") }, "\(kind): with no marks: \(kept)")
+    }
+
+    @Test("Spans that fit give the clip its words, kept beside it (the control for the spans that do not)")
+    func fitWordSpans() async throws {
+        let (result, kept) = try await Self.helloThere(words: "[[[0, 8000], [9000, 20000]]]")
+        #expect(result.status == 0 && result.errors.isEmpty && result.warnings.isEmpty, "\(result)")
+        #expect(kept.filter { $0.hasSuffix(".marks.json") }.count == 1, "\(kept)")
     }
 
     @Test("The worker runs isolated: -I, in /, with an environment of its own")
