@@ -46,11 +46,18 @@ public struct PiperInstallation: Sendable, Equatable {
     package static func defaultEnvironmentFolder(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> String {
+        dataFolder(environment: environment) + "/piper"
+    }
+
+    /// `$XDG_DATA_HOME/render-session`, else `~/.local/share/render-session` (an XDG_DATA_HOME
+    /// that is not absolute is ignored, as the XDG base directory specification says): where the
+    /// setup scripts keep the engines and models they install.
+    package static func dataFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let base = environment["XDG_DATA_HOME"], base.hasPrefix("/") {
-            return base + "/render-session/piper"
+            return base + "/render-session"
         }
         let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
-        return home + "/.local/share/render-session/piper"
+        return home + "/.local/share/render-session"
     }
 
     /// The `data` folders of the packages installed beside the interpreter `python`

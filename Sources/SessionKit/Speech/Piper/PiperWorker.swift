@@ -136,13 +136,7 @@ final class PiperWorker: Sendable {
                     arguments: Arguments(
                         PiperBridge.arguments(model: model, threads: threads, alignedCopy: model.alignedCopyPath())
                     ),
-                    environment: .custom(
-                        Dictionary(
-                            uniqueKeysWithValues: PiperBridge.environment.map {
-                                (Environment.Key(stringLiteral: $0), $1)
-                            }
-                        )
-                    ),
+                    environment: .only(PiperBridge.environment),
                     workingDirectory: FilePath(PiperBridge.workingDirectory),
                     input: .inputWriter,
                     output: .sequence,
@@ -150,12 +144,13 @@ final class PiperWorker: Sendable {
                 ) { execution in
                     process = execution.processIdentifier.value
                     identifiers.withLock { $0 = [process] }
-                    var reader = BridgeReader(
+                    var reader = WorkerOutputReader(
                         execution.standardOutput.makeAsyncIterator(),
                         process: process,
-                        worker: "the Piper worker for \(model.name) (process \(process))"
+                        worker: "the Piper worker for \(model.name) (process \(process))",
+                        maximumLineBytes: PiperBridge.maximumLineBytes
                     )
-                    let greeting = try await reader.header()
+                    let greeting = try await reader.line(as: PiperBridge.Header.self)
                     guard greeting.ready == true, let hertz = greeting.sampleRate, let rate = SampleRate(hertz) else {
                         throw WorkerFailure.said(greeting.error ?? "the Piper worker did not say it was ready")
                     }
@@ -178,7 +173,7 @@ final class PiperWorker: Sendable {
                         job.attempts += 1
                         held = job
                         _ = try await execution.standardInputWriter.write(Array(job.request.line))
-                        let header = try await reader.header()
+                        let header = try await reader.line(as: PiperBridge.Header.self)
                         if let frames = header.frames {
                             let (byteCount, overflow) = frames.multipliedReportingOverflow(by: 2)
                             guard frames >= 0, frames <= job.maximumFrames, !overflow else {
@@ -262,97 +257,6 @@ final class PiperWorker: Sendable {
     }
 }
 
-/// How a worker's process failed, inside its closure.
-private enum WorkerFailure: Error {
-    /// It said why it cannot go on (no Piper package, a model that does not load).
-    case said(String)
-    /// It wrote what the protocol does not allow: the worker (as a phrase) and what it wrote.
-    case brokenProtocol(String, String)
-    /// Its output ended in the middle of an answer, or before one.
-    case ended
-}
-
-/// Reads the bridge's answers from a process's standard output: lines of JSON, and runs of bytes.
-///
-/// Linear in what it reads, and bounded: a line is searched for its end once, byte by byte, and
-/// may be at most ``PiperBridge/maximumLineBytes`` long; a run of bytes is at most what the
-/// caller allows (checked before it is asked for).
-private struct BridgeReader {
-    private var chunks: SubprocessOutputSequence.Iterator
-    /// Bytes read and not yet taken: `buffer[start...]`.
-    private var buffer: [UInt8] = []
-    private var start = 0
-    /// How many bytes from `start` are known to hold no newline.
-    private var searched = 0
-    /// The worker's process, ended when it breaks the protocol.
-    private let process: Int32
-    /// The worker, as a phrase for errors: `the Piper worker for NAME (process PID)`.
-    private let worker: String
-
-    init(_ chunks: SubprocessOutputSequence.Iterator, process: Int32, worker: String) {
-        self.chunks = chunks
-        self.process = process
-        self.worker = worker
-    }
-
-    /// Ends the process, which broke the protocol (what it writes next means nothing, and it may
-    /// never stop writing or never read its input again), and says how.
-    func broken(_ detail: String) -> WorkerFailure {
-        ProcessControl.send(.kill, to: process)
-        return .brokenProtocol(worker, detail)
-    }
-
-    /// The next line, decoded.
-    mutating func header() async throws -> PiperBridge.Header {
-        let limit = PiperBridge.maximumLineBytes
-        while true {
-            if let newline = buffer[(start + searched)...].firstIndex(of: 0x0A) {
-                guard newline - start <= limit else { throw tooLong() }
-                let line = Data(buffer[start..<newline])
-                take(upTo: newline + 1)
-                guard let header = try? JSONDecoder().decode(PiperBridge.Header.self, from: line) else {
-                    let start = printable(String(decoding: line.prefix(200), as: UTF8.self))
-                    throw broken("it wrote something that is not its protocol: \(start)")
-                }
-                return header
-            }
-            searched = buffer.count - start
-            guard searched <= limit else { throw tooLong() }
-            try await fill()
-        }
-    }
-
-    /// The next `count` bytes.
-    mutating func bytes(count: Int) async throws -> Data {
-        while buffer.count - start < count { try await fill() }
-        let taken = Data(buffer[start..<(start + count)])
-        take(upTo: start + count)
-        return taken
-    }
-
-    private func tooLong() -> WorkerFailure {
-        broken("it wrote a line longer than \(PiperBridge.maximumLineBytes) bytes")
-    }
-
-    /// Drops the bytes before `end`; the buffer is compacted once half of it is taken, so each byte moves at most once or twice.
-    private mutating func take(upTo end: Int) {
-        start = end
-        searched = 0
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-        } else if start >= buffer.count / 2 {
-            buffer.removeFirst(start)
-            start = 0
-        }
-    }
-
-    private mutating func fill() async throws {
-        guard let chunk = try await chunks.next() else { throw WorkerFailure.ended }
-        buffer.append(contentsOf: chunk.bytes)
-    }
-}
-
 extension PiperInstallation {
     /// The version of the engine's `piper-tts` package (`1.2.0`), asked of its interpreter as a
     /// worker is started: isolated (`-I`), in `/`, with nothing of the user's environment; `nil`
@@ -362,11 +266,7 @@ extension PiperInstallation {
         let result = try? await run(
             .path(FilePath(python)),
             arguments: ["-I", "-c", "import importlib.metadata as m; print(m.version('piper-tts'))"],
-            environment: .custom(
-                Dictionary(
-                    uniqueKeysWithValues: PiperBridge.environment.map { (Environment.Key(stringLiteral: $0), $1) }
-                )
-            ),
+            environment: .only(PiperBridge.environment),
             workingDirectory: FilePath(PiperBridge.workingDirectory),
             output: .string(limit: 200),
             error: .discarded
