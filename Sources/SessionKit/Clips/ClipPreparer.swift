@@ -202,8 +202,11 @@ package struct ClipPreparer: Sendable {
     /// - Throws: ``SessionError`` if the cache folder cannot be created or written, if the voice
     ///   cannot be had at all (`voiceUnavailable`, before any clip is made), or `cancelled`;
     ///   clips that fail are in the result.
+    /// - Parameter replacing: keys whose entries are synthesized again and replace what is there
+    ///   (clips that failed the speech check), as a corrupt entry is.
     package func prepare(
         texts: [String],
+        replacing: Set<String> = [],
         warn: @Sendable (String) -> Void = { _ in },
         progress: @Sendable (PreparedClips) -> Void = { _ in }
     ) async throws(SessionError) -> PreparedClips {
@@ -234,6 +237,12 @@ package struct ClipPreparer: Sendable {
         // Keys whose entry is there but unusable: the new clip replaces it.
         var corrupt = Set<String>()
         for (entry, outcome) in zip(entries, measured) {
+            if replacing.contains(entry.key), provider != nil {
+                result.states[entry.key] = .missing
+                corrupt.insert(entry.key)
+                toMake.append(entry)
+                continue
+            }
             switch outcome {
             case .success(let measurement?):
                 result.states[entry.key] = .ready(measurement)

@@ -45,6 +45,8 @@ public struct PreparedClips: Sendable {
     public var voiceFallbacks: [Voice: Voice] = [:]
     /// Where each ready clip's words and sentences are, by key, for the clips whose engine said so.
     package var marks: [String: SpeechMarks] = [:]
+    /// What the speech check heard of the clips, when it ran (`--check-speech`).
+    package var speech: SpeechCheckSummary?
 
     init(entries: [ClipCache.Entry]) {
         self.entries = entries
@@ -62,6 +64,13 @@ public struct PreparedClips: Sendable {
         merged.done = done + other.done
         merged.voiceFallbacks = voiceFallbacks.merging(other.voiceFallbacks) { first, _ in first }
         merged.marks = marks.merging(other.marks) { first, _ in first }
+        if let other = other.speech {
+            var speech = self.speech ?? SpeechCheckSummary()
+            speech.merge(other)
+            merged.speech = speech
+        } else {
+            merged.speech = speech
+        }
         return merged
     }
 
@@ -135,7 +144,8 @@ public struct PreparedClips: Sendable {
     public var summary: String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let replacedText = replaced > 0 ? " (\(replaced) corrupt entries replaced)" : ""
+        let heard = speech.map { "; \($0.line)" } ?? ""
         return
-            "\(needed) clips needed: \(alreadyCached) already cached, \(synthesized) synthesized\(replacedText), \(failed) failed, in \(String(format: "%.2f", seconds)) s"
+            "\(needed) clips needed: \(alreadyCached) already cached, \(synthesized) synthesized\(replacedText), \(failed) failed, in \(String(format: "%.2f", seconds)) s\(heard)"
     }
 }

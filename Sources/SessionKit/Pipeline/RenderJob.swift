@@ -21,8 +21,11 @@ struct RenderJob: Sendable {
 
     /// Checks every setting of `pipeline` (``SessionPipeline/problems``), once.
     /// - Throws: ``SessionError`` (`invalidSetting`), a line for each problem.
+    /// - Throws: ``SessionError`` (`recognizerUnavailable`) when the speech check is asked for
+    ///   and its recognizer is not installed.
     init(_ pipeline: SessionPipeline) throws(SessionError) {
         encoder = try pipeline.checkSettings()
+        try pipeline.speechCheck?.recognizer.installation.check()
         warnings = WarningLog()
         self.pipeline = pipeline
         self.pipeline.observer = Self.logging(pipeline.observer, into: warnings)
@@ -195,13 +198,20 @@ struct RenderJob: Sendable {
             }
         // Loudness is measured unless it is off here: a script's own `sound` block is not known yet,
         // and a measurement it does not need costs one decode, once (it is kept beside the clip).
-        let result = try await ClipPreparer(
+        let preparer = ClipPreparer(
             identity: identity,
             provider: provider,
             jobs: jobs,
             measureLoudness: pipeline.plan.sound.loudness != .off
         )
-        .prepare(texts: texts, warn: pipeline.observer.warning, progress: pipeline.observer.preparing)
+        var result = try await preparer.prepare(
+            texts: texts,
+            warn: pipeline.observer.warning,
+            progress: pipeline.observer.preparing
+        )
+        if let check = pipeline.speechCheck {
+            try await preparer.checkSpeech(of: &result, with: check, warn: pipeline.observer.warning)
+        }
         pipeline.observer.prepared(result)
         return result
     }

@@ -30,7 +30,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
             case unreadableScript, invalidScript, noScripts, missingClips, unusableClips, unusableSound, missingSound,
                 invalidSoundLibrary, invalidSetting, providerFailed, providerUnavailable, voiceUnavailable,
                 unknownVoice, outputExists, cannotWrite, unreadableAudio, unreadableTimeline, positionOutOfRange,
-                cancelled, lateSpeech
+                cancelled, lateSpeech, recognizerUnavailable
         }
         private let kind: Kind
         private init(_ kind: Kind) { self.kind = kind }
@@ -60,6 +60,8 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         /// A voice cannot be had at all: its engine or model is missing or does not load, and no
         /// ``SessionPipeline/fallbackVoice`` is set.
         public static let voiceUnavailable = Code(.voiceUnavailable)
+        /// The speech check's recognizer is not installed, or its model is missing or does not load.
+        package static let recognizerUnavailable = Code(.recognizerUnavailable)
         /// A voice id names no voice of its engine (a typo, or a path where a name belongs).
         public static let unknownVoice = Code(.unknownVoice)
         /// An output exists and replacing outputs was not allowed.

@@ -43,6 +43,10 @@ public struct SessionPipeline: Sendable {
     /// Voices that gave way to another when their clips were prepared: requested → used
     /// (``PreparedClips/voiceFallbacks``, taken over by ``adopting(_:)``).
     package var voiceFallbacks: [Voice: Voice] = [:]
+    /// The check that the voice said each clip's text (`--check-speech`): every prepared clip is
+    /// transcribed, and one that fails is synthesized again (``ClipPreparer/checkSpeech(of:with:warn:)``);
+    /// `nil`, the default, checks nothing.
+    package var speechCheck: SpeechCheck?
 
     public init(
         clips: ClipIdentity = ClipIdentity(),

@@ -33,6 +33,8 @@ public struct VerificationReport: Sendable, Equatable, Encodable {
     /// What the decoded file measured against the timeline's loudness target and ceiling, when
     /// the timeline has them and was checked.
     package var loudness: VerifiedLoudness?
+    /// What the speech check heard (`verify --speech`), when it ran.
+    package var speech: SpeechCheckSummary?
 
     package init(
         path: String,
@@ -70,12 +72,14 @@ public struct VerificationReport: Sendable, Equatable, Encodable {
         let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
         let rate = sampleRate.map { " at \($0)" } ?? ""
         let measured = loudness.map { ", \($0.summary)" } ?? ""
-        return "verified \(path): \(count), \(VerificationText.grouped(decodedFrames.count)) frames\(rate)\(measured)"
+        let heard = speech.map { "; \($0.line)" } ?? ""
+        return
+            "verified \(path): \(count), \(VerificationText.grouped(decodedFrames.count)) frames\(rate)\(measured)\(heard)"
     }
 
     private enum CodingKeys: String, CodingKey {
         case file, format, formatName, lossy, sampleRate, channels, decodedFrames, expectedFrames, peakDbfs
-        case timelineChecked, problems, ok, loudness
+        case timelineChecked, problems, ok, loudness, speech
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -93,6 +97,7 @@ public struct VerificationReport: Sendable, Equatable, Encodable {
         try container.encode(problems, forKey: .problems)
         try container.encode(isClean, forKey: .ok)
         try container.encodeIfPresent(loudness, forKey: .loudness)
+        try container.encodeIfPresent(speech, forKey: .speech)
     }
 }
 
@@ -199,6 +204,8 @@ public struct VerificationProblem: Sendable, Equatable, Encodable {
         case misplacedSound
         /// The true peak over the timeline's ceiling, or the loudness off its target.
         case loudness
+        /// A spoken item that does not say its text (`verify --speech`), or could not be heard.
+        case speech
     }
 
     /// What kind of problem it is.

@@ -71,6 +71,7 @@ struct PrepareCommand: AsyncParsableCommand {
                 observer: Console.observer(summarizingCache: false)
             )
             pipeline.fallbackVoice = source.fallback
+            pipeline.speechCheck = source.speechCheck
             pipeline.pool = pool
             let library = try ScriptLibrary(paths: paths, warn: Console.warning)
             for problem in library.problems {

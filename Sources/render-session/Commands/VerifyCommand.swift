@@ -17,13 +17,19 @@ struct VerifyCommand: AsyncParsableCommand {
             it exists, and a timeline of another format is refused; else only decoding and \
             clipping are checked.
 
+            With --speech, every spoken item's sound in the file is transcribed by an offline \
+            recognizer and compared with its text: an item that does not say it (more than 4 words \
+            in a row differ, or a word error rate over 0.25) is a problem (docs/speech-check.md; \
+            scripts/setup-speech-check installs the recognizer). It needs the file's timeline.
+
             Prints one line per problem on standard output (FILE: sentence), or with --json one \
             JSON object; a summary goes to standard error.
 
             The example checks out/session.mp3 against out/session.mp3.timeline.json, beside it.
 
             Exit statuses: 0 no problems; 1 problems found; 65 the file or the timeline cannot be \
-            read, or the timeline is of another format's render; 64 a usage error.
+            read, or the timeline is of another format's render; 64 a usage error; 69 the speech \
+            check's recognizer is not installed or does not load.
 
             Example:
               render-session verify out/session.mp3
@@ -46,14 +52,37 @@ struct VerifyCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON instead of one line per problem.")
     var json = false
 
+    @Flag(help: "Also transcribe each spoken item and check that it says its text (docs/speech-check.md).")
+    var speech = false
+
+    @OptionGroup var speechCheck: SpeechCheckOptions
+
+    func validate() throws {
+        if speechCheck.speechModel != nil && !speech {
+            throw ValidationError("--speech-model is the speech check's model; give --speech as well")
+        }
+    }
+
     func run() async throws {
         let (file, timelinePath, json) = (file, timeline, json)
+        let check = speech ? speechCheck.check : nil
+        if speech && timelinePath == nil
+            && ![SessionVerifier.sidecarTimelinePath(for: file), SessionVerifier.legacySidecarTimelinePath(for: file)]
+                .contains(where: FileManager.default.fileExists(atPath:))
+        {
+            throw ValidationError(
+                "--speech needs the file's timeline: \(SessionVerifier.sidecarTimelinePath(for: file)) does not exist (--timeline names another)"
+            )
+        }
         try await runCommand { _ in
-            let report: VerificationReport
+            var report: VerificationReport
             do {
                 let (timeline, name) = try Self.timeline(at: timelinePath, for: file)
                 // The command runs on its pool: decoding a long file blocks one of its threads.
                 report = try SessionVerifier.verify(file: file, timeline: timeline, timelineName: name)
+                if let check, let timeline {
+                    try await SessionVerifier.checkSpeech(of: &report, timeline: timeline, check: check)
+                }
             } catch let error as SessionError where error.code != .cancelled {
                 // 1 means "problems found"; a file or timeline that cannot be read is an input's 65.
                 for line in error.flagLines { Console.error(line) }

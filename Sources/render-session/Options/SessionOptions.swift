@@ -163,7 +163,21 @@ struct ProviderOptions: ParsableArguments {
     @Flag(name: .customLong("no-fallback"), help: .hidden)
     var noFallback = false
 
+    @Flag(
+        help:
+            "Transcribe every clip and check that the voice said its text; a clip that fails is synthesized again, at most twice, then fails (docs/speech-check.md)."
+    )
+    var checkSpeech = false
+
+    @OptionGroup var speechCheckOptions: SpeechCheckOptions
+
+    /// The speech check, if `--check-speech` asks for it.
+    var speechCheck: SpeechCheck? { checkSpeech ? speechCheckOptions.check : nil }
+
     func validate() throws {
+        if speechCheckOptions.speechModel != nil && !checkSpeech {
+            throw ValidationError("--speech-model is the speech check's model; give --check-speech as well")
+        }
         for header in headers {
             if let problem = ProviderSettings.headerProblem(header) { throw ValidationError("--header: \(problem)") }
         }
@@ -386,6 +400,7 @@ struct PipelineOptions {
         pipeline.source = try source.source(offline: plan.offline)
         pipeline.observer = observer
         pipeline.fallbackVoice = source.fallback
+        pipeline.speechCheck = source.speechCheck
         pipeline.pool = pool
         return pipeline
     }

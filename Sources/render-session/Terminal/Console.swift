@@ -180,6 +180,7 @@ extension SessionError {
         ]
         if input.contains(code) { return ExitCode(65) }
         if code == .cannotWrite { return ExitCode(74) }
+        if code == .recognizerUnavailable { return ExitCode(69) }
         return .failure
     }
 }
