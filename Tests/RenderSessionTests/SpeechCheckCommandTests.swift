@@ -138,6 +138,60 @@ struct SpeechCheckCommandTests {
             try Data(contentsOf: URL(fileURLWithPath: opening)) != Data(contentsOf: URL(fileURLWithPath: closing)),
             "the entry holds its own speech again"
         )
+
+        // Every clip passed and is recorded; the next check hears none of them again.
+        let heard = { () throws -> [String: Date] in
+            var stamps: [String: Date] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: cache) where name.hasSuffix(".heard.json") {
+                stamps[name] =
+                    try FileManager.default.attributesOfItem(atPath: "\(cache)/\(name)")[.modificationDate] as? Date
+            }
+            return stamps
+        }
+        let recorded = try heard()
+        #expect(recorded.count == 8)
+        let again = try await renderSession(["prepare", Self.script, "--cache", cache, "--check-speech"])
+        #expect(again.status == 0 && !again.standardError.contains("warning:"), "\(again.standardError)")
+        #expect(again.standardError.contains("; speech: 8 clips"), "\(again.standardError)")
+        #expect(try heard() == recorded, "no clip was heard again")
+    }
+
+    @Test(
+        "A server that answers with another text's audio: each try fails the check, the clip fails after 3 with what was heard, and is not kept",
+        .requiresRecognizer
+    )
+    func serverOfAnotherText() async throws {
+        // Every answer is the fixture's closing ("Begin to let the practice go. Notice the weight…").
+        let closing = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: Repository.cache.path).first {
+                $0.hasPrefix("b496cba4") && $0.hasSuffix(".mp3")
+            }
+        )
+        let server = try await TTSServer(mp3: Repository.cache.appendingPathComponent(closing).path)
+        let folder = try TemporaryFolder()
+        let text = "Breathe in slowly, and let your shoulders soften."
+        let script = folder.path("s.json")
+        try Data(
+            (#"{"id": "s", "category": "t", "title": "S", "orderIndex": 1, "durationSeconds": 30, "segments": "#
+                + #"[{"id": "a", "phase": "p", "startSeconds": 0, "text": "\#(text)"}]}"#).utf8
+        ).write(to: URL(fileURLWithPath: script))
+        let prepare = try await renderSession([
+            "prepare", script, "--cache", folder.path("cache"), "--provider", "proxy", "--tts-url",
+            server.baseURL.absoluteString, "--check-speech",
+        ])
+        #expect(prepare.status == 1)
+        #expect(try await server.stats().count == 3, "the first try and two more")
+        let lines = prepare.standardError.split(separator: "\n")
+        #expect(lines.filter { $0.contains("synthesizing it again (try") }.count == 2, "\(lines)")
+        let errors = lines.filter { $0.hasPrefix("error: ") }
+        #expect(errors.count == 1, "\(errors)")
+        #expect(
+            errors.first?.hasPrefix("error: Cannot synthesize \"\(text)\" (key ") == true
+                && errors.first?.contains("): the voice did not say its text in 3 tries: heard \"") == true,
+            "\(errors)"
+        )
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: folder.path("cache"))) ?? []
+        #expect(!kept.contains { $0.hasSuffix(".mp3") }, "the wrong clip is not kept: \(kept)")
     }
 
     @Test(

@@ -18,7 +18,7 @@ internal import SessionTimeline
 /// }
 /// ```
 /// docs/cache.md describes when it is written and trusted.
-struct MarksSidecar: Codable, Equatable {
+struct MarksSidecar: ClipSidecar, Equatable {
     /// The format's version; a sidecar with another is not read.
     static let version = 1
     /// The largest sidecar read: a clip of a 5,000-character text has about a thousand words.
@@ -44,21 +44,33 @@ struct MarksSidecar: Codable, Equatable {
 
     /// The marks it records.
     var marks: SpeechMarks { SpeechMarks(sampleRate: sampleRate, words: words, sentences: sentences) }
+}
 
+/// A sidecar beside a clip in the cache, in JSON, of a format with a version: read only from a
+/// regular file of a bounded size in its own version, written atomically or not at all.
+protocol ClipSidecar: Codable {
+    /// The format's version; a sidecar with another is not read.
+    static var version: Int { get }
+    /// The largest sidecar read.
+    static var maximumBytes: Int { get }
+    var version: Int { get }
+}
+
+extension ClipSidecar {
     /// The sidecar at `path`, if it is a regular file of at most ``maximumBytes`` in this format
     /// (a FIFO is not waited on, a link not followed).
-    static func read(from path: String) -> MarksSidecar? {
+    static func read(from path: String) -> Self? {
         guard let file = try? FileDescriptor.open(path, .readOnly, options: [.noFollow, .nonBlocking]),
             (try? file.kind()) == .regularFile,
             let data = try? file.readToEnd(limit: maximumBytes),
-            let sidecar = try? JSONDecoder().decode(MarksSidecar.self, from: data),
+            let sidecar = try? JSONDecoder().decode(Self.self, from: data),
             sidecar.version == version
         else { return nil }
         return sidecar
     }
 
-    /// Writes the sidecar atomically, or nothing if the folder cannot be written: without it the
-    /// clip's words are unknown, which a render says rather than guesses.
+    /// Writes the sidecar atomically, or nothing if the folder cannot be written: a sidecar only
+    /// saves work (or says what would otherwise be unknown, never guessed).
     func write(to path: String) {
         let file = AtomicFile(destination: path, removingStaleTemporaries: false)
         do {

@@ -79,7 +79,7 @@ package struct SpeechCheckSummary: Sendable, Equatable, Encodable {
     package init() {}
 
     /// One clip as the check heard it.
-    package struct HeardClip: Sendable, Equatable, Encodable {
+    package struct HeardClip: Sendable, Equatable, Codable {
         /// The timeline item's index, when the clip is an item of a rendered file.
         package var item: Int?
         package var key: String?
@@ -92,6 +92,19 @@ package struct SpeechCheckSummary: Sendable, Equatable, Encodable {
         package var failed: Bool
         /// What was heard, as the recognizer wrote it.
         package var heard: String
+
+        package init(_ finding: SpeechCheck.Finding, item: Int? = nil, key: String? = nil) {
+            let comparison = finding.comparison
+            self.item = item
+            self.key = key
+            words = comparison.expected.count
+            errors = comparison.errors
+            unheardWords = comparison.unheardWords
+            longestRun = comparison.longestRun
+            wordErrorRate = (comparison.wordErrorRate * 1_000).rounded() / 1_000
+            failed = finding.failure != nil
+            heard = finding.heard.map(\.text).joined(separator: " ")
+        }
     }
 
     /// Errors over words, to three places (0 with no words).
@@ -100,24 +113,15 @@ package struct SpeechCheckSummary: Sendable, Equatable, Encodable {
     }
 
     package mutating func add(_ finding: SpeechCheck.Finding, item: Int? = nil, key: String? = nil) {
-        let comparison = finding.comparison
-        items.append(
-            HeardClip(
-                item: item,
-                key: key,
-                words: comparison.expected.count,
-                errors: comparison.errors,
-                unheardWords: comparison.unheardWords,
-                longestRun: comparison.longestRun,
-                wordErrorRate: (comparison.wordErrorRate * 1_000).rounded() / 1_000,
-                failed: finding.failure != nil,
-                heard: finding.heard.map(\.text).joined(separator: " ")
-            )
-        )
+        add(HeardClip(finding, item: item, key: key))
+    }
+
+    package mutating func add(_ clip: HeardClip) {
+        items.append(clip)
         clips += 1
-        words += finding.comparison.expected.count
-        errors += finding.comparison.errors
-        if finding.failure != nil { failedClips += 1 }
+        words += clip.words
+        errors += clip.errors
+        if clip.failed { failedClips += 1 }
     }
 
     /// Adds `other`'s clips.

@@ -94,7 +94,8 @@ struct PrepareCommand: AsyncParsableCommand {
                         ),
                         replaced: prepared.replaced,
                         problems: prepared.problemLines(),
-                        elapsedSeconds: (prepared.elapsed.seconds * 1_000).rounded() / 1_000
+                        elapsedSeconds: (prepared.elapsed.seconds * 1_000).rounded() / 1_000,
+                        speech: prepared.speech
                     )
                 )
             }
@@ -112,4 +113,6 @@ struct PrepareSummary: Encodable {
     var replaced: Int
     var problems: [String]
     var elapsedSeconds: Double
+    /// What the speech check heard, with `--check-speech` (absent without).
+    var speech: SpeechCheckSummary?
 }
