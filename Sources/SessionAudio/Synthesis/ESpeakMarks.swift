@@ -9,7 +9,7 @@ internal import SessionTimeline
 /// ends at. The event's sample is where eSpeak begins the word's phonemes, which is not always
 /// where it is heard: a word after a pause (or at the very start) begins with silence up to a
 /// plosive's burst, and a word before a pause ends in it. So a word whose event falls in
-/// silence starts at its first sample of sound (``HeardSound/level`` or louder), and every word ends after its
+/// silence starts at its first sample of sound (``HeardSound/decodedLevel``, −40 dBFS, or louder), and every word ends after its
 /// last such sample before the next event: in a pause, the listener hears no word. A sentence
 /// runs from its first word's start to its last word's end. Words keep the script's text (its
 /// characters between white space, without the punctuation around them), matched to eSpeak's
@@ -21,7 +21,8 @@ enum ESpeakMarks {
     static func marks(
         of text: String,
         events: [ESpeakTextEvent],
-        samples: [Int16]
+        samples: [Int16],
+        level: Int16 = HeardSound.decodedLevel
     ) -> (words: [SpeechMark], sentences: [SpeechMark])? {
         let scalars = Array(text.unicodeScalars)
         let tokens = Self.words(of: scalars)
@@ -44,7 +45,7 @@ enum ESpeakMarks {
                 guard let token = Self.token(at: event, in: tokens, after: lastToken) else { continue }
                 lastToken = token
                 let next = min(samples.count, events[(index + 1)...].first { $0.sample > event.sample }?.sample ?? .max)
-                let (start, end) = heard(from: event.sample, before: next, in: samples)
+                let (start, end) = heard(from: event.sample, before: next, in: samples, level: level)
                 words.append(
                     SpeechMark(
                         text: String(String.UnicodeScalarView(scalars[tokens[token]])),
@@ -110,8 +111,13 @@ enum ESpeakMarks {
 
     /// The samples of `samples` from `start` up to `bound` a listener hears as the word: from its
     /// first sound if it starts in silence, to just after its last sound.
-    static func heard(from start: Int, before bound: Int, in samples: [Int16]) -> (start: Int, end: Int) {
-        func sounds(_ index: Int) -> Bool { HeardSound.sounds(samples, index) }
+    static func heard(
+        from start: Int,
+        before bound: Int,
+        in samples: [Int16],
+        level: Int16
+    ) -> (start: Int, end: Int) {
+        func sounds(_ index: Int) -> Bool { HeardSound.sounds(samples, index, level: level) }
         var first = start
         if start < bound, !sounds(start) {
             while first < bound, !sounds(first) { first += 1 }
@@ -142,11 +148,11 @@ enum ESpeakMarks {
         rates: (spoken: Int, clip: Int)
     ) -> Int {
         let silentBefore = (max(0, sample - rates.spoken / 100)..<min(sample, spoken.count)).allSatisfy {
-            !HeardSound.sounds(spoken, $0)
+            !HeardSound.sounds(spoken, $0, level: HeardSound.decodedLevel)
         }
         guard sample < spoken.count, silentBefore,
             let onset = (sample..<min(spoken.count, sample + rates.spoken / 2)).first(where: {
-                HeardSound.sounds(spoken, $0)
+                HeardSound.sounds(spoken, $0, level: HeardSound.decodedLevel)
             })
         else { return aligned }
         let quiet = rates.clip / 100
@@ -158,7 +164,8 @@ enum ESpeakMarks {
                 to: expected,
                 in: expected - reach..<expected + reach + 1,
                 of: clip,
-                quiet: quiet
+                quiet: quiet,
+                level: HeardSound.decodedLevel
             )
         else { return aligned }
         return max(0, nearest - distance)

@@ -57,7 +57,9 @@ package enum WordPlacement {
                     of: samples,
                     quiet: quiet
                 )
-                let start = onset ?? ESpeakMarks.heard(from: word.start, before: word.end, in: samples).start
+                let start =
+                    onset
+                    ?? ESpeakMarks.heard(from: word.start, before: word.end, in: samples, level: HeardSound.level).start
                 var end = word.end
                 while end > start + 1, !HeardSound.sounds(samples, end - 1) { end -= 1 }
                 words.append(

@@ -1,4 +1,5 @@
 import Foundation
+internal import SessionTimeline
 
 /// The speech check's recognizer process: a Python program run with `-I -c`, which loads a
 /// CTranslate2 Whisper model with faster-whisper once and then transcribes one request a line.
@@ -49,7 +50,7 @@ enum RecognizerBridge {
         """#
 
     /// The rate the recognizer hears at, which its frames count in.
-    static let sampleRate = 16_000
+    static let sampleRate: SampleRate = 16_000
 
     /// The arguments after the interpreter for a recognizer of `model` running `threads` threads.
     static func arguments(model: String, threads: Int) -> [String] {

@@ -109,7 +109,7 @@ package struct SpeechRecognizer: Sendable {
                         for span in spans {
                             try Task.checkCancellation()
                             deadline.withLock { $0 = (process, .now + Self.time(for: span)) }
-                            let heard: SampleRate = 16_000
+                            let heard = RecognizerBridge.sampleRate
                             let start = heard.frames(converting: span.startFrame, from: span.sampleRate)
                             let end = heard.frames(converting: span.startFrame + span.frameCount, from: span.sampleRate)
                             let request = RecognizerBridge.Request(path: span.path, start: start.count, end: end.count)
