@@ -109,7 +109,7 @@ struct HostileRecognizerTests {
         #expect(try answers[0].get().map(\.text) == ["Hi"])
         for answer in answers[1...] {
             if case .failure(let error) = answer {
-                #expect(error.description == "the speech recognizer ended its output early", "\(error)")
+                #expect(error.description == "the speech recognizer ended before answering", "\(error)")
             } else {
                 Issue.record("a span after the recognizer died was answered")
             }

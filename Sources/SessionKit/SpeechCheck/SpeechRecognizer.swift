@@ -113,7 +113,12 @@ package struct SpeechRecognizer: Sendable {
                             let start = heard.frames(converting: span.startFrame, from: span.sampleRate)
                             let end = heard.frames(converting: span.startFrame + span.frameCount, from: span.sampleRate)
                             let request = RecognizerBridge.Request(path: span.path, start: start.count, end: end.count)
-                            _ = try await execution.standardInputWriter.write(Array(request.line))
+                            do {
+                                _ = try await execution.standardInputWriter.write(Array(request.line))
+                            } catch {
+                                // Its input closed: it died, as when its output ends.
+                                throw WorkerFailure.ended
+                            }
                             let answer = try await reader.line(as: RecognizerBridge.Answer.self)
                             if let words = answer.words {
                                 answers.append(.success(Self.words(words, in: span, heardAt: heard)))
@@ -176,7 +181,7 @@ package struct SpeechRecognizer: Sendable {
         case .success(.signaled(let signal)): "the speech recognizer was killed by signal \(signal)"
         case .failure(WorkerFailure.said(let reason)): printable(reason)
         case .failure(WorkerFailure.brokenProtocol(let worker, let detail)): "\(worker) broke its protocol: \(detail)"
-        case .failure(WorkerFailure.ended): "the speech recognizer ended its output early"
+        case .failure(WorkerFailure.ended): "the speech recognizer ended before answering"
         case .failure(let error): "the speech recognizer could not run: \(error)"
         }
     }
