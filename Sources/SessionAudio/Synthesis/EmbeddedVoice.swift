@@ -24,10 +24,8 @@ package enum EmbeddedVoice {
     ///   - speed: 1.0 for eSpeak's normal rate (175 words per minute); the rate is
     ///     `round(175 × speed)`, clamped to eSpeak's 80…450.
     ///
-    /// eSpeak keeps a little state from one text to the next (its pitch flutter), so the same text
-    /// can come out a few samples longer or shorter depending on what was spoken before it in the
-    /// same process. Once a clip is in the cache it never changes, so renders from a cache are
-    /// byte-identical; two cold caches may differ by those few samples.
+    /// The same text, voice and speed always give the same bytes: each text is spoken by an
+    /// engine started afresh (``EngineState/fresh()``), not one carrying what it spoke before.
     package static func speech(
         text: String,
         voice: String,
@@ -126,7 +124,7 @@ package enum EmbeddedVoice {
         speed: Double
     ) throws(AudioError) -> (samples: [Int16], sampleRate: Int, events: [ESpeakTextEvent]) {
         try engine.withLock { (state) throws(AudioError) -> ([Int16], Int, [ESpeakTextEvent]) in
-            let library = try state.started()
+            let library = try state.fresh()
             // The name is looked up in eSpeak's own list and the voice set by its identifier:
             // `espeak_SetVoiceByName` also takes a path (relative to espeak-ng-data, `../` and
             // all), and some listed languages (`en-gb`, `fr-fr`) are not names it finds.
@@ -173,8 +171,11 @@ package enum EmbeddedVoice {
     /// name `espeak:LANGUAGE` voice ids use. The corresponding libespeak-ng call is `espeak_ListVoices`.
     /// eSpeak NG's version (`1.51`), read without starting the engine; `nil` when it cannot be loaded.
     package static func engineVersion() -> String? {
-        guard let library = try? ESpeakLibrary.load(), let version = library.info(nil) else { return nil }
-        return String(cString: version)
+        // Under the lock: a reference held elsewhere would keep the library loaded through `fresh()`.
+        engine.withLock { state in
+            guard let library = state.library ?? (try? ESpeakLibrary.load()) else { return nil }
+            return library.info(nil).map { String(cString: $0) }
+        }
     }
 
     package static func voices() throws(AudioError) -> [(name: String, languages: [String])] {
@@ -243,6 +244,28 @@ package enum EmbeddedVoice {
         var library: ESpeakLibrary?
         var sampleRate: Int?
         var voices: [ListedVoice]?
+        /// Whether the started library has spoken: it then carries state from that text.
+        var hasSpoken = false
+
+        /// The library as it is when it starts, for one synthesis.
+        ///
+        /// eSpeak keeps state from one text to the next that no call resets (its pitch flutter's
+        /// place in its table, a function's `static`): the same text came out a few samples
+        /// longer or shorter depending on what the process spoke before it. So two cold caches
+        /// differed, and the marks recovered for a cached clip
+        /// (``recoveredMarks(text:voice:speed:clipAt:)``) depended on which clips were recovered
+        /// before it, and in which order concurrent renders reached the engine: recovered afresh,
+        /// 71 of the fixture cache's 306 words moved, by up to 50 ms.
+        /// Once it has spoken, the library is stopped, closed and opened again (about 6 ms,
+        /// against 100 ms or more to speak a sentence), which starts every `static` afresh.
+        mutating func fresh() throws(AudioError) -> ESpeakLibrary {
+            if hasSpoken {
+                library = nil  // the only reference: eSpeak stops and the library closes
+            }
+            let library = try started()
+            hasSpoken = true
+            return library
+        }
 
         /// eSpeak's voice list, read once.
         mutating func listed(_ library: ESpeakLibrary) -> [ListedVoice] {
@@ -257,7 +280,7 @@ package enum EmbeddedVoice {
             if let library { return library }
             let library = try ESpeakLibrary.load()
             library.setSynthCallback(collectSamples)
-            let rate = library.initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
+            let rate = library.start()
             guard rate > 0 else {
                 throw AudioError(
                     .cannotSynthesize,
@@ -281,7 +304,12 @@ package enum EmbeddedVoice {
 /// render never uses; linking it would make every run of the command load them, about 3 ms of
 /// the 10-minute render's ~80. So it is opened with `dlopen` on first use, and its functions are
 /// called through the types `speak_lib.h` declares.
-private struct ESpeakLibrary {
+///
+/// Each value owns one `dlopen` reference, given back when it goes: eSpeak is stopped and the
+/// library closed, so it is unloaded, and its state with it, once no value is left
+/// (``EmbeddedVoice/EngineState/fresh()``). Values are used under the engine's lock, or by one
+/// caller alone (``EmbeddedVoice/engineVersion()``).
+private final class ESpeakLibrary: @unchecked Sendable {
     typealias Initialize = @convention(c) (espeak_AUDIO_OUTPUT, Int32, UnsafePointer<CChar>?, Int32) -> Int32
     typealias SetSynthCallback =
         @convention(c) (
@@ -292,19 +320,61 @@ private struct ESpeakLibrary {
     typealias ListVoices =
         @convention(c) (UnsafeMutablePointer<espeak_VOICE>?) -> UnsafeMutablePointer<UnsafePointer<espeak_VOICE>?>?
     typealias Info = @convention(c) (UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> UnsafePointer<CChar>?
+    typealias Terminate = @convention(c) () -> espeak_ERROR
     typealias Synth =
         @convention(c) (
             UnsafeRawPointer?, Int, UInt32, espeak_POSITION_TYPE, UInt32, UInt32,
             UnsafeMutablePointer<UInt32>?, UnsafeMutableRawPointer?
         ) -> espeak_ERROR
 
-    let initialize: Initialize
+    private let initialize: Initialize
     let setSynthCallback: SetSynthCallback
     let setVoiceByName: SetVoiceByName
     let setParameter: SetParameter
     let synth: Synth
     let listVoices: ListVoices
     let info: Info
+    private let terminate: Terminate
+    private let handle: UnsafeMutableRawPointer
+
+    private init(handle: UnsafeMutableRawPointer) throws(AudioError) {
+        self.handle = handle
+        func symbol<T>(_ name: String, as type: T.Type) throws(AudioError) -> T {
+            guard let address = dlsym(handle, name) else {
+                throw AudioError(.cannotSynthesize, path: nil, reason: "libespeak-ng has no \(name)")
+            }
+            return unsafeBitCast(address, to: type)
+        }
+        do {
+            initialize = try symbol("espeak_Initialize", as: Initialize.self)
+            setSynthCallback = try symbol("espeak_SetSynthCallback", as: SetSynthCallback.self)
+            setVoiceByName = try symbol("espeak_SetVoiceByName", as: SetVoiceByName.self)
+            setParameter = try symbol("espeak_SetParameter", as: SetParameter.self)
+            synth = try symbol("espeak_Synth", as: Synth.self)
+            listVoices = try symbol("espeak_ListVoices", as: ListVoices.self)
+            info = try symbol("espeak_Info", as: Info.self)
+            terminate = try symbol("espeak_Terminate", as: Terminate.self)
+        } catch {
+            dlclose(handle)
+            throw error
+        }
+    }
+
+    /// Whether this value started eSpeak, which it then stops when it goes.
+    private var isStarted = false
+
+    /// Starts eSpeak in synchronous mode (speech through the callback, no audio device): its
+    /// sample rate, or a negative error code.
+    func start() -> Int32 {
+        isStarted = true
+        return initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, nil, Int32(espeakINITIALIZE_DONT_EXIT))
+    }
+
+    /// Stops eSpeak if this value started it (freeing what it allocated), and closes the library.
+    deinit {
+        if isStarted { _ = terminate() }
+        dlclose(handle)
+    }
 
     /// Opens `libespeak-ng.so.1` and looks up the functions the voice calls.
     static func load() throws(AudioError) -> ESpeakLibrary {
@@ -316,21 +386,7 @@ private struct ESpeakLibrary {
                 reason: "cannot load libespeak-ng (apt-get install libespeak-ng1): \(reason)"
             )
         }
-        func symbol<T>(_ name: String, as type: T.Type) throws(AudioError) -> T {
-            guard let address = dlsym(handle, name) else {
-                throw AudioError(.cannotSynthesize, path: nil, reason: "libespeak-ng has no \(name)")
-            }
-            return unsafeBitCast(address, to: type)
-        }
-        return ESpeakLibrary(
-            initialize: try symbol("espeak_Initialize", as: Initialize.self),
-            setSynthCallback: try symbol("espeak_SetSynthCallback", as: SetSynthCallback.self),
-            setVoiceByName: try symbol("espeak_SetVoiceByName", as: SetVoiceByName.self),
-            setParameter: try symbol("espeak_SetParameter", as: SetParameter.self),
-            synth: try symbol("espeak_Synth", as: Synth.self),
-            listVoices: try symbol("espeak_ListVoices", as: ListVoices.self),
-            info: try symbol("espeak_Info", as: Info.self)
-        )
+        return try ESpeakLibrary(handle: handle)
     }
 }
 

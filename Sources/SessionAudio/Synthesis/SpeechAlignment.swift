@@ -6,8 +6,8 @@ import Foundation
 ///
 /// This is how a clip eSpeak NG spoke before, without its marks, gets them back: eSpeak speaks
 /// the text again with its events, and the events' samples are carried to the clip's through
-/// the alignment. The two are the same speech but not the same samples (eSpeak's pitch flutter
-/// carries over from one text to the next; the clip went through an MP3 encoder), so a sample
+/// the alignment. The two are the same speech but not the same samples (the clip went through an
+/// MP3 encoder, or was made by another eSpeak build), so a sample
 /// correlation finds nothing, while the spectral envelopes every 5 ms stay close. The distance
 /// along the path is each step's root-mean-square difference of the bands, in dB, a diagonal
 /// step counted twice, over the two lengths together: on the fixture clips, 0.33–0.63 dB between
