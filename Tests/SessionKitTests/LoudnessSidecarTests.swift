@@ -52,6 +52,22 @@ struct LoudnessSidecarTests {
         )
     }
 
+    /// The fixture clips prepared once in a cache of their own: the first clip's source, its
+    /// sidecar's path and bytes, and what prepares the cache again.
+    static func preparedOnce() async throws -> (
+        folder: TemporaryFolder, texts: [String], key: String, source: AudioSourceInfo,
+        again: ClipPreparer, sidecarPath: String, original: Data
+    ) {
+        let clips = try Self.clips()
+        let folder = try Self.cache(with: clips)
+        let preparer = Self.preparer(folder)
+        let first = try await preparer.prepare(texts: clips.map(\.text))
+        let sidecarPath = folder.path("\(clips[0].key).loudness.json")
+        let original = try Data(contentsOf: URL(fileURLWithPath: sidecarPath))
+        let source = try Self.source(first, clips[0].key)
+        return (folder, clips.map(\.text), clips[0].key, source, preparer, sidecarPath, original)
+    }
+
     /// The source prepared for `key`, or a failed expectation.
     static func source(_ result: PreparedClips, _ key: String) throws -> AudioSourceInfo {
         guard case .ready(let source) = result.states[key] else {
@@ -191,16 +207,44 @@ struct LoudnessSidecarTests {
         ]
     )
     func corruptIsRemeasured(content: String) async throws {
-        let clips = try Self.clips()
-        let folder = try Self.cache(with: clips)
-        let preparer = Self.preparer(folder)
-        let first = try await preparer.prepare(texts: clips.map(\.text))
-        let sidecarPath = folder.path("\(clips[0].key).loudness.json")
-        let original = try Data(contentsOf: URL(fileURLWithPath: sidecarPath))
-        try Data(content.utf8).write(to: URL(fileURLWithPath: sidecarPath))
-        let again = try await preparer.prepare(texts: clips.map(\.text))
-        #expect(try Self.source(again, clips[0].key) == (try Self.source(first, clips[0].key)))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: sidecarPath)) == original)
+        let prepared = try await Self.preparedOnce()
+        try Data(content.utf8).write(to: URL(fileURLWithPath: prepared.sidecarPath))
+        let again = try await prepared.again.prepare(texts: prepared.texts)
+        #expect(try Self.source(again, prepared.key) == prepared.source)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: prepared.sidecarPath)) == prepared.original)
+    }
+
+    @Test(
+        "A sidecar that is a FIFO, a link, or a sparse 3 GB file is not read: nothing waits, nothing is followed, memory stays small",
+        arguments: ["fifo", "link", "sparse"]
+    )
+    func hostileIsRemeasured(kind: String) async throws {
+        let prepared = try await Self.preparedOnce()
+        let (sidecarPath, original) = (prepared.sidecarPath, prepared.original)
+        let elsewhere = try TemporaryFolder()
+        // A sidecar elsewhere that would be believed, with a loudness no measurement gives.
+        var planted = try Self.sidecar(sidecarPath)
+        planted["integratedLoudness"] = -3.5
+        try JSONSerialization.data(withJSONObject: planted).write(to: URL(fileURLWithPath: elsewhere.path("x.json")))
+        try FileManager.default.removeItem(atPath: sidecarPath)
+        switch kind {
+        case "fifo": #expect(mkfifo(sidecarPath, 0o644) == 0)
+        case "link":
+            try FileManager.default.createSymbolicLink(
+                atPath: sidecarPath,
+                withDestinationPath: elsewhere.path("x.json")
+            )
+        default:
+            #expect(FileManager.default.createFile(atPath: sidecarPath, contents: original))
+            #expect(truncate(sidecarPath, 3 << 30) == 0)
+        }
+        let again = try await prepared.again.prepare(texts: prepared.texts)
+        #expect(try Self.source(again, prepared.key) == prepared.source)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sidecarPath)) == original, "rewritten as a regular file")
+        #expect(
+            try Self.sidecar(elsewhere.path("x.json"))["integratedLoudness"] as? Double == -3.5,
+            "the link's target untouched"
+        )
     }
 
     @Test("A sidecar without its integratedLoudness key is damaged, not \"not measured\"")

@@ -27,9 +27,11 @@ package import SessionTimeline
 /// `strikeFrames` (its strike's length), each `null` for silence, and no speech leveling; one
 /// without `maxMomentary` or `strikeFrames` is measured again.
 /// docs/cache.md describes when sidecars are written and trusted.
-struct LoudnessSidecar: Codable, Equatable {
+struct LoudnessSidecar: ClipSidecar, Equatable {
     /// The format's version; a sidecar with another is measured again.
     static let version = 2
+    /// The largest sidecar read: one is about 400 bytes.
+    static let maximumBytes = 16 * 1_024
 
     var version: Int
     /// The clip file's size in bytes.
@@ -136,19 +138,16 @@ struct LoudnessSidecar: Codable, Equatable {
     /// file may go over full scale).
     static let plausibleTruePeak: ClosedRange<Double> = -200...40
 
-    /// The sidecar at `path`, if there is one that parses and is of this version with sane values
-    /// (a loudness that is finite and within ``plausibleLoudness``).
-    static func read(from path: String) -> LoudnessSidecar? {
-        guard let data = FileManager.default.contents(atPath: path),
-            let sidecar = try? JSONDecoder().decode(LoudnessSidecar.self, from: data),
-            sidecar.version == version, sidecar.bytes >= 0, sidecar.frames > .zero,
-            sidecar.integratedLoudness.map(plausibleLoudness.contains) ?? true,
-            sidecar.leveledLoudness.map(plausibleLoudness.contains) ?? true,
-            sidecar.truePeak.map({ $0.map(plausibleTruePeak.contains) ?? true }) ?? true,
-            sidecar.maxMomentary.map({ $0.map(plausibleLoudness.contains) ?? true }) ?? true,
-            sidecar.strikeFrames.map({ $0.map { $0 >= .zero && $0 <= sidecar.frames } ?? true }) ?? true
-        else { return nil }
-        return sidecar
+    /// Whether the values are sane: a loudness that is finite and within ``plausibleLoudness``,
+    /// a true peak within ``plausibleTruePeak``, frames that are there. A sidecar whose are not is
+    /// not read (``ClipSidecar/read(from:)``, which also caps its size and follows no link).
+    var isPlausible: Bool {
+        bytes >= 0 && frames > .zero
+            && integratedLoudness.map(Self.plausibleLoudness.contains) ?? true
+            && leveledLoudness.map(Self.plausibleLoudness.contains) ?? true
+            && truePeak.map({ $0.map(Self.plausibleTruePeak.contains) ?? true }) ?? true
+            && maxMomentary.map({ $0.map(Self.plausibleLoudness.contains) ?? true }) ?? true
+            && strikeFrames.map({ $0.map { $0 >= .zero && $0 <= frames } ?? true }) ?? true
     }
 
     /// Whether this sidecar's format and length are what a scan of its clip found
@@ -244,18 +243,4 @@ extension ClipCache {
         return AudioSourceInfo(measurement, path: entry.path)
     }
 
-}
-
-extension LoudnessSidecar {
-    /// Writes the sidecar atomically (a temporary renamed into place), or nothing if the folder
-    /// cannot be written: a sidecar only saves work, and a missing one is measured again next time.
-    func write(to path: String) {
-        let file = AtomicFile(destination: path, removingStaleTemporaries: false)
-        do {
-            try CanonicalJSON.encode(self).write(to: URL(fileURLWithPath: file.temporaryPath))
-            try file.commit()
-        } catch {
-            file.discard()
-        }
-    }
 }

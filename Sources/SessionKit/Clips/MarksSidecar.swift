@@ -54,9 +54,14 @@ protocol ClipSidecar: Codable {
     /// The largest sidecar read.
     static var maximumBytes: Int { get }
     var version: Int { get }
+    /// Whether the values read are ones a measurement can give; a sidecar whose are not is not
+    /// read (true unless a sidecar says otherwise).
+    var isPlausible: Bool { get }
 }
 
 extension ClipSidecar {
+    var isPlausible: Bool { true }
+
     /// The sidecar at `path`, if it is a regular file of at most ``maximumBytes`` in this format
     /// (a FIFO is not waited on, a link not followed).
     static func read(from path: String) -> Self? {
@@ -64,7 +69,7 @@ extension ClipSidecar {
             (try? file.kind()) == .regularFile,
             let data = try? file.readToEnd(limit: maximumBytes),
             let sidecar = try? JSONDecoder().decode(Self.self, from: data),
-            sidecar.version == version
+            sidecar.version == version, sidecar.isPlausible
         else { return nil }
         return sidecar
     }

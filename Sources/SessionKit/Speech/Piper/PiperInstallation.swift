@@ -63,12 +63,8 @@ public struct PiperInstallation: Sendable, Equatable {
     /// The `data` folders of the packages installed beside the interpreter `python`
     /// (`ENV/bin/python3` → `ENV/lib/python3.*/site-packages/*/data`).
     static func voicePackageFolders(python: String) -> [String] {
-        let environment = ((python as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
-        let lib = environment + "/lib"
         let manager = FileManager.default
-        let pythons = ((try? manager.contentsOfDirectory(atPath: lib)) ?? []).filter { $0.hasPrefix("python") }.sorted()
-        return pythons.flatMap { version in
-            let sitePackages = "\(lib)/\(version)/site-packages"
+        return PythonEnvironment.sitePackages(python: python).flatMap { sitePackages in
             let packages = ((try? manager.contentsOfDirectory(atPath: sitePackages)) ?? []).sorted()
             return packages.map { "\(sitePackages)/\($0)/data" }.filter { folder in
                 var isFolder: ObjCBool = false
