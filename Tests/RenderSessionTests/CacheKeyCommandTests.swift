@@ -68,6 +68,14 @@ struct CacheKeyCommandTests {
             "--speed", "1.25", "--offline", "--seed", "7",
         ])
         #expect(result.status == 0, "\(result.standardError)")
+        // A server's voice times no words, and the timeline says so rather than leave it unexplained.
+        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(result.standardOutput.utf8))
+        let clips = timeline.items.compactMap(\.clip)
+        #expect(clips.count == 5)
+        for clip in clips {
+            #expect(clip.words == nil && clip.sentences == nil)
+            #expect(clip.wordsUnavailable == "the voice nova gives no word timing")
+        }
     }
 
     @Test("prepare --cache-key text finds every clip in the app's cache and synthesizes none")

@@ -117,8 +117,14 @@ struct PipelineSeamsTests {
         let item = try #require(swapped.timeline.items.first { $0.kind == .segment })
         #expect(item.clip?.words == nil && item.clip?.sentences == nil)
         #expect(
-            !(try String(contentsOfFile: folder.path("s.wav.timeline.json"), encoding: .utf8)).contains("\"words\"")
+            item.clip?.wordsUnavailable
+                == "the cached clip is not eSpeak NG's speech of its text at this speed, so its words could not be recovered"
         )
+        let written = try String(contentsOfFile: folder.path("s.wav.timeline.json"), encoding: .utf8)
+        #expect(!written.contains("\"words\""))
+        #expect(written.contains("\"wordsUnavailable\""))
+        // An item with words has no reason.
+        #expect(outcome.timeline.items.first { $0.kind == .segment }?.clip?.wordsUnavailable == nil)
     }
 
     @Test("Marks that do not fit the audio fail the clip, naming why, and nothing is stored")

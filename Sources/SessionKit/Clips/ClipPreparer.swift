@@ -320,6 +320,7 @@ package struct ClipPreparer: Sendable {
                 case .success(let (measurement, marks, unavailable)):
                     result.states[entry.key] = .ready(measurement)
                     result.marks[entry.key] = marks
+                    if marks == nil { result.engineMarksNotes[entry.key] = unavailable }
                     result.synthesized += 1
                     if marks == nil, let unavailable, saidUnavailable.insert(unavailable).inserted { warn(unavailable) }
                 case .failure(let error) where error.code == .cancelled:

@@ -146,6 +146,7 @@ extension ClipPreparer {
             for entry in failing {
                 result.states[entry.key] = again.states[entry.key]
                 result.marks[entry.key] = again.marks[entry.key]
+                result.engineMarksNotes[entry.key] = again.engineMarksNotes[entry.key]
             }
             result.synthesized += again.synthesized
             pending = failing.filter { entry in

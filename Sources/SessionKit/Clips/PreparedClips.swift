@@ -45,6 +45,9 @@ public struct PreparedClips: Sendable {
     public var voiceFallbacks: [Voice: Voice] = [:]
     /// Where each ready clip's words and sentences are, by key, for the clips whose engine said so.
     package var marks: [String: SpeechMarks] = [:]
+    /// Why a clip synthesized in this run has no marks, by key, as its engine said
+    /// (``SpeechResult/marksUnavailable``); see ``marksUnavailable(forKey:voice:)``.
+    package var engineMarksNotes: [String: String] = [:]
     /// What the speech check heard of the clips, when it ran (`--check-speech`).
     package var speech: SpeechCheckSummary?
 
@@ -64,6 +67,7 @@ public struct PreparedClips: Sendable {
         merged.done = done + other.done
         merged.voiceFallbacks = voiceFallbacks.merging(other.voiceFallbacks) { first, _ in first }
         merged.marks = marks.merging(other.marks) { first, _ in first }
+        merged.engineMarksNotes = engineMarksNotes.merging(other.engineMarksNotes) { first, _ in first }
         if let other = other.speech {
             var speech = self.speech ?? SpeechCheckSummary()
             speech.merge(other)
@@ -72,6 +76,25 @@ public struct PreparedClips: Sendable {
             merged.speech = speech
         }
         return merged
+    }
+
+    /// Why the ready clip with `key`, spoken in `voice`, has no marks; `nil` when it has them.
+    ///
+    /// What its engine said when it was made in this run, else what every clip of the voice
+    /// without marks shares: a server's voice gives none; an eSpeak NG clip's could not be
+    /// recovered (``ClipCache/recoveredMarks(of:measured:language:speed:)``); a Piper clip was
+    /// cached without them, and Piper's cannot be recovered from the sound.
+    package func marksUnavailable(forKey key: String, voice: Voice) -> String? {
+        guard marks[key] == nil else { return nil }
+        if let note = engineMarksNotes[key] { return note }
+        return switch voice {
+        case .espeak:
+            "the cached clip is not eSpeak NG's speech of its text at this speed, so its words could not be recovered"
+        case .piper:
+            "the clip was cached without its word timing, which cannot be recovered from Piper's sound"
+        case .server:
+            "the voice \(voice) gives no word timing"
+        }
     }
 
     /// Clips the texts need.

@@ -172,7 +172,12 @@ enum SessionPlanner {
         texts.map { text in
             let entry = identity.entry(for: text)
             guard case .ready(let source)? = clips.states[entry.key] else { return nil }
-            return SourcedClip(key: entry.key, source: source, marks: clips.marks[entry.key])
+            return SourcedClip(
+                key: entry.key,
+                source: source,
+                marks: clips.marks[entry.key],
+                marksUnavailable: clips.marksUnavailable(forKey: entry.key, voice: identity.voice)
+            )
         }
     }
 }

@@ -286,7 +286,12 @@ public struct EmbeddedSpeechProvider: SpeechProvider {
         return try await BlockingPool.currentOrShared.run { () throws(SessionError) in
             do throws(AudioError) {
                 let speech = try EmbeddedVoice.speech(text: request.text, voice: language, speed: request.speed)
-                return SpeechResult(audio: Data(speech.mp3), marks: speech.marks)
+                var result = SpeechResult(audio: Data(speech.mp3), marks: speech.marks)
+                if speech.marks == nil {
+                    result.marksUnavailable =
+                        "eSpeak NG voice \(request.voice) gives no word timing for some texts: its word events do not fit the text"
+                }
+                return result
             } catch {
                 throw SessionError(.providerFailed, error.reason, underlyingError: error)
             }

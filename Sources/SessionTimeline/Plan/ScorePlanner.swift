@@ -83,6 +83,7 @@ extension Timeline {
                     ),
                     source: clip.source,
                     marks: clip.marks,
+                    marksUnavailable: clip.marksUnavailable,
                     content: { [spokenCue = spokenCues[index]] in
                         .spokenCue($0, $1, name: cue.name, cue: spokenCue)
                     },

@@ -73,11 +73,14 @@ package struct SourcedClip: Sendable, Equatable {
     package var source: AudioSourceInfo
     /// Where its words and sentences are in it, when its engine said; `nil` when not known.
     package var marks: SpeechMarks?
+    /// Why there are no `marks`, when there are none (``PlacedClip/wordsUnavailable``).
+    package var marksUnavailable: String?
 
-    package init(key: String, source: AudioSourceInfo, marks: SpeechMarks? = nil) {
+    package init(key: String, source: AudioSourceInfo, marks: SpeechMarks? = nil, marksUnavailable: String? = nil) {
         self.key = key
         self.source = source
         self.marks = marks
+        self.marksUnavailable = marks == nil ? marksUnavailable : nil
     }
 }
 
@@ -119,6 +122,7 @@ extension Timeline {
                     ),
                     source: clip.source,
                     marks: clip.marks,
+                    marksUnavailable: clip.marksUnavailable,
                     content: TimelineItem.Content.segment
                 )
             )
@@ -137,6 +141,7 @@ extension Timeline {
                     ),
                     source: clip.source,
                     marks: clip.marks,
+                    marksUnavailable: clip.marksUnavailable,
                     content: TimelineItem.Content.interjection
                 )
             )
@@ -187,6 +192,8 @@ struct LaneClip {
     var source: AudioSourceInfo
     /// Where the clip's words are in it, to be placed with it.
     var marks: SpeechMarks?
+    /// Why it has no `marks`, when it has none.
+    var marksUnavailable: String?
     /// The item it becomes once placed (its lateness set) and given its gain.
     var content: (PlacedClip, ItemAudio) -> TimelineItem.Content
     /// Where it is placed from; `nil` is its planned start.
@@ -224,7 +231,11 @@ extension TimelinePlanner {
                 var clip = lane.clip
                 clip.lateByFrames = max(start - clip.plannedStartFrame, .zero)
                 clip.lateCause = clip.lateByFrames > .zero ? cause ?? .clipBefore : nil
-                if let marks = lane.marks { (clip.words, clip.sentences) = marks.placed(at: start, in: sampleRate) }
+                if let marks = lane.marks {
+                    (clip.words, clip.sentences) = marks.placed(at: start, in: sampleRate)
+                } else {
+                    clip.wordsUnavailable = lane.marksUnavailable
+                }
                 let gain = Loudness.speechGain(lane.source, in: layers)
                 items.append(
                     TimelineItem(

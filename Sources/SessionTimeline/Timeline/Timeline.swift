@@ -49,8 +49,9 @@ public struct Timeline: Sendable, Equatable, Codable {
     /// The output's length: the end of the last item.
     public var totalFrames: Frames { items.last.map { $0.startFrame + $0.frameCount } ?? .zero }
 
-    /// The output's length in seconds.
-    public var durationSeconds: Double { sampleRate.seconds(of: totalFrames) }
+    /// The output's length in seconds, for messages (library users have
+    /// `sampleRate.seconds(of: totalFrames)`: time is frames, seconds only at the edges).
+    package var durationSeconds: Double { sampleRate.seconds(of: totalFrames) }
 
     package init(
         scriptId: String,
@@ -402,6 +403,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
     private enum CodingKeys: String, CodingKey {
         case index, kind, startFrame, frameCount, startSeconds, durationSeconds
         case text, phase, segmentId, plannedStartFrame, lateByFrames, lateCause, key, gain, name, words, sentences
+        case wordsUnavailable
     }
 
     func encode(to encoder: any Encoder, sampleRate: SampleRate) throws {
@@ -422,6 +424,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
             try container.encode(clip.key, forKey: .key)
             try container.encodeIfPresent(clip.words, forKey: .words)
             try container.encodeIfPresent(clip.sentences, forKey: .sentences)
+            try container.encodeIfPresent(clip.wordsUnavailable, forKey: .wordsUnavailable)
         }
         try container.encodeIfPresent(name, forKey: .name)
         try cue?.encode(to: encoder)
@@ -448,7 +451,8 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
                 lateCause: try container.decodeIfPresent(PlacedClip.LateCause.self, forKey: .lateCause),
                 key: key,
                 words: try container.decodeIfPresent([SpeechMark].self, forKey: .words),
-                sentences: try container.decodeIfPresent([SpeechMark].self, forKey: .sentences)
+                sentences: try container.decodeIfPresent([SpeechMark].self, forKey: .sentences),
+                wordsUnavailable: try container.decodeIfPresent(String.self, forKey: .wordsUnavailable)
             )
         }
         let source = try AudioSourceInfo(decodingIfPresentFrom: decoder)
@@ -531,6 +535,10 @@ public struct PlacedClip: Sendable, Equatable {
     public var words: [SpeechMark]?
     /// Each sentence where it is spoken in the output, when the clip's engine said; `nil` when not known.
     public var sentences: [SpeechMark]?
+    /// Why the clip has no `words`, when it has none: its voice gives no word timing (a server's),
+    /// or its cached clip's could not be had. `nil` when it has words, and in timelines from
+    /// before the reason was recorded.
+    public var wordsUnavailable: String?
 
     package init(
         text: String,
@@ -541,7 +549,8 @@ public struct PlacedClip: Sendable, Equatable {
         lateCause: LateCause? = nil,
         key: String,
         words: [SpeechMark]? = nil,
-        sentences: [SpeechMark]? = nil
+        sentences: [SpeechMark]? = nil,
+        wordsUnavailable: String? = nil
     ) {
         self.text = text
         self.phase = phase
@@ -552,6 +561,7 @@ public struct PlacedClip: Sendable, Equatable {
         self.key = key
         self.words = words
         self.sentences = sentences
+        self.wordsUnavailable = wordsUnavailable
     }
 }
 
