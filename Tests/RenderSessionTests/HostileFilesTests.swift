@@ -391,6 +391,43 @@ struct HostileFilesTests {
         #expect(third.standardError.contains(": 0 rendered, 1 up to date, 0 failed"), "\(third.standardError)")
     }
 
+    @Test(
+        "A manifest that is a sparse 3 GB file is not read: the batch renders, in bounded time, and writes its own; a FIFO is refused by name",
+        arguments: ["sparse", "fifo"]
+    )
+    func hostileManifest(kind: String) async throws {
+        let folder = try batchFolders()
+        let manifest = folder.path("out/manifest.json")
+        if kind == "fifo" {
+            #expect(mkfifo(manifest, 0o644) == 0)
+        } else {
+            #expect(FileManager.default.createFile(atPath: manifest, contents: Data("{".utf8)))
+            #expect(truncate(manifest, 3 << 30) == 0)
+        }
+        let started = ContinuousClock.now
+        let result = try #require(
+            try await renderSession(
+                ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline"],
+                deadline: 120
+            )
+        )
+        #expect(ContinuousClock.now - started < .seconds(60))
+        let written = try FileManager.default.attributesOfItem(atPath: manifest)
+        if kind == "fifo" {
+            #expect(result.status == 74)
+            #expect(
+                result.standardError.hasPrefix("error: Cannot write \(manifest): it is not a regular file; remove it"),
+                "\(result.standardError)"
+            )
+            #expect(written[.type] as? FileAttributeType != .typeRegular, "left as it was")
+        } else {
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardError.contains(": 1 rendered, 0 up to date, 0 failed"), "\(result.standardError)")
+            #expect(written[.type] as? FileAttributeType == .typeRegular)
+            #expect((written[.size] as? Int ?? .max) < 10_000, "the manifest written anew")
+        }
+    }
+
     // MARK: - Item 18: an all-invalid batch leaves nothing
 
     @Test("A batch whose every script is invalid creates nothing: no folder, no lock file")

@@ -107,6 +107,32 @@ struct HostileInputCommandTests {
         )
     }
 
+    @Test(
+        "A timeline or queue over 32 MiB (a sparse 3 GB file, or standard input) is refused before it is read to its end"
+    )
+    func oversizedTimeline() async throws {
+        let folder = try TemporaryFolder()
+        let sparse = folder.path("big.json")
+        #expect(FileManager.default.createFile(atPath: sparse, contents: Data("{".utf8)))
+        #expect(truncate(sparse, 3 << 30) == 0)
+        let line = "error: Cannot read timeline \(sparse): it is larger than 32 MiB, the most a timeline may be\n"
+        for command in [
+            ["show", sparse], ["position", sparse, "--at", "1"], ["verify", "x.wav", "--timeline", sparse],
+        ] {
+            let started = ContinuousClock.now
+            let result = try await renderSession(command)
+            #expect(result.status == 65 && result.standardError == line, "\(command): \(result.standardError)")
+            #expect(ContinuousClock.now - started < .seconds(20), "\(command) read no 3 GB")
+        }
+        let big = Data(repeating: UInt8(ascii: " "), count: (32 << 20) + 1)
+        let standardInput = try await renderSession(["position", "-", "--at", "1"], input: big)
+        #expect(standardInput.status == 65)
+        #expect(
+            standardInput.standardError
+                == "error: Cannot read timeline <stdin>: it is larger than 32 MiB, the most a timeline may be\n"
+        )
+    }
+
     @Test("A UTF-8 byte-order mark before a script file is skipped; a duplicate key is one line")
     func byteOrderMarkAndDuplicates() async throws {
         let folder = try TemporaryFolder()

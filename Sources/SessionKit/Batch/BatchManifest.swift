@@ -59,9 +59,14 @@ final class BatchManifest: Sendable {
         lock = Locked(try? FileRangeLock(path: (folder as NSString).appendingPathComponent(FolderLock.fileName)))
     }
 
-    /// The manifest at `path`, if it is one this version reads.
+    /// The largest manifest read: a session's record is about 300 bytes, so 64 MiB holds some
+    /// 200,000 sessions. A larger file (a planted sparse one) is not read.
+    static let maximumBytes = 64 << 20
+
+    /// The manifest at `path`, if it is a regular file of at most ``maximumBytes`` this version
+    /// reads (a FIFO is not waited on).
     private static func read(_ path: String) -> File? {
-        guard let data = FileManager.default.contents(atPath: path),
+        guard let data = try? AudioFileDecoder.contentsOfRegularFile(path, noun: "a manifest", limit: maximumBytes),
             let decoded = try? JSONDecoder().decode(File.self, from: data), decoded.version == 1
         else { return nil }
         return decoded

@@ -45,12 +45,7 @@ package struct PlaybackFile: Sendable {
     static func contents(of path: String) throws(SessionError) -> (name: String, data: Data) {
         let name = path == "-" ? ScriptFile.standardInputName : path
         if path != "-" { return (name, try SessionVerifier.timelineData(at: path)) }
-        do {
-            return (name, try FileDescriptor.standardInput.readToEnd())
-        } catch {
-            let words = FileProblem.foundationReadError(error).localizedDescription
-            throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(words)", underlyingError: error)
-        }
+        return (name, try SessionVerifier.timelineData(from: .standardInput, name: name))
     }
 
     /// The map `build` makes, its problems as lines naming the file.

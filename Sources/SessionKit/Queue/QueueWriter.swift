@@ -262,7 +262,12 @@ package enum QueueWriter {
             }
         }
         let description = (folder as NSString).appendingPathComponent(descriptionFileName)
-        guard names.contains(descriptionFileName), let data = FileManager.default.contents(atPath: description),
+        guard names.contains(descriptionFileName),
+            let data = try? AudioFileDecoder.contentsOfRegularFile(
+                description,
+                noun: "a queue",
+                limit: SessionVerifier.maximumTimelineBytes
+            ),
             let listed = try? JSONDecoder().decode(ExportedQueue.self, from: data), listed.kind == QueueFile.kind
         else {
             throw refuse("it holds \(names[0]) and no \(descriptionFileName) of a queue")

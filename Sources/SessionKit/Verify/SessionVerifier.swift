@@ -190,16 +190,38 @@ package enum SessionVerifier {
         try decodeTimeline(try timelineData(at: path), name: path)
     }
 
-    /// The bytes of the timeline file at `path`, or the error ``readTimeline(at:)`` gives for it.
+    /// The largest timeline or queue file read: a 24-hour spoken session's, words and all, is
+    /// about 10 MiB. A larger one (a planted 3 GB file) is refused before it is read to its end.
+    package static let maximumTimelineBytes = 32 << 20
+
+    /// The bytes of the timeline file at `path`, or the error ``readTimeline(at:)`` gives for it:
+    /// read in pieces to the end, as a script is (a FIFO or `/dev/fd/N` too), up to
+    /// ``maximumTimelineBytes``.
     static func timelineData(at path: String) throws(SessionError) -> Data {
+        let file: FileDescriptor
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            file = try FileDescriptor.open(path, .readOnly)
         } catch {
             throw SessionError(
                 .unreadableTimeline,
-                "Cannot read timeline \(path): \(FileProblem.describe(error, path: path))",
+                "Cannot read timeline \(path): \(FileProblem.describeUnreadable(path))",
                 underlyingError: error
             )
+        }
+        return try timelineData(from: file, name: path)
+    }
+
+    /// The bytes left in `file`, up to ``maximumTimelineBytes``; `name` stands for it in errors.
+    static func timelineData(from file: borrowing FileDescriptor, name: String) throws(SessionError) -> Data {
+        do {
+            return try file.readToEnd(limit: maximumTimelineBytes)
+        } catch {
+            let reason =
+                switch error {
+                case .tooLarge(let limit): "it is larger than \(limit >> 20) MiB, the most a timeline may be"
+                case .failed(let error): FileProblem.describe(error, path: name)
+                }
+            throw SessionError(.unreadableTimeline, "Cannot read timeline \(name): \(reason)", underlyingError: error)
         }
     }
 
