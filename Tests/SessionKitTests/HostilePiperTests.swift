@@ -32,7 +32,8 @@ struct HostilePiperTests {
         _ text: String = "Hello.",
         with installation: PiperInstallation,
         in folder: TemporaryFolder,
-        within seconds: Double
+        within seconds: Double,
+        environment extra: [String: String] = [:]
     ) async throws -> (status: Int32, errors: [String], warnings: [String]) {
         let script =
             #"{"id": "h", "category": "t", "title": "H", "subtitle": "s", "orderIndex": 1, "#
@@ -40,6 +41,7 @@ struct HostilePiperTests {
         try Data(script.utf8).write(to: URL(fileURLWithPath: folder.path("script.json")))
         var environment = ProcessInfo.processInfo.environment
         environment["RENDER_SESSION_PIPER_PYTHON"] = installation.python
+        environment.merge(extra) { _, new in new }
         let run = try await ChildProcess.run(
             Repository.binary.path,
             [
@@ -122,20 +124,50 @@ struct HostilePiperTests {
         let (folder, installation) = try Self.engine(body)
         let result = try await Self.prepare(with: installation, in: folder, within: 60)
         let expected = ") broke its protocol: it wrote a line longer than 262144 bytes"
-        if place == "answer" {
-            let reason = try Self.reason(result)
-            #expect(reason.hasPrefix("the Piper worker for fake (process ") && reason.hasSuffix(expected), "\(reason)")
-        } else {
-            // Before the model is loaded, the voice is unavailable, for the same reason.
-            #expect(result.status == 1)
-            #expect(result.errors.count == 1, "\(result.errors)")
-            let line = result.errors.first ?? ""
-            #expect(
-                line.hasPrefix("error: Piper voice fake unavailable (")
-                    && line.hasSuffix(expected + "); --fallback-voice names a voice to speak in instead"),
-                "\(line)"
-            )
-        }
+        // Before the model is loaded, the voice is unavailable, for the same reason.
+        let reason = place == "answer" ? try Self.reason(result) : Self.unavailability(result)
+        #expect(reason.hasPrefix("the Piper worker for fake (process ") && reason.hasSuffix(expected), "\(reason)")
+    }
+
+    /// The one error line of a prepare whose voice is unavailable, without its prefix and suffix:
+    /// the reason in `Piper voice fake unavailable (REASON); --fallback-voice …`.
+    static func unavailability(_ result: (status: Int32, errors: [String], warnings: [String])) -> String {
+        #expect(result.status == 1)
+        #expect(result.errors.count == 1, "\(result.errors)")
+        let line = result.errors.first ?? ""
+        let (prefix, suffix) = (
+            "error: Piper voice fake unavailable (", "); --fallback-voice names a voice to speak in instead"
+        )
+        #expect(line.hasPrefix(prefix) && line.hasSuffix(suffix), "\(line)")
+        return String(line.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+
+    @Test("A worker that never says it is ready is stopped after its loading time, and the voice is unavailable")
+    func neverReady() async throws {
+        let (folder, installation) = try Self.engine("exec sleep 600")
+        let started = ContinuousClock.now
+        let result = try await Self.prepare(
+            with: installation,
+            in: folder,
+            within: 60,
+            environment: ["RENDER_SESSION_PIPER_LOAD_SECONDS": "2"]
+        )
+        #expect(Self.unavailability(result) == "the Piper worker did not load fake within 2.0 seconds and was stopped")
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    @Test(
+        "A FIFO planted as the model or its config is refused by name before any worker starts",
+        arguments: ["fake.onnx", "fake.onnx.json"]
+    )
+    func plantedFIFO(file: String) async throws {
+        let (folder, installation) = try Self.engine(#"touch "$(dirname "$0")/started"; exec sleep 600"#)
+        let path = installation.modelFolders[0] + "/" + file
+        try FileManager.default.removeItem(atPath: path)
+        #expect(mkfifo(path, 0o644) == 0)
+        let result = try await Self.prepare(with: installation, in: folder, within: 60)
+        #expect(Self.unavailability(result) == "\(path) is not a regular file (a FIFO, a device or a socket)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("started")), "no worker started")
     }
 
     /// What prepare of "Hello there." printed, and the cache's files, when the engine speaks it as

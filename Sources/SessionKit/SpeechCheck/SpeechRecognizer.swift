@@ -67,22 +67,14 @@ package struct SpeechRecognizer: Sendable {
     {
         try installation.check()
         guard !spans.isEmpty else { return [] }
-        let deadline = Locked<(process: Int32, at: ContinuousClock.Instant)?>(nil)
+        let deadline = ProcessDeadline()
         var answers: [Result<[HeardWord], SessionError>] = []
         var loaded = false
         let outcome: Result<TerminationStatus, any Error>
         do {
             outcome = .success(
                 try await withThrowingTaskGroup { group in
-                    group.addTask {
-                        // The watchdog: kills the process once it is past the deadline it was given.
-                        while true {
-                            try await Task.sleep(for: .milliseconds(100))
-                            if let (process, at) = deadline.withLock({ $0 }), ContinuousClock.now > at {
-                                ProcessControl.send(.kill, to: process)
-                            }
-                        }
-                    }
+                    group.addTask { try await deadline.watch() }
                     defer { group.cancelAll() }
                     return try await run(
                         .path(FilePath(installation.python)),
@@ -94,7 +86,7 @@ package struct SpeechRecognizer: Sendable {
                         error: .discarded
                     ) { execution in
                         let process = execution.processIdentifier.value
-                        deadline.withLock { $0 = (process, .now + Self.loadingTime) }
+                        deadline.set(process, within: Self.loadingTime)
                         var reader = WorkerOutputReader(
                             execution.standardOutput.makeAsyncIterator(),
                             process: process,
@@ -108,7 +100,7 @@ package struct SpeechRecognizer: Sendable {
                         loaded = true
                         for span in spans {
                             try Task.checkCancellation()
-                            deadline.withLock { $0 = (process, .now + Self.time(for: span)) }
+                            deadline.set(process, within: Self.time(for: span))
                             let heard = RecognizerBridge.sampleRate
                             let start = heard.frames(converting: span.startFrame, from: span.sampleRate)
                             let end = heard.frames(converting: span.startFrame + span.frameCount, from: span.sampleRate)
@@ -127,7 +119,7 @@ package struct SpeechRecognizer: Sendable {
                                 answers.append(.failure(SessionError(.unreadableAudio, printable(reason))))
                             }
                         }
-                        deadline.withLock { $0 = nil }
+                        deadline.clear()
                         try await execution.standardInputWriter.finish()
                     }.terminationStatus
                 }
@@ -141,7 +133,7 @@ package struct SpeechRecognizer: Sendable {
         guard answers.count < spans.count else { return answers }
         // The process ended before answering them all: why, for the rest.
         var reason = Self.describe(outcome)
-        if deadline.withLock({ $0 }).map({ ContinuousClock.now > $0.at }) ?? false {
+        if deadline.hasPassed {
             reason =
                 loaded
                 ? "the speech recognizer took longer than \(Self.time(for: spans[answers.count])) on \(spans[answers.count].path) and was stopped"

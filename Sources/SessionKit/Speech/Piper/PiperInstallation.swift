@@ -18,6 +18,14 @@ public struct PiperInstallation: Sendable, Equatable {
     public var python: String
     /// The folders models are looked for in, in order.
     public var modelFolders: [String]
+    /// How long a worker may take to load its model before it is stopped and the voice is
+    /// unavailable: `$RENDER_SESSION_PIPER_LOAD_SECONDS` (1 to 3,600), else a minute. A model
+    /// loads in 0.5–3 s here; one that never does (a file that blocks, an engine that hangs)
+    /// must not keep a render waiting forever.
+    package var loadingTime = Self.defaultLoadingTime
+
+    /// A worker's time to load its model when the environment does not say.
+    package static let defaultLoadingTime = Duration.seconds(60)
 
     public init(python: String, modelFolders: [String]) {
         self.python = python
@@ -32,13 +40,20 @@ public struct PiperInstallation: Sendable, Equatable {
         let python =
             environment["RENDER_SESSION_PIPER_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
             ?? defaultEnvironmentFolder(environment: environment) + "/bin/python3"
-        if let modelFolders, !modelFolders.isEmpty {
-            return PiperInstallation(python: python, modelFolders: modelFolders)
+        var installation =
+            if let modelFolders, !modelFolders.isEmpty {
+                PiperInstallation(python: python, modelFolders: modelFolders)
+            } else if let listed = environment["RENDER_SESSION_PIPER_MODELS"], !listed.isEmpty {
+                PiperInstallation(python: python, modelFolders: listed.split(separator: ":").map(String.init))
+            } else {
+                PiperInstallation(python: python, modelFolders: voicePackageFolders(python: python))
+            }
+        if let seconds = environment["RENDER_SESSION_PIPER_LOAD_SECONDS"].flatMap(Int.init),
+            (1...3_600).contains(seconds)
+        {
+            installation.loadingTime = .seconds(seconds)
         }
-        if let listed = environment["RENDER_SESSION_PIPER_MODELS"], !listed.isEmpty {
-            return PiperInstallation(python: python, modelFolders: listed.split(separator: ":").map(String.init))
-        }
-        return PiperInstallation(python: python, modelFolders: voicePackageFolders(python: python))
+        return installation
     }
 
     /// `$XDG_DATA_HOME/render-session/piper`, else `~/.local/share/render-session/piper`: the
@@ -109,7 +124,12 @@ public struct PiperInstallation: Sendable, Equatable {
                 "Piper voice \(name) unavailable (no Piper engine at \(python); scripts/setup-piper installs it)"
             )
         }
-        if let model = models.first(where: { $0.name == name }) { return model }
+        if let model = models.first(where: { $0.name == name }) {
+            if let problem = model.fileProblem {
+                throw SessionError(.voiceUnavailable, "Piper voice \(name) unavailable (\(problem))")
+            }
+            return model
+        }
         let searched = modelFolders.isEmpty ? "no model folders" : modelFolders.joined(separator: ", ")
         throw SessionError(
             .voiceUnavailable,

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import SessionAudio
 
 /// A Piper voice: its ONNX network (`NAME.onnx`) and the configuration beside it
 /// (`NAME.onnx.json`: sample rate, phoneme map, eSpeak voice, inference scales).
@@ -30,6 +31,27 @@ package struct PiperModel: Sendable, Equatable {
         else { return nil }
         let stamp = Int64((modified.timeIntervalSince1970 * 1_000_000).rounded())
         return "\(folder)/\(name)-\(bytes)-\(stamp).onnx"
+    }
+
+    /// Why the model's files cannot be loaded as they are, `nil` when both are regular files
+    /// (links to them followed): a FIFO planted as either would keep the worker waiting for a
+    /// writer forever, and a device would be read without end. Each is opened without waiting
+    /// (`O_NONBLOCK`) and its kind read from the open file.
+    var fileProblem: String? {
+        for path in [modelPath, configPath] {
+            let kind: FileKind?
+            do {
+                kind = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking]).kind()
+            } catch {
+                return "cannot read \(path): \(FileProblem.describe(error, path: path))"
+            }
+            switch kind {
+            case .regularFile: continue
+            case .directory: return "\(path) is a directory, not a file"
+            default: return "\(path) is not a regular file (a FIFO, a device or a socket)"
+            }
+        }
+        return nil
     }
 
     /// Whether `name` can be a model's name: a plain file name (letters, digits, `_`, `-`, `.`,
@@ -89,9 +111,13 @@ package struct PiperModelDescription: Sendable, Equatable {
             let audio: Audio?
             let language: Language?
         }
-        let config = FileManager.default.contents(atPath: model.configPath).flatMap {
-            try? JSONDecoder().decode(Config.self, from: $0)
-        }
+        // A FIFO planted as the config is not waited on, nor a huge file read (configs are under 100 KiB).
+        let bytes = try? AudioFileDecoder.contentsOfRegularFile(
+            model.configPath,
+            noun: "a voice's config",
+            limit: 4 << 20
+        )
+        let config = bytes.flatMap { try? JSONDecoder().decode(Config.self, from: $0) }
         sampleRate = config?.audio?.sample_rate
         language = config?.language?.code
         quality = config?.audio?.quality

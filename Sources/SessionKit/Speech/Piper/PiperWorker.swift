@@ -41,12 +41,14 @@ final class PiperWorker: Sendable {
     /// The process ids of the worker's current process, for tests that kill one.
     let processIdentifiers: Locked<[Int32]>
 
-    /// Starts a worker for `model` on `python`, running `threads` onnxruntime threads.
+    /// Starts a worker for `model` on `python`, running `threads` onnxruntime threads; a process
+    /// that has not said it is ready `loadingTime` after it started is killed.
     /// - Parameter started: told once, when the first process has loaded the model or failed to.
     init(
         python: String,
         model: PiperModel,
         threads: Int,
+        loadingTime: Duration = PiperInstallation.defaultLoadingTime,
         started: @escaping @Sendable (Result<SampleRate, SessionError>) -> Void
     ) {
         let (jobs, mailbox) = AsyncStream.makeStream(of: Job.self)
@@ -60,6 +62,7 @@ final class PiperWorker: Sendable {
                 python: python,
                 model: model,
                 threads: threads,
+                loadingTime: loadingTime,
                 identifiers: identifiers,
                 stopped: stopped,
                 started: started
@@ -100,6 +103,7 @@ final class PiperWorker: Sendable {
         python: String,
         model: PiperModel,
         threads: Int,
+        loadingTime: Duration,
         identifiers: Locked<[Int32]>,
         stopped: Locked<Bool>,
         started: @escaping @Sendable (Result<SampleRate, SessionError>) -> Void
@@ -130,75 +134,83 @@ final class PiperWorker: Sendable {
             var loaded = false
             var process: Int32 = 0
             let outcome: Result<TerminationStatus, any Error>
+            let deadline = ProcessDeadline()
             do {
-                let result = try await run(
-                    .path(FilePath(python)),
-                    arguments: Arguments(
-                        PiperBridge.arguments(model: model, threads: threads, alignedCopy: model.alignedCopyPath())
-                    ),
-                    environment: .only(PiperBridge.environment),
-                    workingDirectory: FilePath(PiperBridge.workingDirectory),
-                    input: .inputWriter,
-                    output: .sequence,
-                    error: .discarded
-                ) { execution in
-                    process = execution.processIdentifier.value
-                    identifiers.withLock { $0 = [process] }
-                    var reader = WorkerOutputReader(
-                        execution.standardOutput.makeAsyncIterator(),
-                        process: process,
-                        worker: "the Piper worker for \(model.name) (process \(process))",
-                        maximumLineBytes: PiperBridge.maximumLineBytes
-                    )
-                    let greeting = try await reader.line(as: PiperBridge.Header.self)
-                    guard greeting.ready == true, let hertz = greeting.sampleRate, let rate = SampleRate(hertz) else {
-                        throw WorkerFailure.said(greeting.error ?? "the Piper worker did not say it was ready")
-                    }
-                    loaded = true
-                    failedStarts = 0
-                    if !reportedStart {
-                        reportedStart = true
-                        started(.success(rate))
-                    }
-                    while true {
-                        if held == nil {
-                            guard let next = await pending.next(isolation: #isolation) else {
-                                mailboxClosed = true
-                                break
-                            }
-                            held = next
+                let result = try await withThrowingTaskGroup { group in
+                    group.addTask { try await deadline.watch() }
+                    defer { group.cancelAll() }
+                    return try await run(
+                        .path(FilePath(python)),
+                        arguments: Arguments(
+                            PiperBridge.arguments(model: model, threads: threads, alignedCopy: model.alignedCopyPath())
+                        ),
+                        environment: .only(PiperBridge.environment),
+                        workingDirectory: FilePath(PiperBridge.workingDirectory),
+                        input: .inputWriter,
+                        output: .sequence,
+                        error: .discarded
+                    ) { execution in
+                        process = execution.processIdentifier.value
+                        identifiers.withLock { $0 = [process] }
+                        deadline.set(process, within: loadingTime)
+                        var reader = WorkerOutputReader(
+                            execution.standardOutput.makeAsyncIterator(),
+                            process: process,
+                            worker: "the Piper worker for \(model.name) (process \(process))",
+                            maximumLineBytes: PiperBridge.maximumLineBytes
+                        )
+                        let greeting = try await reader.line(as: PiperBridge.Header.self)
+                        guard greeting.ready == true, let hertz = greeting.sampleRate, let rate = SampleRate(hertz)
+                        else {
+                            throw WorkerFailure.said(greeting.error ?? "the Piper worker did not say it was ready")
                         }
-                        if droppedCancelled() { continue }
-                        guard var job = held else { break }
-                        job.attempts += 1
-                        held = job
-                        _ = try await execution.standardInputWriter.write(Array(job.request.line))
-                        let header = try await reader.line(as: PiperBridge.Header.self)
-                        if let frames = header.frames {
-                            let (byteCount, overflow) = frames.multipliedReportingOverflow(by: 2)
-                            guard frames >= 0, frames <= job.maximumFrames, !overflow else {
-                                throw reader.broken(
-                                    "it announced \(frames) frames, outside the 0…\(job.maximumFrames) a clip of this text may hold"
-                                )
+                        deadline.clear()
+                        loaded = true
+                        failedStarts = 0
+                        if !reportedStart {
+                            reportedStart = true
+                            started(.success(rate))
+                        }
+                        while true {
+                            if held == nil {
+                                guard let next = await pending.next(isolation: #isolation) else {
+                                    mailboxClosed = true
+                                    break
+                                }
+                                held = next
                             }
-                            let samples = try await reader.bytes(count: byteCount)
-                            job.reply.resume(
-                                returning: .success(
-                                    PiperAudio(
-                                        littleEndianSamples: samples,
-                                        sampleRate: rate,
-                                        words: header.words,
-                                        marksUnavailable: header.marksUnavailable
+                            if droppedCancelled() { continue }
+                            guard var job = held else { break }
+                            job.attempts += 1
+                            held = job
+                            _ = try await execution.standardInputWriter.write(Array(job.request.line))
+                            let header = try await reader.line(as: PiperBridge.Header.self)
+                            if let frames = header.frames {
+                                let (byteCount, overflow) = frames.multipliedReportingOverflow(by: 2)
+                                guard frames >= 0, frames <= job.maximumFrames, !overflow else {
+                                    throw reader.broken(
+                                        "it announced \(frames) frames, outside the 0…\(job.maximumFrames) a clip of this text may hold"
+                                    )
+                                }
+                                let samples = try await reader.bytes(count: byteCount)
+                                job.reply.resume(
+                                    returning: .success(
+                                        PiperAudio(
+                                            littleEndianSamples: samples,
+                                            sampleRate: rate,
+                                            words: header.words,
+                                            marksUnavailable: header.marksUnavailable
+                                        )
                                     )
                                 )
-                            )
-                        } else {
-                            let reason = header.error ?? "the Piper worker answered neither audio nor an error"
-                            job.reply.resume(returning: .failure(SessionError(.providerFailed, reason)))
+                            } else {
+                                let reason = header.error ?? "the Piper worker answered neither audio nor an error"
+                                job.reply.resume(returning: .failure(SessionError(.providerFailed, reason)))
+                            }
+                            held = nil
                         }
-                        held = nil
+                        try await execution.standardInputWriter.finish()
                     }
-                    try await execution.standardInputWriter.finish()
                 }
                 outcome = .success(result.terminationStatus)
             } catch {
@@ -206,7 +218,10 @@ final class PiperWorker: Sendable {
             }
             identifiers.withLock { $0 = [] }
             if mailboxClosed { return }
-            let reason = Self.describe(outcome)
+            let reason =
+                deadline.hasPassed
+                ? "the Piper worker did not load \(model.name) within \(loadingTime) and was stopped"
+                : Self.describe(outcome)
             // What the process's closure threw, if it threw: every error made from it keeps it.
             let cause: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
             // A broken protocol is the engine's fault, not the process's fate: trying again would

@@ -37,7 +37,12 @@ actor PiperWorkerPool {
         let (started, reportStart) = AsyncStream.makeStream(of: Result<SampleRate, SessionError>.self)
         for _ in 0..<adding {
             let first = workers.isEmpty
-            let worker = PiperWorker(python: installation.python, model: model, threads: threads) { outcome in
+            let worker = PiperWorker(
+                python: installation.python,
+                model: model,
+                threads: threads,
+                loadingTime: installation.loadingTime
+            ) { outcome in
                 guard first else { return }
                 reportStart.yield(outcome)
                 reportStart.finish()
