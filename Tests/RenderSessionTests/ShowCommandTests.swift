@@ -223,6 +223,36 @@ struct ShowPictureTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path("x.html")))
     }
 
+    @Test(
+        "Noncharacters, bidirectional controls and invisible characters are escaped: the SVG stays well-formed, the table readable"
+    )
+    func noncharacters() async throws {
+        let folder = try TemporaryFolder()
+        var json = try String(
+            contentsOf: Repository.root.appendingPathComponent(ShowCommandTests.timeline),
+            encoding: .utf8
+        )
+        json = json.replacingOccurrences(
+            of: "\"Five seconds\"",
+            with: #""Five\uFFFE\uFFFF\uFDD0 seconds \u202Eevil\u200B\u0001""#
+        )
+        let path = folder.path("t.json")
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        let escapes = #"Five\u{fffe}\u{ffff}\u{fdd0} seconds \u{202e}evil\u{200b}\u{1}"#
+        let picture = try await renderSession(["show", path, "-o", folder.path("t.svg")])
+        #expect(picture.status == 0, "\(picture.standardError)")
+        let svg = try String(contentsOfFile: folder.path("t.svg"), encoding: .utf8)
+        #expect(svg.contains(escapes), "the title's escapes")
+        #expect(!svg.unicodeScalars.contains { [0xFFFE, 0xFFFF, 0xFDD0, 0x202E, 0x200B, 0x1].contains($0.value) })
+        let lint = try await ChildProcess.run(
+            "/usr/bin/env",
+            ["python3", "-c", "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])", folder.path("t.svg")]
+        )
+        #expect(lint.termination == .exited(0), "python's XML parser reads the SVG: \(lint.standardErrorText)")
+        let table = try await renderSession(["show", path])
+        #expect(table.status == 0 && table.standardOutput.contains(escapes), "\(table.standardOutput)")
+    }
+
     /// The PNG's width and height, from its IHDR chunk; `nil` when it is not a PNG.
     static func pngSize(_ data: Data) -> (width: Int, height: Int)? {
         let bytes = [UInt8](data)

@@ -187,17 +187,23 @@ package enum SessionPicture {
         return text == "-0" ? "0" : text
     }
 
-    /// `text` with XML's five special characters escaped.
+    /// `text` with XML's five special characters escaped, and every scalar XML does not allow
+    /// in a document (a C0 control but tab, newline and return; U+FFFE and U+FFFF) or that
+    /// printing would hide (``Unicode/Scalar/isHiddenWhenPrinted``) shown as a `\u{…}` escape:
+    /// the picture and the page stay well-formed whatever a script's texts hold.
     static func escaped(_ text: String) -> String {
         var out = ""
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
-            default: out.append(character)
+            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            case _ where scalar.isControlCharacter || scalar.isHiddenWhenPrinted:
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

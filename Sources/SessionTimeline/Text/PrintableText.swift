@@ -1,5 +1,6 @@
 /// Text from outside (a script's title, a server's error message, a file name) made safe to print
-/// on a terminal: control characters (C0, DEL and C1, which carry terminal escape sequences) are
+/// on a terminal: control characters (C0, DEL and C1, which carry terminal escape sequences),
+/// bidirectional controls and invisible characters (``Unicode/Scalar/isHiddenWhenPrinted``) are
 /// shown as `\u{…}` escapes, and the text is cut to `limit` characters with an ellipsis.
 ///
 /// Everything the tool prints that came from a file or a server goes through this or ``quoted(_:limit:)``,
@@ -8,7 +9,7 @@ package func printable(_ text: some StringProtocol, limit: Int = 300) -> String 
     var shown = ""
     for character in text.prefix(limit) {
         for scalar in character.unicodeScalars {
-            if scalar.isControlCharacter {
+            if scalar.isControlCharacter || scalar.isHiddenWhenPrinted {
                 shown += "\\u{\(String(scalar.value, radix: 16))}"
             } else {
                 shown.unicodeScalars.append(scalar)
@@ -29,7 +30,7 @@ package func quoted(_ text: String, limit: Int = 60) -> String {
             case "\\": shown += "\\\\"
             case "\n": shown += "\\n"
             case "\t": shown += "\\t"
-            case _ where scalar.isControlCharacter:
+            case _ where scalar.isControlCharacter || scalar.isHiddenWhenPrinted:
                 shown += "\\u{\(String(scalar.value, radix: 16))}"
             default: shown.unicodeScalars.append(scalar)
             }
@@ -40,7 +41,22 @@ package func quoted(_ text: String, limit: Int = 60) -> String {
 
 extension Unicode.Scalar {
     /// C0 controls, DEL and the C1 controls (U+0080–U+009F, among them the one-character CSI).
-    var isControlCharacter: Bool {
+    package var isControlCharacter: Bool {
         value < 0x20 || (0x7F...0x9F).contains(value)
+    }
+
+    /// Whether the scalar, printed as it is, would reorder or hide the text around it, or is no
+    /// character at all: a bidirectional control (U+061C, U+200E–200F, U+202A–202E,
+    /// U+2066–2069: `U+202E` makes `evil\u{202e}txt.wav` read `evilvaw.txt`), an invisible one
+    /// that joins nothing (U+200B zero-width space, U+2060 word joiner, U+FEFF), or a
+    /// noncharacter (U+FDD0–FDEF and the last two of every plane, which XML parsers refuse).
+    /// The joiners U+200C and U+200D stay: Persian and emoji sequences need them.
+    package var isHiddenWhenPrinted: Bool {
+        switch value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        case 0x200B, 0x2060, 0xFEFF: true
+        case 0xFDD0...0xFDEF: true
+        default: value & 0xFFFE == 0xFFFE
+        }
     }
 }
