@@ -383,6 +383,27 @@ struct ShowPictureTests {
         #expect(index.contains("<td>passed</td>"))
     }
 
+    @Test("batch --preview refuses, before any work, a script whose id would make its page the batch's index.html")
+    func batchPreviewIndexId() async throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.path("scripts"), withIntermediateDirectories: true)
+        let script = try String(contentsOfFile: "Fixtures/scripts/ten-minute-session.json", encoding: .utf8)
+            .replacingOccurrences(of: #""id": "ten-minute-session""#, with: #""id": "index""#)
+        try script.write(toFile: folder.path("scripts/index.json"), atomically: true, encoding: .utf8)
+        let arguments = [
+            "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
+        ]
+        let refused = try await renderSession(arguments + ["--preview"])
+        #expect(refused.status == 65)
+        #expect(
+            refused.standardError
+                == "error: \(folder.path("scripts/index.json")): the id \"index\" would give this session's preview page the name of the batch's index.html; give the script another id, or make no previews\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out")), "nothing made")
+        let plain = try await renderSession(arguments)
+        #expect(plain.status == 0, "without --preview the id is only a file name: \(plain.standardError)")
+    }
+
     @Test("docs/session.svg, which the README shows, is what show draws for the fixture today")
     func documentedPicture() async throws {
         let timeline = try await renderSession([

@@ -17,6 +17,9 @@ struct PreviewPageTests {
             ("/a/b/c.wav", "/a/b/c/d", "../../c.wav"),
             ("/x y#1?.wav", "/", "x%20y%231%3F.wav"),
             ("/srv/a;b/é.wav", "/srv", "a%3Bb/%C3%A9.wav"),
+            // A colon in a relative URL's first name would make `take2:` its scheme.
+            ("/a/take2:final.wav", "/a", "take2%3Afinal.wav"),
+            ("/a/x:y/z:w.wav", "/a", "x%3Ay/z%3Aw.wav"),
         ]
     )
     func relativeURL(target: String, folder: String, expected: String) {

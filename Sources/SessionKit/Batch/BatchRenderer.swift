@@ -233,6 +233,13 @@ package enum BatchRenderer {
                 clips: PreparedClips(entries: [])
             )
         }
+        // A session named `index` would have its preview page overwritten by the batch's index.
+        if options.writesPreviews, let index = all.first(where: { $0.name == BatchPreview.indexName }) {
+            throw SessionError(
+                .invalidSetting,
+                "\(index.scriptPath): the id \"\(BatchPreview.indexName)\" would give this session's preview page the name of the batch's \(BatchPreview.indexName).html; give the script another id, or make no previews"
+            )
+        }
         let manifestPath = (folder as NSString).appendingPathComponent("manifest.json")
         _ = try OutputTarget.resolve(.path(manifestPath), replaceExisting: true, inOwnedFolder: true)
         // One batch (or one shard of it) at a time per output folder: a second one waits, then

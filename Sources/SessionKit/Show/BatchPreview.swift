@@ -6,6 +6,9 @@ internal import SessionTimeline
 /// program loudness, late items, what `verify` finds) linking to its page. Every file is written
 /// whole or not at all.
 package enum BatchPreview {
+    /// The index page's name without `.html`: no session may have it (``BatchRenderer``).
+    package static let indexName = "index"
+
     /// One row of the index.
     package struct Row: Sendable, Equatable {
         package var name: String
@@ -33,7 +36,7 @@ package enum BatchPreview {
         for (session, result) in zip(report.sessions, report.results) {
             rows.append(row(session, result))
         }
-        let index = (folder as NSString).appendingPathComponent("index.html")
+        let index = (folder as NSString).appendingPathComponent("\(indexName).html")
         try SessionPicture.write(Data(html(rows).utf8), to: .path(index), replaceExisting: true)
         return rows
     }

@@ -184,9 +184,11 @@ package enum PreviewPage {
     }
 
     /// `name` as one component of a URL's path: percent-encoded but for what a path allows, `/`, `;`, `?` and `#` included.
+    /// A colon is encoded too: in a relative URL's first name it would be read as a scheme
+    /// (`take2:final.wav` is the URL scheme `take2`, and the player stays silent).
     package static func urlComponent(_ name: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/;?#")
+        allowed.remove(charactersIn: "/;?#:")
         return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
     }
 
