@@ -133,6 +133,80 @@ struct HostileInputCommandTests {
         )
     }
 
+    /// The fixture timeline with `original` replaced by `hostile`.
+    static func hostileTimeline(_ original: String, _ hostile: String, in folder: TemporaryFolder) throws -> String {
+        let json = try String(contentsOfFile: "Fixtures/positions/five-seconds.timeline.json", encoding: .utf8)
+        #expect(json.contains(original))
+        let path = folder.path("hostile.json")
+        try json.replacingOccurrences(of: original, with: hostile).write(
+            toFile: path,
+            atomically: true,
+            encoding: .utf8
+        )
+        return path
+    }
+
+    @Test(
+        "Frames no session holds, in a timeline or a queue, are one error line with the JSON path (exit 65), never a trap",
+        arguments: [
+            (
+                #""startFrame": 1500, "frameCount": 2000,"#, #""startFrame": 9223372036854775807, "frameCount": 2000,"#,
+                "items[2].startFrame: 9223372036854775807 frames is outside 0…663552000000 (ten days at 768 kHz)"
+            ),
+            (
+                #""startFrame": 1500, "frameCount": 2000,"#, #""startFrame": 1500, "frameCount": 10000000000000000,"#,
+                "items[2].frameCount: 10000000000000000 frames is outside 0…663552000000 (ten days at 768 kHz)"
+            ),
+            (
+                #""plannedStartFrame": 1500, "lateByFrames": 0"#,
+                #""plannedStartFrame": 1500, "lateByFrames": 9223372036854775807"#,
+                "items[2].lateByFrames: 9223372036854775807 frames is outside 0…663552000000 (ten days at 768 kHz)"
+            ),
+            (
+                #""startFrame": 0, "endFrame": 1500"#,
+                #""startFrame": 9223372036854775807, "endFrame": -9223372036854775807"#,
+                "phases[0].startFrame: 9223372036854775807 frames is outside 0…663552000000 (ten days at 768 kHz)"
+            ),
+            (
+                #""startFrame": 0, "endFrame": 1500"#, #""startFrame": 1400, "endFrame": 100"#,
+                "phases[0]: ends before it starts"
+            ),
+            (
+                #""name": "gong", "startFrame": 800, "frameCount": 2000"#,
+                #""name": "gong", "startFrame": 800, "frameCount": 9223372036854775807"#,
+                "overlays[0].frameCount: 9223372036854775807 frames is outside 0…663552000000 (ten days at 768 kHz)"
+            ),
+            (
+                #""startFrame": 3750, "frameCount": 1250"#, #""startFrame": 3750, "frameCount": 950000000"#,
+                "items[4]: ends past ten days at 1000 Hz"
+            ),
+        ]
+    )
+    func hostileFrames(original: String, hostile: String, problem: String) async throws {
+        let folder = try TemporaryFolder()
+        let path = try Self.hostileTimeline(original, hostile, in: folder)
+        let line = "error: Cannot read timeline \(path): \(problem)\n"
+        for command in [["show", path], ["show", path, "-o", folder.path("x.svg")], ["position", path, "--at", "1"]] {
+            let result = try await renderSession(command)
+            #expect(result.status == 65 && result.standardError == line, "\(command): \(result.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("x.svg")))
+    }
+
+    @Test("A queue item's sourceFrames of 2^63−1 is one error line with its JSON path, never a trap")
+    func hostileQueueFrames() async throws {
+        let folder = try TemporaryFolder()
+        let json = try String(contentsOfFile: "Fixtures/positions/queue.json", encoding: .utf8)
+            .replacingOccurrences(of: #""sourceFrames": 72345"#, with: #""sourceFrames": 9223372036854775807"#)
+        try json.write(toFile: folder.path("queue.json"), atomically: true, encoding: .utf8)
+        let result = try await renderSession(["position", folder.path("queue.json"), "--at", "1"])
+        #expect(result.status == 65)
+        #expect(
+            result.standardError
+                == "error: Cannot read queue \(folder.path("queue.json")): items[1].sourceFrames: 9223372036854775807 frames is outside 0…663552000000 (ten days at 768 kHz)\n"
+        )
+    }
+
     @Test("A UTF-8 byte-order mark before a script file is skipped; a duplicate key is one line")
     func byteOrderMarkAndDuplicates() async throws {
         let folder = try TemporaryFolder()

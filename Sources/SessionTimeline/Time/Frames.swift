@@ -27,8 +27,21 @@ public struct Frames: Hashable, Comparable, Sendable, Codable, CustomStringConve
 
     public var description: String { String(count) }
 
+    /// The most frames a file may give as a position or length: ten days at the highest rate
+    /// (``SampleRate/supported``), 663,552,000,000. Any sum of a few such values fits an `Int64`,
+    /// so a hostile timeline, queue or sidecar cannot make frame arithmetic overflow.
+    package static let decodable = Frames(Int64(SampleRate.maximumSeconds) * Int64(SampleRate.supported.upperBound))
+
+    /// Reads a frame count, refusing one below zero or above ``decodable`` with the JSON path.
     public init(from decoder: any Decoder) throws {
-        count = try decoder.singleValueContainer().decode(Int64.self)
+        let container = try decoder.singleValueContainer()
+        count = try container.decode(Int64.self)
+        guard count >= 0, count <= Self.decodable.count else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "\(count) frames is outside 0…\(Self.decodable.count) (ten days at 768 kHz)"
+            )
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

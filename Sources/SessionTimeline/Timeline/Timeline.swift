@@ -267,6 +267,30 @@ public struct Timeline: Sendable, Equatable, Codable {
             if written != narrationPhases { definedPhases = written }
             if phaseSpeech.count == written.count { loudness?.phaseSpeech = phaseSpeech }
         }
+        try checkEnds(codingPath: decoder.codingPath)
+    }
+
+    /// Refuses a timeline with an item, overlay or phase that ends past ten days at its rate
+    /// (``SampleRate/maximumSeconds``), or a phase that ends before it starts, naming the first
+    /// one: what reads a timeline (a picture's axis, a position's arithmetic) may then rely on
+    /// every frame being a plausible place in a session.
+    private func checkEnds(codingPath: [any CodingKey]) throws {
+        let limit = Frames(Int64(sampleRate.hertz) * Int64(SampleRate.maximumSeconds))
+        func refuse(_ list: String, _ index: Int, _ problem: String) -> DecodingError {
+            let place = codingPath + [PathKey(list), PathKey(index)]
+            return .dataCorrupted(DecodingError.Context(codingPath: place, debugDescription: problem))
+        }
+        let past = "ends past ten days at \(sampleRate)"
+        for (index, item) in items.enumerated() where item.startFrame + item.frameCount > limit {
+            throw refuse("items", index, past)
+        }
+        for (index, overlay) in overlays.enumerated() where overlay.startFrame + overlay.frameCount > limit {
+            throw refuse("overlays", index, past)
+        }
+        for (index, phase) in (definedPhases ?? []).enumerated() {
+            if phase.endFrame > limit { throw refuse("phases", index, past) }
+            if phase.endFrame < phase.startFrame { throw refuse("phases", index, "ends before it starts") }
+        }
     }
 }
 

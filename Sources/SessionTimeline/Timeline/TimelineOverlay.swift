@@ -383,7 +383,7 @@ extension TimelineOverlay: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard let source = try AudioSourceInfo(decodingIfPresentFrom: decoder) else {
             throw DecodingError.keyNotFound(
-                AnyKey("source"),
+                PathKey("source"),
                 DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "an overlay needs a source")
             )
         }
@@ -407,13 +407,4 @@ extension TimelineOverlay: Decodable {
             cue: try TimelineCue(decodingIfPresentFrom: decoder)
         )
     }
-}
-
-/// A coding key made from a string, for errors about keys.
-private struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }
