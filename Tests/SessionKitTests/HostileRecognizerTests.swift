@@ -63,7 +63,10 @@ struct HostileRecognizerTests {
         defer { withExtendedLifetime(folder) {} }
         let started = ContinuousClock.now
         let answers = try await recognizer.transcribe(Self.spans)
-        #expect(ContinuousClock.now - started < .seconds(20), "the process was killed, not waited for")
+        // Killed at the broken line (the reason below says so), not waited for: `sleep 600` would
+        // take ten minutes. The bound is loose because a loaded machine under the address
+        // sanitizer took 45 s to run these three spans' worth of process.
+        #expect(ContinuousClock.now - started < .seconds(120), "the process was killed, not waited for")
         try #require(answers.count == 3)
         #expect(try answers[0].get() == [])
         for answer in answers[1...] {
