@@ -180,6 +180,38 @@ struct HostileFilesTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("elsewhere")) == ["file"])
     }
 
+    @Test(
+        "batch --preview never writes a page through a link or into a FIFO planted in its folder",
+        arguments: ["index.html", "ten-minute-session.html"]
+    )
+    func batchPreviewPlanted(page: String) async throws {
+        let folder = try batchFolders()
+        let outside = folder.path("elsewhere/profile")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: outside))
+        let planted = folder.path("out/\(page)")
+        let arguments = [
+            "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline",
+            "--preview",
+        ]
+        try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: outside)
+        let linked = try #require(try await renderSession(arguments, deadline: 120))
+        #expect(linked.status != 0)
+        let refusal =
+            "Cannot write \(planted): it is a symbolic link, which is never followed in an output folder render-session owns; remove it"
+        #expect(linked.standardError.contains(refusal), "\(linked.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == Data("precious".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("elsewhere")) == ["profile"])
+
+        try FileManager.default.removeItem(atPath: planted)
+        #expect(mkfifo(planted, 0o644) == 0)
+        let fifo = try #require(try await renderSession(arguments, deadline: 120), "a FIFO is not waited on")
+        #expect(fifo.status != 0)
+        #expect(
+            fifo.standardError.contains("Cannot write \(planted): it is not a regular file; remove it"),
+            "\(fifo.standardError)"
+        )
+    }
+
     @Test("batch refuses a linked lock file; nothing is created where it points")
     func batchPlantedLockLink() async throws {
         let folder = try batchFolders()

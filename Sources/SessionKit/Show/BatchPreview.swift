@@ -37,7 +37,7 @@ package enum BatchPreview {
             rows.append(row(session, result))
         }
         let index = (folder as NSString).appendingPathComponent("\(indexName).html")
-        try SessionPicture.write(Data(html(rows).utf8), to: .path(index), replaceExisting: true)
+        try SessionPicture.write(Data(html(rows).utf8), to: .path(index), replaceExisting: true, inOwnedFolder: true)
         return rows
     }
 
@@ -83,7 +83,8 @@ package enum BatchPreview {
                 audioPath: session.outputPath,
                 embedsAudio: false,
                 to: .path(page),
-                replaceExisting: true
+                replaceExisting: true,
+                inOwnedFolder: true
             )
             row.page = (page as NSString).lastPathComponent
         } catch {

@@ -22,7 +22,8 @@ package enum PreviewPage {
         audioPath: String,
         embedsAudio: Bool,
         to destination: OutputDestination,
-        replaceExisting: Bool
+        replaceExisting: Bool,
+        inOwnedFolder: Bool = false
     ) throws(SessionError) {
         let overview = try AudioOverview.measure(
             path: audioPath,
@@ -42,7 +43,12 @@ package enum PreviewPage {
             source = relativeURL(of: absolute(audioPath), from: folder)
         }
         let page = html(scene, timeline: timeline, audioSource: source)
-        try SessionPicture.write(Data(page.utf8), to: destination, replaceExisting: replaceExisting)
+        try SessionPicture.write(
+            Data(page.utf8),
+            to: destination,
+            replaceExisting: replaceExisting,
+            inOwnedFolder: inOwnedFolder
+        )
     }
 
     /// The page: `scene` inline with its playhead, `audioSource` (a relative URL or a `data:` URI) in the player.

@@ -38,13 +38,19 @@ package enum SessionPicture {
         try write(bytes, to: destination, replaceExisting: replaceExisting)
     }
 
-    /// Writes `bytes` to `destination`, whole or not at all.
+    /// Writes `bytes` to `destination`, whole or not at all; `inOwnedFolder` (a batch's output
+    /// folder) refuses a link, FIFO or device there by name rather than write through it.
     package static func write(
         _ bytes: Data,
         to destination: OutputDestination,
-        replaceExisting: Bool
+        replaceExisting: Bool,
+        inOwnedFolder: Bool = false
     ) throws(SessionError) {
-        let target = try OutputTarget.resolve(destination, replaceExisting: replaceExisting)
+        let target = try OutputTarget.resolve(
+            destination,
+            replaceExisting: replaceExisting,
+            inOwnedFolder: inOwnedFolder
+        )
         let file = try SessionRenderer.write(bytes, to: target)
         do {
             try file?.commit()
