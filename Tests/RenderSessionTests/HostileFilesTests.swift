@@ -436,14 +436,12 @@ struct HostileFilesTests {
             #expect(FileManager.default.createFile(atPath: manifest, contents: Data("{".utf8)))
             #expect(truncate(manifest, 3 << 30) == 0)
         }
-        let started = ContinuousClock.now
         let result = try #require(
             try await renderSession(
                 ["batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", "Fixtures/cache", "--offline"],
                 deadline: 120
             )
         )
-        #expect(ContinuousClock.now - started < .seconds(60))
         let written = try FileManager.default.attributesOfItem(atPath: manifest)
         if kind == "fifo" {
             #expect(result.status == 74)

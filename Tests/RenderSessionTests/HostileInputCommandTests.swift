@@ -119,10 +119,11 @@ struct HostileInputCommandTests {
         for command in [
             ["show", sparse], ["position", sparse, "--at", "1"], ["verify", "x.wav", "--timeline", sparse],
         ] {
-            let started = ContinuousClock.now
+            // Only a read that stopped at the bound says this; one that read the 3 GB to its end
+            // would say the JSON is cut short. (Its time says nothing: under the address sanitizer,
+            // in a loaded suite, starting the command alone took up to 60 s.)
             let result = try await renderSession(command)
             #expect(result.status == 65 && result.standardError == line, "\(command): \(result.standardError)")
-            #expect(ContinuousClock.now - started < .seconds(20), "\(command) read no 3 GB")
         }
         let big = Data(repeating: UInt8(ascii: " "), count: (32 << 20) + 1)
         let standardInput = try await renderSession(["position", "-", "--at", "1"], input: big)

@@ -145,7 +145,6 @@ struct HostilePiperTests {
     @Test("A worker that never says it is ready is stopped after its loading time, and the voice is unavailable")
     func neverReady() async throws {
         let (folder, installation) = try Self.engine("exec sleep 600")
-        let started = ContinuousClock.now
         let result = try await Self.prepare(
             with: installation,
             in: folder,
@@ -153,7 +152,6 @@ struct HostilePiperTests {
             environment: ["RENDER_SESSION_PIPER_LOAD_SECONDS": "2"]
         )
         #expect(Self.unavailability(result) == "the Piper worker did not load fake within 2.0 seconds and was stopped")
-        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test(
