@@ -46,9 +46,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 private func checkRules(_ script: Script) {
     expect(ScriptRules.isValidIdentifier(script.id), "accepted id \(quoted(script.id))")
     expect(script.durationSeconds > 0 && script.durationSeconds <= ScriptRules.maximumDurationSeconds)
-    expect(!script.category.isEmpty && script.category.count <= ScriptRules.maximumLabelLength)
-    expect(!script.title.isEmpty && script.title.count <= ScriptRules.maximumLabelLength)
-    expect(script.subtitle.count <= ScriptRules.maximumLabelLength)
+    expect(!script.category.isEmpty && script.category.utf16.count <= ScriptRules.maximumLabelLength)
+    expect(!script.title.isEmpty && script.title.utf16.count <= ScriptRules.maximumLabelLength)
+    expect(script.subtitle.utf16.count <= ScriptRules.maximumLabelLength)
     expect(abs(script.orderIndex) <= 1_000_000_000)
 }
 

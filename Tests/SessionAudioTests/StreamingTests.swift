@@ -181,7 +181,7 @@ struct StreamingTests {
                         format: format,
                         frameCount: script.frameCount,
                         container: container,
-                        title: title
+                        metadata: AudioMetadata(title: title)
                     )
                 } else {
                     try SoundFileWriter(
@@ -191,7 +191,7 @@ struct StreamingTests {
                         channelCount: ChannelCount(script.channelCount)!,
                         format: format,
                         frameCount: Frames(script.frameCount),
-                        title: title
+                        metadata: AudioMetadata(title: title)
                     )
                 }
             try script.play(into: writer)
@@ -252,6 +252,55 @@ struct StreamingTests {
             #expect(chunks(of: streamed) == chunks(of: file), "\(channels) channels")
             #expect(firstDifference(streamed, file) == nil, "\(channels) channels: first difference")
             #expect(chunks(of: streamed).contains { $0.id == "LIST" })
+        }
+    }
+
+    @Test(
+        "A WAV file of known length, written from its own header, is byte for byte libsndfile's: title, album, artist, chapters",
+        arguments: SampleFormat.allCases
+    )
+    func headerWrittenFiles(format: SampleFormat) throws {
+        let folder = try TemporaryFolder()
+        let chapters = [
+            AudioChapter(title: "opening", startFrame: .zero, endFrame: Frames(4_000)),
+            AudioChapter(title: "Évora ☃", startFrame: Frames(4_000), endFrame: Frames(10_001)),
+        ]
+        let tags: [AudioMetadata] = [
+            AudioMetadata(),
+            AudioMetadata(title: "Breathe in.", album: "Morning", artist: "Ava", chapters: chapters),
+            AudioMetadata(album: "Evening", chapters: chapters),
+            AudioMetadata(title: "T", artist: "Ravi"),
+        ]
+        for (index, metadata) in tags.enumerated() {
+            for channels in [1, 2] {
+                let script = Script(channelCount: channels)
+                let library = folder.path("library-\(index)-\(channels).wav")
+                let reference = try SoundFileWriter(
+                    path: library,
+                    sampleRate: 44_100,
+                    channelCount: channels,
+                    format: format,
+                    kind: .wav(.riff),
+                    metadata: metadata
+                )
+                try script.play(into: reference)
+                try reference.close()
+                let ours = folder.path("ours-\(index)-\(channels).wav")
+                let writer = try SoundFileWriter(
+                    path: ours,
+                    sampleRate: SampleRate(44_100),
+                    channelCount: ChannelCount(channels)!,
+                    settings: try EncoderSettings(format: .wav, sampleFormat: format),
+                    metadata: metadata,
+                    frameCount: Frames(script.frameCount)
+                )
+                try script.play(into: writer)
+                try writer.close()
+                let expected = [UInt8](try Data(contentsOf: URL(fileURLWithPath: library)))
+                let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: ours)))
+                #expect(chunks(of: written) == chunks(of: expected), "tags \(index), \(channels) channels")
+                #expect(firstDifference(written, expected) == nil, "tags \(index), \(channels) channels")
+            }
         }
     }
 
@@ -399,7 +448,7 @@ struct StreamingTests {
                 channelCount: 2,
                 format: .pcm24,
                 frameCount: Frames(script.frameCount),
-                title: "FIFO"
+                metadata: AudioMetadata(title: "FIFO")
             )
             try script.play(into: writer)
             try writer.close()

@@ -118,4 +118,135 @@ struct WAVChapterChunksTests {
         }
         #expect(names == timeline.phases.map(\.name), "libsndfile reads every title")
     }
+
+    /// Chapters no libsndfile header holds: 3,000 short ones, 120 of 490 characters, and one title
+    /// of a letter with 100,000 combining marks (200 KB of UTF-8).
+    static let oversizedTitles: [(name: String, titles: [String])] = [
+        ("3,000 short", (0..<3_000).map { "p\($0)" }),
+        ("120 long", (0..<120).map { String(format: "p%03d ", $0) + String(repeating: "x", count: 485) }),
+        ("combining marks", ["a" + String(repeating: "\u{0301}", count: 100_000)]),
+    ]
+
+    /// Writes a WAV of `frames` frames of silence at 8 kHz with one chapter a title, each
+    /// `frames / titles.count` long: with the render's writer, or libsndfile's own with `libsndfile`.
+    static func writeChaptered(_ titles: [String], frames: Int64, to path: String, libsndfile: Bool = false) throws {
+        let step = frames / Int64(titles.count)
+        let chapters = titles.enumerated().map { index, title in
+            AudioChapter(
+                title: title,
+                startFrame: Frames(Int64(index) * step),
+                endFrame: Frames(index == titles.count - 1 ? frames : Int64(index + 1) * step)
+            )
+        }
+        let writer =
+            libsndfile
+            ? try SoundFileWriter(
+                path: path,
+                sampleRate: 8_000,
+                channelCount: 1,
+                format: .pcm16,
+                container: .riff,
+                title: "Chapters",
+                chapters: chapters
+            )
+            : try SoundFileWriter(
+                path: path,
+                sampleRate: SampleRate(8_000),
+                channelCount: .mono,
+                settings: try EncoderSettings(format: .wav),
+                metadata: AudioMetadata(title: "Chapters", album: "Album", artist: "Artist", chapters: chapters),
+                frameCount: Frames(frames)
+            )
+        try writer.writeSilence(frames: Frames(frames))
+        try writer.close()
+    }
+
+    @Test(
+        "A WAV with more chapter text than libsndfile's header holds is written whole: ffprobe lists every chapter and the walk finds it sound",
+        .enabled(
+            if: FFmpeg.probePath != nil,
+            "ffprobe is not installed, so there is no independent reader of chapters"
+        ),
+        arguments: Self.oversizedTitles.indices
+    )
+    func oversizedChapters(_ index: Int) async throws {
+        let (name, titles) = Self.oversizedTitles[index]
+        let folder = try TemporaryFolder()
+        let wav = folder.path("\(index).wav")
+        try Self.writeChaptered(titles, frames: 24_000, to: wav)
+        #expect(try RIFFStructure.problem(path: wav) == nil, "\(name)")
+        let listed = try await FFmpeg.chapters(wav)
+        // ffmpeg keeps a label's first 511 bytes: the long title comes back cut, the others whole.
+        #expect(listed.count == titles.count, "\(name): ffprobe lists every chapter")
+        let whole = zip(listed, titles).allSatisfy { listed, title in
+            title.utf8.count < 512
+                ? listed.title == title : title.unicodeScalars.starts(with: listed.title.unicodeScalars)
+        }
+        #expect(whole, "\(name): every title as written")
+        #expect(try await FFmpeg.decodedFrameCount(wav) == 24_000, "\(name): ffmpeg decodes every frame")
+        let reader = try SoundFileReader(descriptor: open(wav, O_RDONLY | O_CLOEXEC), path: wav)
+        #expect(reader.declaredFrameCount == 24_000 && reader.dataShortfall == nil, "\(name): libsndfile too")
+    }
+
+    @Test(
+        "libsndfile's own writer leaves data inside a declared LIST past its header room; the walk says where, ffmpeg finds no data"
+    )
+    func libsndfileOverflow() async throws {
+        let folder = try TemporaryFolder()
+        let wav = folder.path("overflow.wav")
+        try Self.writeChaptered(Self.oversizedTitles[0].titles, frames: 24_000, to: wav, libsndfile: true)
+        let problem = try #require(try RIFFStructure.problem(path: wav), "the walk finds the broken file")
+        #expect(problem.contains("past the end") || problem.contains("no data chunk"), "\(problem)")
+        if FFmpeg.probePath != nil {
+            await #expect(throws: (any Error).self, "ffmpeg cannot open it") { try await FFmpeg.decodedFrameCount(wav) }
+        }
+    }
+
+    @Test(
+        "The walk names what is wrong with a hand-made WAV: a cut file, a LIST that swallows data, no data, a stray byte"
+    )
+    func walkedProblems() throws {
+        func chunk(_ id: String, _ body: [UInt8], declared: UInt32? = nil) -> [UInt8] {
+            Array(id.utf8) + Self.le(declared ?? UInt32(body.count)) + body + (body.count % 2 == 1 ? [0] : [])
+        }
+        func riff(_ chunks: [UInt8], extra: Int = 0) -> [UInt8] {
+            Array("RIFF".utf8) + Self.le(UInt32(4 + chunks.count + extra)) + Array("WAVE".utf8) + chunks
+        }
+        let format = chunk("fmt ", [1, 0, 1, 0] + Self.le(8_000) + Self.le(16_000) + [2, 0, 16, 0])
+        let data = chunk("data", [UInt8](repeating: 0, count: 40))
+        let info = chunk("LIST", Array("INFOINAM".utf8) + Self.le(2) + [65, 0])
+        let cases: [(String, [UInt8], String?)] = [
+            ("sound", riff(format + info + data), nil),
+            ("cut short", Array(riff(format + data).dropLast(10)), "cut short"),
+            ("bytes after", riff(format + data) + [0, 0], "bytes after it"),
+            (
+                "LIST swallows data", riff(format + chunk("LIST", Array("adtl".utf8), declared: 4 + 48) + data),
+                "no data chunk"
+            ),
+            (
+                "LIST past the end", riff(format + chunk("LIST", Array("adtl".utf8), declared: 4 + 60) + data),
+                "\"LIST\" chunk"
+            ),
+            ("no data", riff(format + info), "no data chunk"),
+            ("data before fmt", riff(data + format), "before any fmt"),
+            (
+                "subchunk too long",
+                riff(format + chunk("LIST", Array("INFOINAM".utf8) + Self.le(40) + [65, 0]) + data),
+                "past the end of the LIST/INFO"
+            ),
+            ("stray byte", riff(format + data + [7]), "stray"),
+            ("not a WAV", Array("OggS".utf8) + [UInt8](repeating: 0, count: 40), nil),
+        ]
+        let folder = try TemporaryFolder()
+        for (name, bytes, expected) in cases {
+            let path = folder.path("\(name).wav")
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let problem = try RIFFStructure.problem(path: path)
+            if let expected {
+                #expect(problem?.contains(expected) == true, "\(name): \(problem ?? "no problem")")
+            } else {
+                #expect(problem == nil, "\(name): \(problem ?? "")")
+            }
+        }
+    }
 }

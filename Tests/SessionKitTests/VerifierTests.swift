@@ -52,6 +52,29 @@ struct VerifierTests {
         #expect(report.summary == "verified \(folder.path("x.wav")): 0 problems, 790,767 frames at 22050 Hz")
     }
 
+    @Test("A WAV whose data chunk lies inside a declared LIST is a structure problem, though libsndfile decodes it")
+    func dataInsideList() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("x.wav")
+        try Self.write([Int16](repeating: 100, count: 8_000), rate: SampleRate(8_000), to: path)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let data = try #require((12..<bytes.count - 4).first { bytes[$0..<($0 + 4)].elementsEqual("data".utf8) })
+        // What libsndfile 1.2.0 leaves when its header overflows: a LIST declared over what follows.
+        let declared = UInt32(4 + bytes.count - data)
+        bytes.insert(
+            contentsOf: Array("LIST".utf8) + withUnsafeBytes(of: declared.littleEndian, Array.init)
+                + Array("adtl".utf8),
+            at: data
+        )
+        let riff = UInt32(bytes.count - 8)
+        bytes.replaceSubrange(4..<8, with: withUnsafeBytes(of: riff.littleEndian, Array.init))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let report = try SessionVerifier.verify(file: path, timeline: nil)
+        #expect(report.decodedFrames == Frames(8_000), "libsndfile still decodes it")
+        #expect(report.problems.map(\.kind) == [.structure])
+        #expect(report.problems.first?.message == "is not a well-formed WAV: no data chunk at the top level")
+    }
+
     @Test("A clip moved 0.3 s later or earlier is named, with how far it moved")
     func shiftedClip() async throws {
         let folder = try TemporaryFolder()

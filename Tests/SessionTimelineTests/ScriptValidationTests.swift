@@ -253,6 +253,20 @@ struct ScriptValidationTests {
         #expect(Self.problems(data) == ["segments: 100000 segments are more than the limit of 10000"])
     }
 
+    @Test("A label is counted as texts are, in UTF-16 code units: one letter with 1,000 combining marks is 1,001")
+    func labelsCountedAsTexts() {
+        let marked = "a" + String(repeating: "\u{0301}", count: 1_000)
+        let segment = #"{"id": "s", "startSeconds": 0, "text": "x", "phase": "\#(marked)"}"#
+        #expect(
+            Self.problems(Self.json(segments: "[\(segment)]")) == [
+                "segments[0].phase: 1001 characters are more than the limit of 500"
+            ]
+        )
+        let fits =
+            #"{"id": "s", "startSeconds": 0, "text": "x", "phase": "\#(String(repeating: "\u{00E9}", count: 500))"}"#
+        #expect(Self.problems(Self.json(segments: "[\(fits)]")).isEmpty, "500 precomposed letters fit")
+    }
+
     @Test("A long list of problems is cut at 100 with a count of the rest")
     func manyProblems() {
         let segment = #"{"id": "s", "startSeconds": -1, "text": "x", "phase": "p"}"#

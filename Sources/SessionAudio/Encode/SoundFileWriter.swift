@@ -19,6 +19,9 @@ import Glibc
 package final class SoundFileWriter: AudioFileSink {
     private var file: OpaquePointer?
     private let descriptor: Int32
+    /// Whether ``descriptor`` is a file this writer opened for a WAV header it writes itself, and
+    /// so must close (libsndfile closes the descriptors it writes files through).
+    private let ownsDescriptor: Bool
     private var bytesSinceWriteBack = 0
     /// Where a stream's bytes go and the header they follow; `nil` for a file.
     private let stream: (output: DescriptorOutput, header: WAVHeader)?
@@ -90,14 +93,36 @@ package final class SoundFileWriter: AudioFileSink {
         case .mp3, .opus, .vorbis, .m4a, .m4b:
             throw AudioError(.unsupportedFormat, path: path, reason: "\(settings.format) is written by its own writer")
         }
+        guard settings.format == .wav else {
+            try self.init(
+                path: path,
+                sampleRate: sampleRate.hertz,
+                channelCount: channelCount.count,
+                format: settings.sampleFormat,
+                kind: SoundFileKind(settings, channelCount: channelCount, frameCount: frameCount),
+                metadata: metadata,
+                promising: frameCount.count
+            )
+            return
+        }
+        // A WAV of known length is written from its own header, as a stream is, into a file this
+        // writer owns: libsndfile's header has room for about 100 KB of chapters, and past that it
+        // silently writes a file no reader can open (``WAVHeader``).
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw AudioError(.cannotWrite, path: path, reason: String(cString: strerror(errno)))
+        }
+        let dataBytes = frameCount.count * Int64(channelCount.count * settings.sampleFormat.bytesPerSample)
         try self.init(
-            path: path,
+            streamingTo: descriptor,
+            name: path,
             sampleRate: sampleRate.hertz,
             channelCount: channelCount.count,
             format: settings.sampleFormat,
-            kind: SoundFileKind(settings, channelCount: channelCount, frameCount: frameCount),
+            frameCount: frameCount.count,
+            container: WAVHeader.container(dataByteCount: dataBytes, chapters: metadata.chapters),
             metadata: metadata,
-            promising: frameCount.count
+            ownsDescriptor: true
         )
     }
 
@@ -150,6 +175,7 @@ package final class SoundFileWriter: AudioFileSink {
         }
         self.file = file
         self.descriptor = descriptor
+        self.ownsDescriptor = false  // libsndfile closes it
         self.stream = nil
         self.promise = FramePromise(path: path, frameCount: frameCount, wording: .file)
         self.kind = kind
@@ -232,8 +258,7 @@ package final class SoundFileWriter: AudioFileSink {
         channelCount: ChannelCount,
         format: SampleFormat,
         frameCount: Frames,
-        title: String? = nil,
-        chapters: [AudioChapter] = []
+        metadata: AudioMetadata = AudioMetadata()
     ) throws(AudioError) {
         let dataBytes = frameCount.count * Int64(channelCount.count * format.bytesPerSample)
         try self.init(
@@ -243,13 +268,14 @@ package final class SoundFileWriter: AudioFileSink {
             channelCount: channelCount.count,
             format: format,
             frameCount: frameCount.count,
-            container: WAVContainer(dataByteCount: dataBytes),
-            title: title,
-            chapters: chapters
+            container: WAVHeader.container(dataByteCount: dataBytes, chapters: metadata.chapters),
+            metadata: metadata
         )
     }
 
-    /// Streams in the given container; tests use it to stream a small RF64 file.
+    /// Streams in the given container; tests use it to stream a small RF64 file. With
+    /// `ownsDescriptor`, the descriptor is a file this writer created: it is flushed to disk and
+    /// closed by ``close()``, and closed on every failure, here included.
     init(
         streamingTo descriptor: Int32,
         name: String,
@@ -258,48 +284,47 @@ package final class SoundFileWriter: AudioFileSink {
         format: SampleFormat,
         frameCount: Int64,
         container: WAVContainer,
-        title: String? = nil,
-        chapters: [AudioChapter] = []
+        metadata: AudioMetadata = AudioMetadata(),
+        ownsDescriptor: Bool = false
     ) throws(AudioError) {
         precondition(frameCount >= 0, "a stream's frame count cannot be negative")
-        let info = try Self.checkedInfo(
-            .wav(container),
-            sampleRate: sampleRate,
-            channelCount: channelCount,
-            format: format,
-            name: name
-        )
-        var titleBytes: [UInt8] = []
-        if let title, !title.isEmpty {
-            // What libsndfile stores: the C string, up to the first NUL; it refuses an empty one.
-            titleBytes = Array(title.utf8.prefix { $0 != 0 })
-            guard !titleBytes.isEmpty else {
-                throw AudioError(
-                    .cannotWrite,
-                    path: name,
-                    reason: "cannot set the title tag: it is empty before its first NUL character"
-                )
-            }
+        func abandon(_ error: AudioError) -> AudioError {
+            if ownsDescriptor { Glibc.close(descriptor) }
+            return error
         }
-        let header = WAVHeader(
-            container: container,
-            sampleRate: sampleRate,
-            channelCount: channelCount,
-            format: format,
-            frameCount: frameCount,
-            title: titleBytes,
-            chapters: chapters
-        )
+        let info: SF_INFO
+        let header: WAVHeader
+        do {
+            info = try Self.checkedInfo(
+                .wav(container),
+                sampleRate: sampleRate,
+                channelCount: channelCount,
+                format: format,
+                name: name
+            )
+            header = WAVHeader(
+                container: container,
+                sampleRate: sampleRate,
+                channelCount: channelCount,
+                format: format,
+                frameCount: frameCount,
+                strings: try WAVHeader.infoStrings(metadata, name: name),
+                chapters: metadata.chapters
+            )
+        } catch {
+            throw abandon(error)
+        }
         var raw = info
         raw.format = Int32(SF_FORMAT_RAW | SF_ENDIAN_LITTLE) | (info.format & Int32(SF_FORMAT_SUBMASK))
         let output = DescriptorOutput(descriptor: descriptor)
         var io = DescriptorOutput.virtualIO
         guard let file = sf_open_virtual(&io, Int32(SFM_WRITE), &raw, Unmanaged.passUnretained(output).toOpaque())
         else {
-            throw AudioError(.cannotWrite, path: name, SoundFileError.last(nil)) { "libsndfile: \($0)" }
+            throw abandon(AudioError(.cannotWrite, path: name, SoundFileError.last(nil)) { "libsndfile: \($0)" })
         }
         self.file = file
         self.descriptor = descriptor
+        self.ownsDescriptor = ownsDescriptor
         self.stream = (output, header)
         self.promise = FramePromise(path: name, frameCount: frameCount, wording: .streamHeader)
         self.kind = .wav(container)
@@ -343,7 +368,10 @@ package final class SoundFileWriter: AudioFileSink {
     }
 
     deinit {
-        if let file { sf_close(file) }
+        if let file {
+            sf_close(file)
+            if ownsDescriptor { Glibc.close(descriptor) }
+        }
     }
 
     /// Writes the first `frames` frames of interleaved `samples`.
@@ -376,7 +404,7 @@ package final class SoundFileWriter: AudioFileSink {
     /// Every 4 MiB, asks the kernel to start writing what is in the page cache to disk, so that
     /// the disk works while the render goes on and the flush in ``close()`` has little left to wait for.
     private func startWriteBack(after frames: Int) {
-        guard stream == nil else { return }
+        guard stream == nil || ownsDescriptor else { return }
         bytesSinceWriteBack += frames * channels * format.bytesPerSample
         if bytesSinceWriteBack >= 4 << 20 {
             bytesSinceWriteBack = 0
@@ -405,13 +433,16 @@ package final class SoundFileWriter: AudioFileSink {
     /// Finishes the header, flushes the file to disk and closes it.
     ///
     /// For a stream: checks that exactly the promised frames were written and writes the pad
-    /// byte an odd-length data chunk needs; the descriptor stays open.
+    /// byte an odd-length data chunk needs; the descriptor stays open, unless this writer created
+    /// it for a WAV file, which is flushed and closed whatever happens.
     /// The corresponding libsndfile calls are `sf_write_sync` and `sf_close`.
     @discardableResult
     package func close() throws(AudioError) -> AudioEncoding {
         guard let file else { return encoding }
         if let stream {
             self.file = nil
+            var closed = !ownsDescriptor
+            defer { if !closed { Glibc.close(descriptor) } }
             let result = sf_close(file)
             guard result == 0 else {
                 throw AudioError(.cannotWrite, path: path, SoundFileError.message(result)) { "libsndfile: \($0)" }
@@ -423,6 +454,19 @@ package final class SoundFileWriter: AudioFileSink {
                     path: path,
                     reason: "cannot write the pad byte after the samples: \(stream.output.failure ?? "unknown error")"
                 )
+            }
+            if !closed {
+                // What `sf_write_sync` and `sf_close` do for a file libsndfile writes.
+                closed = true
+                let synced = fsync(descriptor) == 0 ? 0 : errno
+                let finished = Glibc.close(descriptor) == 0 ? 0 : errno
+                if synced != 0 || finished != 0 {
+                    throw AudioError(
+                        .cannotWrite,
+                        path: path,
+                        reason: String(cString: strerror(synced != 0 ? synced : finished))
+                    )
+                }
             }
             return encoding
         }

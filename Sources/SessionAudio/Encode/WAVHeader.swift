@@ -31,8 +31,12 @@ enum WAVContainer: Sendable, Equatable {
 ///   `WAVE_FORMAT_EXTENSIBLE` `fmt ` chunk, with libsndfile's default channel mask (mono: centre;
 ///   stereo: left and right; 4, 6 and 8 channels: quad, 5.1 and 7.1; otherwise none) and the PCM
 ///   or IEEE-float subformat GUID. The `data` chunk's 32-bit size is `0xFFFFFFFF`, as RF64 says.
-/// - A title is a `LIST`/`INFO` chunk with one `INAM` string, NUL-terminated and padded to an even
-///   length, after `fmt ` (and `fact`).
+/// - Tags are a `LIST`/`INFO` chunk after `fmt ` (and `fact`): the title as `INAM`, the album as
+///   `IPRD`, the artist as `IART`, in that order, each NUL-terminated and padded to an even length.
+/// - Chapters are a `cue ` and a `LIST`/`adtl` chunk after the tags (``WAVChapterChunks``), of any
+///   size: libsndfile cannot write them past about 100 KB of header (it drops the `adtl` list and
+///   leaves `data` inside the size it declared), so every WAV file with a known length is written
+///   from this header, not only a stream.
 /// - 32-bit float RIFF: libsndfile reserves room for a `PEAK` chunk when it opens the file;
 ///   ``SoundFileWriter`` then turns the chunk off, and libsndfile keeps the samples where they
 ///   were by filling the room with a `PAD ` chunk whenever the header without it is at least 9
@@ -52,16 +56,16 @@ struct WAVHeader: Sendable, Equatable {
     /// The length of the samples the header announces.
     let dataByteCount: Int64
 
-    /// Lays out the header for `frameCount` frames; `title` is the tag's UTF-8 bytes (none when
-    /// empty); `chapters` go in `cue ` and `LIST`/`adtl` chunks after it, where libsndfile puts
-    /// them in a file (``WAVChapterChunks``).
+    /// Lays out the header for `frameCount` frames; `strings` are the tags' `INFO` markers and
+    /// UTF-8 bytes (``infoStrings(_:)``), none when empty; `chapters` go in `cue ` and
+    /// `LIST`/`adtl` chunks after them, where libsndfile puts them in a file (``WAVChapterChunks``).
     init(
         container: WAVContainer,
         sampleRate: Int,
         channelCount: Int,
         format: SampleFormat,
         frameCount: Int64,
-        title: [UInt8],
+        strings: [InfoString],
         chapters: [AudioChapter] = []
     ) {
         let blockAlign = channelCount * format.bytesPerSample
@@ -92,7 +96,7 @@ struct WAVHeader: Sendable, Equatable {
                 out.uint32(UInt32(truncatingIfNeeded: frameCount))
             }
             let dataOffsetAtOpen = out.count + peakChunkLength + 8
-            out.list(title: title)
+            out.list(strings)
             out.chapters(chapters)
             if isFloat, out.count + 16 < dataOffsetAtOpen {
                 out.padChunk(payload: dataOffsetAtOpen - out.count - 16)
@@ -125,7 +129,7 @@ struct WAVHeader: Sendable, Equatable {
             // KSDATAFORMAT_SUBTYPE_PCM or _IEEE_FLOAT: {0000000X-0000-0010-8000-00AA00389B71}.
             out.uint32(isFloat ? 3 : 1)
             out.append([0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
-            out.list(title: title)
+            out.list(strings)
             out.chapters(chapters)
             if isFloat {
                 out.padChunk(payload: peakChunkLength - 8)
@@ -136,6 +140,43 @@ struct WAVHeader: Sendable, Equatable {
             out.patchUInt64(UInt64(riffSize), at: 20)
         }
         bytes = out.bytes
+    }
+
+    /// One `LIST`/`INFO` string: its marker (`INAM`) and its UTF-8 bytes, without a NUL.
+    struct InfoString: Sendable, Equatable {
+        let marker: String
+        let bytes: [UInt8]
+    }
+
+    /// The `INFO` strings libsndfile writes for `metadata`'s title, album and artist, in its order;
+    /// what it stores of each is the C string, up to the first NUL.
+    ///
+    /// - Throws: ``AudioError`` with code `cannotWrite`, naming `name`, for a tag that is empty
+    ///   before its first NUL, which libsndfile refuses.
+    static func infoStrings(_ metadata: AudioMetadata, name: String) throws(AudioError) -> [InfoString] {
+        let tags = [
+            ("title", "INAM", metadata.title), ("album", "IPRD", metadata.album), ("artist", "IART", metadata.artist),
+        ]
+        var strings: [InfoString] = []
+        for case (let tag, let marker, let value?) in tags where !value.isEmpty {
+            let bytes = Array(value.utf8.prefix { $0 != 0 })
+            guard !bytes.isEmpty else {
+                throw AudioError(
+                    .cannotWrite,
+                    path: name,
+                    reason: "cannot set the \(tag) tag: it is empty before its first NUL character"
+                )
+            }
+            strings.append(InfoString(marker: marker, bytes: bytes))
+        }
+        return strings
+    }
+
+    /// The container for `dataByteCount` bytes of samples after this metadata: RF64 when a RIFF
+    /// file would pass 4 GiB less 1 MiB, counting the chapters' chunks, which can be megabytes.
+    static func container(dataByteCount: Int64, chapters: [AudioChapter]) -> WAVContainer {
+        let chapterBytes = chapters.reduce(Int64(0)) { $0 + 40 + Int64($1.title.utf8.count) }
+        return WAVContainer(dataByteCount: dataByteCount + chapterBytes)
     }
 
     /// libsndfile's channel mask for an RF64 file whose caller set no channel map.
@@ -177,8 +218,6 @@ private struct LittleEndianBytes {
         bytes += [UInt8](repeating: 0, count: payload)
     }
 
-    /// A `LIST`/`INFO` chunk with the title as `INAM`, as libsndfile's `wavlike_write_strings`
-    /// writes it: the string with its NUL, padded to an even length. Nothing when there is no title.
     /// The chapters' `cue ` and `LIST`/`adtl` chunks, if there are any.
     mutating func chapters(_ chapters: [AudioChapter]) {
         guard !chapters.isEmpty else { return }
@@ -190,15 +229,19 @@ private struct LittleEndianBytes {
         }
     }
 
-    mutating func list(title: [UInt8]) {
-        guard !title.isEmpty else { return }
-        let stored = (title.count + 1 + 1) & ~1
+    /// A `LIST`/`INFO` chunk of `strings`, as libsndfile's `wavlike_write_strings` writes it:
+    /// each string with its NUL, padded to an even length. Nothing when there are none.
+    mutating func list(_ strings: [WAVHeader.InfoString]) {
+        guard !strings.isEmpty else { return }
+        let stored = strings.map { ($0.bytes.count + 1 + 1) & ~1 }
         tag("LIST")
-        uint32(UInt32(4 + 8 + stored))
+        uint32(UInt32(4 + stored.reduce(0) { $0 + 8 + $1 }))
         tag("INFO")
-        tag("INAM")
-        uint32(UInt32(stored))
-        bytes += title
-        bytes += [UInt8](repeating: 0, count: stored - title.count)
+        for (string, length) in zip(strings, stored) {
+            tag(string.marker)
+            uint32(UInt32(length))
+            bytes += string.bytes
+            bytes += [UInt8](repeating: 0, count: length - string.bytes.count)
+        }
     }
 }

@@ -114,6 +114,14 @@ package struct FileDescriptor: ~Copyable, Sendable {
         return FileKind(mode: status.st_mode)
     }
 
+    /// How many bytes the file holds. The corresponding system call is `fstat(2)`.
+    package borrowing func byteCount() throws(SystemError) -> Int64 {
+        var status = stat()
+        let descriptor = rawValue
+        _ = try valueOrSystemError { fstat(descriptor, &status) }
+        return Int64(status.st_size)
+    }
+
     /// Whether the descriptor is a terminal. The corresponding C function is `isatty(3)`.
     package var isTerminal: Bool {
         isatty(rawValue) == 1

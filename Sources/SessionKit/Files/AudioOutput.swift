@@ -85,8 +85,7 @@ enum AudioOutput {
                     channelCount: source.channelCount,
                     format: encoder.sampleFormat,
                     frameCount: source.frameCount,
-                    title: metadata.title,
-                    chapters: metadata.chapters
+                    metadata: metadata
                 )
             }
         } catch {

@@ -59,6 +59,20 @@ package enum SessionVerifier {
         let format = format(named: decoder.formatName, path: path)
         let rules = VerificationRules(format: format, sampleRate: decoder.sampleRate)
         var problems: [VerificationProblem] = []
+        if format == .wav {
+            // libsndfile decodes a WAV whose `data` lies inside a declared `LIST`; other readers do not.
+            let structure: String?
+            do {
+                structure = try RIFFStructure.problem(path: path)
+            } catch {
+                structure = "cannot be walked: \(error.reason)"
+            }
+            if let structure {
+                problems.append(
+                    VerificationProblem(kind: .structure, message: "is not a well-formed WAV: \(structure)")
+                )
+            }
+        }
         // Positions mean nothing at another rate: then only decoding and clipping are checked.
         var placed = timeline
         if let timeline {

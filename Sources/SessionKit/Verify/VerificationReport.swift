@@ -189,6 +189,9 @@ public struct VerificationProblem: Sendable, Equatable, Encodable {
     package enum Kind: String, Sendable, Equatable, Encodable {
         /// The file could not be decoded, or decoding stopped part of the way.
         case undecodable
+        /// The container's own structure is broken where our decoder copes (a WAV's chunks, walked
+        /// by ``RIFFStructure``): other players may not open the file at all.
+        case structure
         /// The sample rate or channel count differs from the timeline's.
         case format
         /// The file decodes to another number of frames than the timeline's `totalFrames`.

@@ -14,7 +14,7 @@ package enum ScriptRules {
     /// takes several times a file's size in memory): 3,000 texts of 5,000 characters fit; the
     /// 10-minute fixture is 2 KB.
     package static let maximumFileBytes = 16 << 20
-    /// The longest title, subtitle or category, in characters.
+    /// The longest title, subtitle, category or phase name, in UTF-16 code units (as texts are counted).
     package static let maximumLabelLength = 500
     /// How many problems an error lists before it summarizes the rest.
     package static let maximumReportedProblems = 100
@@ -351,10 +351,12 @@ struct ScriptValidator {
             report(join(path, key), "must not be empty")
             return nil
         }
-        if string.count > ScriptRules.maximumLabelLength {
+        // Counted as texts are, in UTF-16 code units: a count of graphemes lets one letter carry
+        // a million combining marks into a file's tags and chapters.
+        if string.utf16.count > ScriptRules.maximumLabelLength {
             report(
                 join(path, key),
-                "\(string.count) characters are more than the limit of \(ScriptRules.maximumLabelLength)"
+                "\(string.utf16.count) characters are more than the limit of \(ScriptRules.maximumLabelLength)"
             )
             return nil
         }
