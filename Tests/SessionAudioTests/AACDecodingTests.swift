@@ -241,6 +241,94 @@ struct AACDecodingTests {
         ) { try AudioFileDecoder.measure(path: path) }
     }
 
+    /// `bytes` in the zlib format as stored (uncompressed) deflate blocks, which every inflater reads.
+    static func zlibStored(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let count = min(65_535, bytes.count - offset)
+            let final: UInt8 = offset + count == bytes.count ? 1 : 0
+            out += [final, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
+            out += bytes[offset..<(offset + count)]
+            offset += count
+        } while offset < bytes.count
+        var (a, b): (UInt32, UInt32) = (1, 0)
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
+        return out + withUnsafeBytes(of: (b << 16 | a).bigEndian, Array.init)
+    }
+
+    /// An MP4 box of `type` holding `body`.
+    static func mp4Box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        withUnsafeBytes(of: UInt32(8 + body.count).bigEndian, Array.init) + Array(type.utf8) + body
+    }
+
+    @Test(
+        "An M4A with a compressed movie box (cmov) is refused before libavformat inflates it; one line naming the file"
+    )
+    func compressedMovie() async throws {
+        let folder = try TemporaryFolder()
+        let whole = try await Self.encoded(["-c:a", "aac"], as: "whole.m4a", in: folder)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: whole)))
+        let moov = try #require(Self.box("moov", in: bytes))
+        let original = Array(bytes[moov.offset..<(moov.offset + moov.size)])
+        let compressed = Self.mp4Box(
+            "moov",
+            Self.mp4Box(
+                "cmov",
+                Self.mp4Box("dcom", Array("zlib".utf8))
+                    + Self.mp4Box(
+                        "cmvd",
+                        withUnsafeBytes(of: UInt32(original.count).bigEndian, Array.init) + Self.zlibStored(original)
+                    )
+            )
+        )
+        let path = folder.path("cmov.m4a")
+        try Data(Array(bytes[..<moov.offset]) + compressed + Array(bytes[(moov.offset + moov.size)...]))
+            .write(to: URL(fileURLWithPath: path))
+        let error = AudioError(
+            .unsupportedFormat,
+            path: path,
+            reason:
+                "its movie box is compressed (cmov), which is refused: inflating it can cost a thousand times the file"
+        )
+        #expect(throws: error) { try AudioFileDecoder.measure(path: path) }
+        // The same file is a real one: ffmpeg inflates the movie and decodes what it decodes of the original.
+        #expect(try await FFmpeg.decodedFrameCount(path) == (try await FFmpeg.decodedFrameCount(whole)))
+    }
+
+    @Test("A CAF whose packet table lists more than 2^22 packets is refused before libavformat indexes them")
+    func hugePacketTable() async throws {
+        let folder = try TemporaryFolder()
+        let source = try Self.source(in: folder)
+        try await FFmpeg.encode(source.path, ["-c:a", "aac", "-f", "adts"], to: folder.path("tone.aac"))
+        let adts = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.path("tone.aac"))))
+        var bytes = [UInt8](
+            try CAFWithAAC.file(fromADTS: adts, validFrames: Int64(Self.frameCount), primingFrames: 1_024)
+        )
+        let pakt = try #require((8..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("pakt".utf8) })
+        let path = folder.path("table.caf")
+        for (packets, refused) in [(Int64(1) << 22, false), (Int64(1) << 22 + 1, true), (20_000_000, true)] {
+            bytes.replaceSubrange((pakt + 12)..<(pakt + 20), with: withUnsafeBytes(of: packets.bigEndian, Array.init))
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let error = AudioError(
+                .unsupportedFormat,
+                path: path,
+                reason:
+                    "its packet table lists \(packets) packets, more than the 4194304 (over 24 hours of 48 kHz AAC) that are read"
+            )
+            if refused {
+                #expect(throws: error) { try AudioFileDecoder.measure(path: path) }
+            } else {
+                #expect(throws: (any Error).self, "a table that lies within the bound is still no crash") {
+                    _ = try decodeAll(path)
+                }
+            }
+        }
+    }
+
     @Test("The seed-shaped library's silence.m4a is one second of silence, exactly")
     func stillMomentSilence() throws {
         let path = Repository.root.appendingPathComponent("Fixtures/sounds/still-moment/silence.m4a").path

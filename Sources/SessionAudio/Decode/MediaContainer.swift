@@ -94,6 +94,15 @@ struct ContainerLayout {
     /// CAF's packet table (`pakt`): how many packets the stream holds, the frames they hold once
     /// the encoder's priming and remainder are taken off, and the priming frames.
     var packetTable: (packets: Int64, validFrames: Int64, primingFrames: Int64)?
+    /// Whether an MP4's `moov` holds a compressed movie (`cmov`): zlib data that libavformat
+    /// inflates into a buffer of whatever size it declares, 1,000 times its own (a 2 MB file
+    /// cost 2.1 GB). No encoder of ours or of the apps writes one, so it is refused unread.
+    var compressedMovie = false
+
+    /// The most packets a CAF's packet table may list: 2^22, over 24 hours of 48 kHz AAC (4,050,000
+    /// packets of 1,024 frames). libavformat keeps a 24-byte index entry a packet, so a table of
+    /// 20 million one-byte packets (a 40 MB file) cost 525 MB; this keeps it under 100 MB.
+    static let maximumCAFPackets: Int64 = 1 << 22
 
     /// At most this many top-level boxes or chunks are walked: a file of millions of empty
     /// boxes is left to libavformat rather than walked for long.
@@ -130,8 +139,31 @@ struct ContainerLayout {
                 cutBox = (Self.type(header[4..<8]), length, size - offset)
                 return
             }
+            if Self.type(header[4..<8]) == "moov" {
+                compressedMovie = Self.holdsBox("cmov", from: offset + headerLength, to: offset + length, bytes: bytes)
+            }
             offset += length
         }
+    }
+
+    /// Whether one of the MP4 boxes between `start` and `end` (the body of another) is of `type`.
+    private static func holdsBox(
+        _ type: String,
+        from start: Int64,
+        to end: Int64,
+        bytes: (Int64, Int) -> [UInt8]
+    ) -> Bool {
+        var offset = start
+        for _ in 0..<maximumBoxes where offset + 8 <= end {
+            let header = bytes(offset, 16)
+            guard header.count >= 8 else { return false }
+            if Self.type(header[4..<8]) == type { return true }
+            var length = bigEndian(header[0..<4])
+            if length == 1, header.count >= 16 { length = bigEndian(header[8..<16]) }
+            guard length >= 8 else { return false }
+            offset += length
+        }
+        return false
     }
 
     /// Walks CAF's chunks after its 8-byte file header: a 4-character type and a 64-bit size

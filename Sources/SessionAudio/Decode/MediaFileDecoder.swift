@@ -67,7 +67,7 @@ final class MediaFileDecoder {
     /// `avcodec_open2`. `descriptor` is the open file, which the decoder owns from now on
     /// (closed on failure too); `path` names it in errors.
     init(descriptor: Int32, path: String, container: MediaContainer) throws(AudioError) {
-        FFmpegError.quiet
+        FFmpegError.prepared
         guard let file = BufferedFile(descriptor: descriptor) else {
             throw AudioError(.cannotOpen, path: path, reason: String(cString: strerror(errno)))
         }
@@ -81,6 +81,22 @@ final class MediaFileDecoder {
                 path: path,
                 reason:
                     "the file is cut short: its \(cut.type) \(container == .caf ? "chunk" : "box") declares \(cut.declared) bytes, the file holds \(cut.held) of them"
+            )
+        }
+        if layout.compressedMovie {
+            throw AudioError(
+                .unsupportedFormat,
+                path: path,
+                reason:
+                    "its movie box is compressed (cmov), which is refused: inflating it can cost a thousand times the file"
+            )
+        }
+        if let table = layout.packetTable, table.packets > ContainerLayout.maximumCAFPackets {
+            throw AudioError(
+                .unsupportedFormat,
+                path: path,
+                reason:
+                    "its packet table lists \(table.packets) packets, more than the \(ContainerLayout.maximumCAFPackets) (over 24 hours of 48 kHz AAC) that are read"
             )
         }
         streamIndex = try Self.open(

@@ -4,9 +4,19 @@ internal import CFFmpeg
 /// (with the code kept, for an ``AudioError``).
 enum FFmpegError {
     /// Keeps libavformat's and libavcodec's log off standard error, where it would break the
-    /// one-line rule: what goes wrong reaches the user as an ``AudioError`` instead. Evaluated
-    /// once, before the first call into FFmpeg.
-    static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
+    /// one-line rule (what goes wrong reaches the user as an ``AudioError`` instead), and caps
+    /// their allocations at ``maximumAllocation``. Evaluated once, before the first call into FFmpeg.
+    static let prepared: Void = {
+        av_log_set_level(AV_LOG_QUIET)
+        av_max_alloc(maximumAllocation)
+    }()
+
+    /// The largest single block FFmpeg's libraries may allocate (`av_max_alloc`; FFmpeg's own
+    /// default is `INT_MAX`, 2 GiB): what bounds a hostile file's cost where a demuxer believes a
+    /// size it reads (a compressed movie's, a sample table's) before it has read that much. The
+    /// largest block a render of ours needs is the MP4 muxer's sample table of a 24-hour M4A,
+    /// 64 bytes a packet: 260 MB at 48 kHz.
+    static let maximumAllocation = 512 << 20
 
     /// `av_strerror`'s text for `code`, with the code: `Invalid argument (code -22)`; `library`
     /// is the one whose call returned it.

@@ -39,7 +39,7 @@ final class MP4Muxer {
         metadata: AudioMetadata,
         comment: String
     ) throws(AudioError) {
-        FFmpegError.quiet
+        FFmpegError.prepared
         self.path = path
         let url = "file:" + path
         var context: UnsafeMutablePointer<AVFormatContext>?
