@@ -63,6 +63,75 @@ struct HostileInputCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path("cache")))
     }
 
+    @Test(
+        "A script's sounds are library names: a path is refused at its JSON path, a bare name is never a file in the working folder"
+    )
+    func scriptSoundPaths() async throws {
+        let folder = try TemporaryFolder()
+        let original = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.script)))
+        func write(_ name: String, _ change: ([String: Any]) -> [String: Any]) throws -> String {
+            let json = try JSONSerialization.data(withJSONObject: change(try #require(original as? [String: Any])))
+            try json.write(to: URL(fileURLWithPath: folder.path(name)))
+            return folder.path(name)
+        }
+        try FileManager.default.createDirectory(atPath: folder.path("library"), withIntermediateDirectories: true)
+        // A file the script's writer hopes to have mixed in, in the folder the command runs in.
+        try FileManager.default.copyItem(
+            atPath: Repository.root.path + "/Fixtures/sounds/still-moment/silence.m4a",
+            toPath: folder.path("secret.m4a")
+        )
+        let paths = try write("paths.json") {
+            $0.merging(["sound": ["ambience": "/home/victim/private/recording.m4a", "bell": "../secret/secret.mp3"]]) {
+                $1
+            }
+        }
+        let rule =
+            "is a path; a script names a sound by its name in the sound library, and only the command line gives a sound file's path"
+        for command in ["render", "queue"] {
+            let output = folder.path("\(command)-out")
+            let result = try await renderSession(
+                [
+                    command, paths, "--cache", "Fixtures/cache", "--offline", "-o",
+                    output + (command == "render" ? ".wav" : ""),
+                ]
+            )
+            #expect(result.status == 65, "\(command)")
+            #expect(
+                result.standardError == """
+                    error: \(paths): sound.ambience: "/home/victim/private/recording.m4a" \(rule)
+                    error: \(paths): sound.bell: "../secret/secret.mp3" \(rule)
+
+                    """,
+                "\(command)"
+            )
+            #expect(
+                !FileManager.default.fileExists(atPath: output)
+                    && !FileManager.default.fileExists(atPath: output + ".wav")
+            )
+        }
+        let timer = folder.path("timer.json")
+        try Data(#"{"kind": "timer", "id": "t", "title": "T", "durationSeconds": 60, "endGong": "/etc/hosts"}"#.utf8)
+            .write(to: URL(fileURLWithPath: timer))
+        let timerResult = try await renderSession(["timeline", timer, "--cache", folder.path("cache")])
+        #expect(timerResult.status == 65)
+        #expect(timerResult.standardError == "error: \(timer): endGong: \"/etc/hosts\" \(rule)\n")
+
+        // A bare name is looked for in the library only, though a file of that name is in the working folder.
+        let bare = try write("bare.json") { $0.merging(["sound": ["bell": "secret.m4a"]]) { $1 } }
+        let arguments = [
+            "render", bare, "--cache", Repository.root.path + "/Fixtures/cache", "--offline", "--sounds", "library",
+        ]
+        let refused = try await renderSession(arguments + ["-o", "bare.wav"], directory: folder.url)
+        #expect(refused.status == 65)
+        #expect(refused.standardError.hasPrefix("error: Bell \"secret.m4a\" is not in the sound library library"))
+        // The same file given on the command line is the user's choice, and plays.
+        let chosen = try await renderSession(
+            arguments + ["-o", "chosen.wav", "--bell", "secret.m4a"],
+            directory: folder.url
+        )
+        #expect(chosen.status == 0, "\(chosen.standardError)")
+    }
+
     @Test("list escapes control characters in titles; error lines escape them too")
     func terminalEscapes() async throws {
         let folder = try TemporaryFolder()

@@ -54,7 +54,12 @@ struct RenderJob: Sendable {
 
     /// The job's sounds, telling `warn` of a sound left out.
     func sounds(warn: @escaping (String) -> Void) -> SessionSounds {
-        SessionSounds(library: library, allowsMissing: pipeline.plan.allowsMissingSounds, warn: warn)
+        SessionSounds(
+            library: library,
+            allowsMissing: pipeline.plan.allowsMissingSounds,
+            commandLine: pipeline.plan.sound,
+            warn: warn
+        )
     }
 
     // MARK: Checks before any work

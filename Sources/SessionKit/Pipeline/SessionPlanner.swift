@@ -192,7 +192,7 @@ extension SessionSounds {
     /// score takes a plain closure, and looking up may open (or make) the library and fail.
     func soundsFound(for script: Script) throws(SessionError) -> (String) -> Bool {
         var found: [String: Bool] = [:]
-        for name in Self.cueNames(of: script) { found[name] = try has(name) }
+        for name in Self.cueNames(of: script) { found[name] = try has(name, as: .cue) }
         return { found[$0] ?? false }
     }
 

@@ -17,11 +17,41 @@ struct SessionSounds {
     let allowsMissing: Bool
     /// Told of each sound left out.
     let warn: (String) -> Void
+    /// The sounds the command line named, which alone may be paths: a name a script gives is
+    /// looked up in the library only (``SoundLibrary/resolve(_:pathsAllowed:)``).
+    let commandLine: SoundSettings
 
-    init(library: SharedSoundLibrary, allowsMissing: Bool, warn: @escaping (String) -> Void) {
+    init(
+        library: SharedSoundLibrary,
+        allowsMissing: Bool,
+        commandLine: SoundSettings = SoundSettings(),
+        warn: @escaping (String) -> Void
+    ) {
         self.library = library
         self.allowsMissing = allowsMissing
+        self.commandLine = commandLine
         self.warn = warn
+    }
+
+    /// Whether `name`, playing `role`, is the sound the command line gave for it, and so may be a path.
+    private func isPathAllowed(_ name: String, as role: Role) -> Bool {
+        let given: String? =
+            switch role {
+            case .bell: commandLine.bell
+            case .startGong: commandLine.startGong
+            case .intervalGong: commandLine.intervalGong
+            case .ambience: commandLine.ambience
+            case .cue: nil
+            }
+        return given == name
+    }
+
+    /// The library to look `name` up in: for a path the command line gave, one with no entries,
+    /// so that the default library is not made for it.
+    private func library(for name: String, pathAllowed: Bool) throws(SessionError) -> SoundLibrary {
+        pathAllowed && name.contains("/")
+            ? SoundLibrary(folder: libraryFolder ?? SoundLibrary.defaultFolder(), entries: [])
+            : try openLibrary()
     }
 
     /// The library folder; `nil` is the default library.
@@ -119,10 +149,12 @@ struct SessionSounds {
         var defaultGain: Double { self == .ambience ? SoundDefaults.ambienceGain : 1 }
     }
 
-    /// Whether `name` (a library name or a path) is a sound that can be found.
-    func has(_ name: String) throws(SessionError) -> Bool {
-        if name.contains("/") { return FileManager.default.fileExists(atPath: name) }
-        if case .found = try openLibrary().resolve(name) { return true }
+    /// Whether `name` (a library name, or a path the command line gave for `role`) is a sound
+    /// that can be found.
+    func has(_ name: String, as role: Role) throws(SessionError) -> Bool {
+        let pathAllowed = isPathAllowed(name, as: role)
+        if pathAllowed && name.contains("/") { return FileManager.default.fileExists(atPath: name) }
+        if case .found = try openLibrary().resolve(name, pathsAllowed: pathAllowed) { return true }
         return false
     }
 
@@ -133,12 +165,9 @@ struct SessionSounds {
         gain: Double? = nil,
         measuresLoudness: Bool
     ) throws(SessionError) -> SoundChoice {
-        // A path needs no library: the default one is not made for it.
-        let library =
-            name.contains("/")
-            ? SoundLibrary(folder: libraryFolder ?? SoundLibrary.defaultFolder(), entries: [])
-            : try openLibrary()
-        switch library.resolve(name) {
+        let pathAllowed = isPathAllowed(name, as: role)
+        let library = try library(for: name, pathAllowed: pathAllowed)
+        switch library.resolve(name, pathsAllowed: pathAllowed) {
         case .found(let path, let entry):
             let measurement: AudioMeasurement
             do {
@@ -157,7 +186,7 @@ struct SessionSounds {
                 )
             )
         case .missing(let lookedFor):
-            let line = notFound(name, as: role, in: library)
+            let line = notFound(name, as: role, in: library, pathAllowed: pathAllowed)
             if !allowsMissing {
                 throw SessionError(
                     .missingSound,
@@ -177,21 +206,21 @@ struct SessionSounds {
             (sound.bell, .bell), (sound.startGong, .startGong), (sound.effectiveIntervalGong, .intervalGong),
             (sound.ambience, .ambience),
         ]
-        for case (let name?, let role) in named where try !has(name) {
-            let library =
-                name.contains("/")
-                ? SoundLibrary(folder: libraryFolder ?? SoundLibrary.defaultFolder(), entries: [])
-                : try openLibrary()
+        for case (let name?, let role) in named where try !has(name, as: role) {
+            let pathAllowed = isPathAllowed(name, as: role)
             throw SessionError(
                 .missingSound,
-                notFound(name, as: role, in: library) + "; \(SettingReference.allowMissingSounds.marker) leaves it out"
+                notFound(name, as: role, in: try library(for: name, pathAllowed: pathAllowed), pathAllowed: pathAllowed)
+                    + "; \(SettingReference.allowMissingSounds.marker) leaves it out"
             )
         }
     }
 
-    /// `Start gong "gongg" is not in the sound library /…/sounds (did you mean "gong"?)`, or
-    /// `… "x/y.wav" is not a file` for a path.
-    private func notFound(_ name: String, as role: Role, in library: SoundLibrary) -> String {
+    /// `Start gong "gongg" is not in the sound library /…/sounds (did you mean "gong"?)`,
+    /// `… "x/y.wav" is not a file` for a path the command line gave, or `… is a path, …` for one
+    /// a script gave.
+    private func notFound(_ name: String, as role: Role, in library: SoundLibrary, pathAllowed: Bool) -> String {
+        if let problem = ScriptRules.soundNameProblem(name), !pathAllowed { return "\(role.title) \(problem)" }
         if name.contains("/") { return "\(role.title) \(quoted(name)) is not a file" }
         let known = library.listing().map(\.entry.id)
         return "\(role.title) \(quoted(name)) is not in the sound library \(library.folder)"

@@ -309,18 +309,22 @@ package struct SoundLibrary: Sendable {
 
     // MARK: - Lookup
 
-    /// Finds a sound: a path, an entry's id, or a bare file name in the folder.
+    /// Finds a sound: a path (only when `pathsAllowed`: a name the command line gave), an entry's
+    /// id, or a bare file name in the folder.
     ///
-    /// An argument containing `/`, or naming an existing file, is a path, used as it is.
+    /// With `pathsAllowed`, an argument containing `/`, or naming an existing file, is a path,
+    /// used as it is. Without it (a name a script gave), nothing outside the library is looked
+    /// at, not even a file of that name in the working folder, and a name with `/` is never found.
     /// Otherwise it is an entry's id (the entry's `file` is looked for, see ``candidates(for:)``),
     /// else a bare file name, looked for the same way (with the first entry whose `file` it is).
     /// Names match regardless of case, as the apps' own lookups do (seed 003 asks for
     /// `gong-ende` and ships `gong-Ende.caf`): an exact match wins, then the first that differs
     /// only in case.
-    package func resolve(_ nameOrPath: String) -> SoundLookup {
-        if nameOrPath.contains("/") || Self.isFile(nameOrPath) {
+    package func resolve(_ nameOrPath: String, pathsAllowed: Bool = true) -> SoundLookup {
+        if pathsAllowed, nameOrPath.contains("/") || Self.isFile(nameOrPath) {
             return Self.isFile(nameOrPath) ? .found(path: nameOrPath, entry: nil) : .missing(lookedFor: [nameOrPath])
         }
+        if ScriptRules.soundNameProblem(nameOrPath) != nil { return .missing(lookedFor: []) }
         let folded = nameOrPath.lowercased()
         if let entry = entries.first(where: { $0.id == nameOrPath })
             ?? entries.first(where: { $0.id.lowercased() == folded })

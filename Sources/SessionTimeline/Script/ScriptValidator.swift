@@ -19,6 +19,18 @@ package enum ScriptRules {
     /// How many problems an error lists before it summarizes the rest.
     package static let maximumReportedProblems = 100
 
+    /// What is wrong with `name` as a sound a script names, or `nil`: it must be a name in the
+    /// sound library, not empty, with no `/` and not `.` or `..` (a path is given on the command
+    /// line, never in a script).
+    package static func soundNameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "must not be empty" }
+        if name.contains("/") || name == "." || name == ".." || name.contains("\0") {
+            return
+                "\(quoted(name)) is a path; a script names a sound by its name in the sound library, and only the command line gives a sound file's path"
+        }
+        return nil
+    }
+
     /// Whether `id` may name a script or a file: 1…128 of `[A-Za-z0-9._-]`, not `.` or `..`.
     package static func isValidIdentifier(_ id: String) -> Bool {
         identifierProblem(id) == nil
@@ -247,6 +259,9 @@ struct ScriptValidator {
         func name(_ field: SoundSettings.Field) -> String? {
             fields[field.rawValue] == nil ? nil : string(fields, field.rawValue, at: "sound")
         }
+        func soundName(_ field: SoundSettings.Field) -> String? {
+            fields[field.rawValue] == nil ? nil : self.soundName(fields, field.rawValue, at: "sound")
+        }
         func amount(_ field: SoundSettings.Field) -> Double? {
             fields[field.rawValue] == nil ? nil : number(fields, field.rawValue, at: "sound")
         }
@@ -288,14 +303,14 @@ struct ScriptValidator {
             }
         }
         let settings = SoundSettings(
-            ambience: name(.ambience),
+            ambience: soundName(.ambience),
             ambienceGain: amount(.ambienceGain),
             ambienceFadeInSeconds: amount(.ambienceFadeInSeconds),
             ambienceFadeOutSeconds: amount(.ambienceFadeOutSeconds),
-            startGong: name(.startGong),
-            intervalGong: name(.intervalGong),
+            startGong: soundName(.startGong),
+            intervalGong: soundName(.intervalGong),
             intervalMinutes: amount(.intervalMinutes),
-            bell: name(.bell),
+            bell: soundName(.bell),
             leadInSeconds: amount(.leadInSeconds),
             duckDecibels: amount(.duckDecibels),
             loudness: loudness,
@@ -325,6 +340,19 @@ struct ScriptValidator {
             return nil
         }
         return value
+    }
+
+    /// A sound a script names: a name in the sound library (an id, or a file name in the
+    /// library's folder), never a path. A script comes from others; a path in it would mix any
+    /// file the render can read into the output (and `queue` would copy it), so paths belong to
+    /// the command line, which the user types.
+    mutating func soundName(_ object: [String: JSONValue], _ key: String, at path: String) -> String? {
+        guard let name = string(object, key, at: path) else { return nil }
+        if let problem = ScriptRules.soundNameProblem(name) {
+            report(join(path, key), problem)
+            return nil
+        }
+        return name
     }
 
     mutating func string(_ object: [String: JSONValue], _ key: String, at path: String) -> String? {

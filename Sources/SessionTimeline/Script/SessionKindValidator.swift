@@ -119,7 +119,10 @@ extension ScriptValidator {
         case "open":
             known += ["phases", "transitionGong"] + Self.openSoundKeys.map(\.key)
             let phases = openPhases(root)
-            let transition = root["transitionGong"] == nil ? nil : label(root, "transitionGong", at: "", required: true)
+            let transition =
+                root["transitionGong"] == nil
+                ? nil
+                : label(root, "transitionGong", at: "", required: true).flatMap { soundNamed($0, at: "transitionGong") }
             sound = soundFields(root, Self.openSoundKeys)
             if let phases, root["transitionGong"] == nil || transition != nil {
                 let open = OpenSession(phases: phases, transitionGong: transition)
@@ -220,6 +223,14 @@ extension ScriptValidator {
         return sound
     }
 
+    /// `name` when it keeps the rule of a sound a script names (``ScriptRules/soundNameProblem(_:)``),
+    /// else `nil`, with the problem reported at `path`.
+    private mutating func soundNamed(_ name: String, at path: String) -> String? {
+        guard let problem = ScriptRules.soundNameProblem(name) else { return name }
+        report(path, problem)
+        return nil
+    }
+
     /// The sound fields `keys` of `root` as settings, each checked by ``SoundSettings/problems``
     /// and reported at its own key.
     private mutating func soundFields(
@@ -231,10 +242,10 @@ extension ScriptValidator {
             switch field {
             case .intervalMinutes: settings.intervalMinutes = number(root, key, at: "")
             case .ambienceGain: settings.ambienceGain = number(root, key, at: "")
-            case .startGong: settings.startGong = string(root, key, at: "")
-            case .intervalGong: settings.intervalGong = string(root, key, at: "")
-            case .ambience: settings.ambience = string(root, key, at: "")
-            case .bell: settings.bell = string(root, key, at: "")
+            case .startGong: settings.startGong = soundName(root, key, at: "")
+            case .intervalGong: settings.intervalGong = soundName(root, key, at: "")
+            case .ambience: settings.ambience = soundName(root, key, at: "")
+            case .bell: settings.bell = soundName(root, key, at: "")
             default: break
             }
         }
@@ -341,7 +352,10 @@ extension ScriptValidator {
                 )
                 continue
             }
-            let value = spoken ? text(fields, name, at: key) : label(fields, name, at: key, required: true)
+            let value =
+                spoken
+                ? text(fields, name, at: key)
+                : label(fields, name, at: key, required: true).flatMap { soundNamed($0, at: join(key, name)) }
             if let value { result[phase] = value }
         }
         return problems.count == before ? result : nil

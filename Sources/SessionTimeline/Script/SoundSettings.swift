@@ -39,7 +39,7 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
         }
     }
 
-    /// The ambience bed: a library name or a file.
+    /// The ambience bed: a library name, or a file when the command line gives it (a script may not name a path).
     public var ambience: String?
     /// The bed's linear gain (seed 002 plays its beds at 0.15).
     public var ambienceGain: Double?
@@ -47,13 +47,13 @@ public struct SoundSettings: Sendable, Equatable, Encodable {
     public var ambienceFadeInSeconds: Double?
     /// How long the bed takes to fade out at the file's end, under the bell.
     public var ambienceFadeOutSeconds: Double?
-    /// The gong at frame 0: a library name or a file.
+    /// The gong at frame 0: a library name, or a file when the command line gives it.
     public var startGong: String?
     /// The gong every ``intervalMinutes`` minutes.
     public var intervalGong: String?
     /// Minutes between interval gongs, counted from the script's time 0.
     public var intervalMinutes: Double?
-    /// The closing bell: a library name or a file; unset is the built-in bell.
+    /// The closing bell: a library name, or a file when the command line gives it; unset is the built-in bell.
     public var bell: String?
     /// Seconds of silence before the script's time 0: the countdown; the start gong and the bed
     /// begin at its end (seed 002), unless ``soundsOverLeadIn``.
