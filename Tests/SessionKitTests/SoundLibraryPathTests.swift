@@ -59,4 +59,23 @@ struct SoundLibraryPathTests {
         let library = try SoundLibrary(folder: folder.path("lib"))
         #expect(library.resolve("x") == .found(path: folder.path("lib/x.wav"), entry: library.entries[1]))
     }
+
+    @Test(
+        "A bare file name is never found through a link that leads out of the folder, with or without sounds.json",
+        arguments: [true, false]
+    )
+    func bareNameLinkOut(withIndex: Bool) throws {
+        let folder = try library(#"[{"id": "gong", "file": "gong"}]"#)
+        if !withIndex { try FileManager.default.removeItem(atPath: folder.path("lib/sounds.json")) }
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("lib/leak.wav"),
+            withDestinationPath: folder.path("secret.wav")
+        )
+        let library = try SoundLibrary(folder: folder.path("lib"))
+        let tried = library.candidates(for: "leak")
+        #expect(library.resolve("leak") == .missing(lookedFor: tried))
+        #expect(library.resolve("leak.wav") == .missing(lookedFor: library.candidates(for: "leak.wav")))
+        #expect(library.resolve("LEAK") == .missing(lookedFor: library.candidates(for: "LEAK")), "nor by another case")
+        #expect(library.resolve("gong") != .missing(lookedFor: library.candidates(for: "gong")), "a file inside still is")
+    }
 }

@@ -332,23 +332,31 @@ package struct SoundLibrary: Sendable {
             return lookup(entry)
         }
         let tried = candidates(for: nameOrPath)
-        if let path = tried.first(where: Self.isFile) ?? caseInsensitiveMatch(among: tried) {
+        if let path = firstFileInside(tried) {
             return .found(path: path, entry: entries.first { $0.file.lowercased() == folded })
         }
         return .missing(lookedFor: tried)
+    }
+
+    /// The first of `paths` that is a file inside the folder, by its exact name or another case of
+    /// it. A link that leads out of the folder is passed over, for an entry's file and a bare name
+    /// alike: a name never reaches a file outside the library.
+    private func firstFileInside(_ paths: [String]) -> String? {
+        let root = FileSystem.resolvedPath(folder)
+        let inside = { (path: String) in
+            guard let root, let resolved = FileSystem.resolvedPath(path) else { return true }
+            return Self.isInside(resolved, root)
+        }
+        if let path = paths.first(where: { Self.isFile($0) && inside($0) }) { return path }
+        if let path = caseInsensitiveMatch(among: paths), inside(path) { return path }
+        return nil
     }
 
     /// Where `entry`'s file is, or every path tried. A file that is outside the folder (through
     /// `..` or a link out of it) is never found; a file whose name differs only in case is.
     package func lookup(_ entry: SoundEntry) -> SoundLookup {
         let tried = candidates(for: entry.file)
-        let root = FileSystem.resolvedPath(folder)
-        let inside = { (path: String) in
-            guard let root, let resolved = FileSystem.resolvedPath(path) else { return true }
-            return Self.isInside(resolved, root)
-        }
-        if let path = tried.first(where: { Self.isFile($0) && inside($0) }) { return .found(path: path, entry: entry) }
-        if let path = caseInsensitiveMatch(among: tried), inside(path) { return .found(path: path, entry: entry) }
+        if let path = firstFileInside(tried) { return .found(path: path, entry: entry) }
         return .missing(lookedFor: tried)
     }
 
