@@ -76,6 +76,9 @@ struct SoundLibraryPathTests {
         #expect(library.resolve("leak") == .missing(lookedFor: tried))
         #expect(library.resolve("leak.wav") == .missing(lookedFor: library.candidates(for: "leak.wav")))
         #expect(library.resolve("LEAK") == .missing(lookedFor: library.candidates(for: "LEAK")), "nor by another case")
-        #expect(library.resolve("gong") != .missing(lookedFor: library.candidates(for: "gong")), "a file inside still is")
+        #expect(
+            library.resolve("gong") != .missing(lookedFor: library.candidates(for: "gong")),
+            "a file inside still is"
+        )
     }
 }
