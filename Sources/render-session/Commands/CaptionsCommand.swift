@@ -77,7 +77,7 @@ struct CaptionsCommand: AsyncParsableCommand {
                     to: output,
                     format: CaptionsFile.format(of: output, chosen: format)
                 )
-                for path in written { print(path) }
+                Console.printLines(written)
             }
         }
     }

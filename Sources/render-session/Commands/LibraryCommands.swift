@@ -32,7 +32,7 @@ struct ImportCommand: AsyncParsableCommand {
         let (markdownPath, output) = (markdownPath, output)
         try await runCommand { _ in
             let written = try MeditationImport.run(markdownPath: markdownPath, into: output)
-            for path in written { print(path) }
+            Console.printLines(written)
             Console.status("Imported \(written.count) scripts from \(markdownPath) into \(output)")
         }
     }
@@ -69,7 +69,7 @@ struct ListCommand: AsyncParsableCommand {
             }
             let categories = library.categories
             if json {
-                Console.writeStandardOutput(ScriptLibrary.json(categories))
+                Console.writeStandardOutput(Console.printableJSON(ScriptLibrary.json(categories)))
                 if !library.problems.isEmpty { throw ExitCode.failure }
                 return
             }
@@ -86,7 +86,7 @@ struct ListCommand: AsyncParsableCommand {
                         "  \(order)  \(printable(script.id))  \(printable(script.title)) — \(printable(script.subtitle))  \(duration)  \(script.kind)\n"
                 }
             }
-            Console.writeStandardOutput(Data(text.utf8))
+            Console.printText(text)
             if !library.problems.isEmpty { throw ExitCode.failure }
         }
     }

@@ -88,7 +88,7 @@ struct PositionCommand: AsyncParsableCommand {
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            Console.writeStandardOutput(try encoder.encode(answer) + Data("\n".utf8))
+            Console.writeStandardOutput(Console.printableJSON(try encoder.encode(answer)) + Data("\n".utf8))
         }
     }
 

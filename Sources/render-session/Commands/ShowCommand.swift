@@ -148,7 +148,7 @@ struct ShowCommand: AsyncParsableCommand {
                     to: OutputDestination(argument: output),
                     replaceExisting: replace
                 )
-                if output != "-" { Console.writeStandardOutput(Data((output + "\n").utf8)) }
+                if output != "-" { Console.printLines([output]) }
                 return
             }
             let text =
@@ -156,7 +156,7 @@ struct ShowCommand: AsyncParsableCommand {
                 case .timeline(let timeline): TimelineTable(timeline, width: width, listsWords: listsWords).text
                 case .queue(let queue): TimelineTable.queue(queue, width: width)
                 }
-            Console.writeStandardOutput(Data(text.utf8))
+            Console.printText(text)
         }
     }
 }

@@ -38,7 +38,7 @@ struct SoundsCommand: AsyncParsableCommand {
             let library = try SoundLibrary.open(folder: folder)
             for line in library.warnings { Console.warning(line) }
             let listing = library.listing()
-            Console.writeStandardOutput(Data(listing.map { Self.line($0) + "\n" }.joined().utf8))
+            Console.printRows(listing.map(Self.fields))
             let missing = listing.filter { if case .missing = $0.lookup { true } else { false } }.map(\.entry.id)
             if !missing.isEmpty {
                 throw SessionError(
@@ -49,8 +49,8 @@ struct SoundsCommand: AsyncParsableCommand {
         }
     }
 
-    /// `rain⇥Rain⇥0.15⇥yes⇥/path/rain.flac`.
-    static func line(_ item: SoundListing) -> String {
+    /// `rain⇥Rain⇥0.15⇥yes⇥/path/rain.flac`, as fields.
+    static func fields(_ item: SoundListing) -> [String] {
         let gain = item.entry.gain.map { SessionTimeline.formatted($0) } ?? "-"
         let loop = item.entry.loop.map { $0 ? "yes" : "no" } ?? "-"
         let file =
@@ -58,7 +58,7 @@ struct SoundsCommand: AsyncParsableCommand {
             case .found(let path, _): path
             case .missing(let tried): "missing (looked for \(tried.joined(separator: ", ")))"
             }
-        return [item.entry.id, item.entry.name, gain, loop, file].joined(separator: "\t")
+        return [item.entry.id, item.entry.name, gain, loop, file]
     }
 
 }

@@ -91,10 +91,9 @@ struct VerifyCommand: AsyncParsableCommand {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                Console.writeStandardOutput((try encoder.encode(report)) + Data("\n".utf8))
+                Console.writeStandardOutput(Console.printableJSON(try encoder.encode(report)) + Data("\n".utf8))
             } else {
-                let lines = report.problems.map { "\(file): \($0.message)\n" }.joined()
-                Console.writeStandardOutput(Data(lines.utf8))
+                Console.printLines(report.problems.map { "\(file): \($0.message)" })
             }
             Console.status(report.summary)
             if !report.isClean { throw ExitCode.failure }

@@ -61,16 +61,16 @@ struct VoicesCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(catalog)) ?? Data()
             let json = namingSettings(in: String(decoding: data, as: UTF8.self), PipelineOptions.flag)
-            Console.writeStandardOutput(Data((json + "\n").utf8))
+            Console.writeStandardOutput(Console.printableJSON(Data(json.utf8)) + Data("\n".utf8))
             return
         }
-        let lines = catalog.voices.map { voice in
-            [
-                voice.id, voice.provider, voice.language ?? "-", voice.available ? "available" : "unavailable",
-                namingSettings(in: voice.detail, PipelineOptions.flag),
-            ]
-            .joined(separator: "\t") + "\n"
-        }
-        Console.writeStandardOutput(Data(lines.joined().utf8))
+        Console.printRows(
+            catalog.voices.map { voice in
+                [
+                    voice.id, voice.provider, voice.language ?? "-", voice.available ? "available" : "unavailable",
+                    namingSettings(in: voice.detail, PipelineOptions.flag),
+                ]
+            }
+        )
     }
 }

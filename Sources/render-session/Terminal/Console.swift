@@ -73,7 +73,48 @@ enum Console {
     static func printWritten(_ destinations: [OutputDestination?]) {
         let written = destinations.compactMap { $0 }
         guard !written.contains(.standardOutput) else { return }
-        for case .path(let path) in written { print(path) }
+        printLines(written.compactMap { if case .path(let path) = $0 { path } else { nil } })
+    }
+
+    /// Writes `lines` to standard output, each through ``printable(_:limit:)`` (uncut): the one way
+    /// a command's text data reaches the terminal, so that a name, a kind or a text from a file
+    /// cannot carry a control sequence, a bidirectional override or a line break into it.
+    static func printLines(_ lines: some Sequence<String>) {
+        writeStandardOutput(Data(lines.map { printable($0, limit: .max) + "\n" }.joined().utf8))
+    }
+
+    /// Writes tab-separated `rows` to standard output, each field through ``printable(_:limit:)``,
+    /// so that a tab or a line break inside a name cannot shift a column or start a row.
+    static func printRows(_ rows: [[String]]) {
+        let lines = rows.map { $0.map { printable($0, limit: .max) }.joined(separator: "\t") + "\n" }
+        writeStandardOutput(Data(lines.joined().utf8))
+    }
+
+    /// Writes `text` (lines ended by line feeds) to standard output, each line as ``printLines(_:)`` does.
+    static func printText(_ text: String) {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        printLines(lines)
+    }
+
+    /// JSON for standard output with every control character and hidden character that JSON
+    /// lets through raw (DEL, the C1 controls, bidirectional controls, noncharacters: JSON
+    /// escapes only C0) written as a `\uXXXX` escape instead: the same strings to a parser, nothing
+    /// a terminal acts on. They can only be inside strings, where the escape means the same.
+    static func printableJSON(_ data: Data) -> Data {
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: { $0.isControlCharacter || $0.isHiddenWhenPrinted }) else {
+            return data
+        }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            guard scalar.value >= 0x20, scalar.isControlCharacter || scalar.isHiddenWhenPrinted else {
+                escaped.unicodeScalars.append(scalar)
+                continue
+            }
+            for unit in String(scalar).utf16 { escaped += String(format: "\\u%04x", unit) }
+        }
+        return Data(escaped.utf8)
     }
 
     /// `9:58.4` or `1:02:03.0`.

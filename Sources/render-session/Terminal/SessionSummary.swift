@@ -141,6 +141,6 @@ extension Console {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return }
-        writeStandardOutput(data + Data("\n".utf8))
+        writeStandardOutput(printableJSON(data) + Data("\n".utf8))
     }
 }
