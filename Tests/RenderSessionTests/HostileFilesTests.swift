@@ -312,7 +312,9 @@ struct HostileFilesTests {
         #expect(lstat(clip, &status) == 0 && status.st_mode & S_IFMT == S_IFREG, "prepare put a clip in its place")
     }
 
-    @Test("queue copies a linked cache entry's bytes: the queue holds a regular file, not a link")
+    @Test(
+        "queue refuses a cache entry that is a link, naming it, and ships nothing: the cache holds only files it stored"
+    )
     func linkedCacheEntryInQueue() async throws {
         let folder = try TemporaryFolder()
         let cache = try copiedCache(in: folder)
@@ -326,11 +328,12 @@ struct HostileFilesTests {
                 deadline: 120
             )
         )
-        #expect(result.status == 0, "\(result.standardError)")
-        let copied = folder.path("queue/001-opening.mp3")
-        var status = stat()
-        #expect(lstat(copied, &status) == 0 && status.st_mode & S_IFMT == S_IFREG, "a regular file, not a link")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: copied)) == Data(contentsOf: URL(fileURLWithPath: elsewhere)))
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(
+            result.standardError.contains("\(Self.openingKey).mp3: the cache entry is a symbolic link"),
+            "\(result.standardError)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: folder.path("queue")), "no queue is shipped")
     }
 
     // MARK: - Item 15: a full disk says so

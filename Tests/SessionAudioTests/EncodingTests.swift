@@ -50,7 +50,7 @@ struct EncodingTests {
         #expect(EmbeddedVoice.wordsPerMinute(speed: speed) == expected)
     }
 
-    @Test("Only MPEG audio passes the cache's check")
+    @Test("Only MP3 passes the cache's check")
     func verifyRejectsWAV() throws {
         let folder = try TemporaryFolder()
         try writeWAV([0.1, 0.2], rate: 8_000, channels: 1, to: folder.path("w.mp3"))
@@ -58,7 +58,7 @@ struct EncodingTests {
             throws: AudioError(
                 .unsupportedFormat,
                 path: folder.path("w.mp3"),
-                reason: "the file is WAV (Microsoft), not MPEG audio"
+                reason: "the file is WAV (Microsoft), not MP3 (MPEG audio layer 3)"
             )
         ) {
             try AudioFileDecoder.verifyMPEG(path: folder.path("w.mp3"))

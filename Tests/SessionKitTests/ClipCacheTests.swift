@@ -136,4 +136,54 @@ struct ClipCacheTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("cache")) == ["\(entry.key).mp3"])
     }
+
+    @Test(
+        "A server's answer in MP2 is stored as MP3, not as it came: a player given a .mp3 file may refuse MP2",
+        .requiresFFmpeg
+    )
+    func mp2Answer() async throws {
+        let folder = try TemporaryFolder()
+        let answer = folder.path("answer.mp2")
+        try await FFmpeg.encode(
+            "sine=frequency=220:sample_rate=24000:duration=2",
+            ["-c:a", "mp2"],
+            to: answer,
+            lavfi: true
+        )
+        let decoded = try AudioFileDecoder.measure(path: answer)
+        #expect(decoded.formatName == "MPEG audio layer 2 (MP2)")
+        let cache = ClipCache(directory: folder.path("cache"))
+        try cache.prepareFolder()
+        let entry = cache.entry(text: "Breathe in.", voice: "v", speed: 1.0)
+        let stored = try cache.store(Data(contentsOf: URL(fileURLWithPath: answer)), for: entry)
+        let measurement = try AudioFileDecoder.measure(path: entry.path)
+        #expect(measurement.formatName == AudioFileDecoder.mp3FormatName && measurement.gapless, "stored as MP3")
+        #expect(stored.frameCount == decoded.frameCount)
+    }
+
+    @Test("A cache entry that is a link, or holds anything but MP3, is refused as unusable, never read through")
+    func plantedEntries() async throws {
+        let folder = try TemporaryFolder()
+        let cache = ClipCache(directory: folder.path("cache"))
+        try cache.prepareFolder()
+        let source = Repository.root.path + "/Fixtures/cache"
+        let mp3 = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: source).first { $0.hasSuffix(".mp3") }
+        )
+        let linked = cache.entry(text: "Breathe in.", voice: "v", speed: 1.0)
+        try FileManager.default.createSymbolicLink(atPath: linked.path, withDestinationPath: source + "/" + mp3)
+        #expect {
+            _ = try cache.measure(linked)
+        } throws: { error in
+            (error as? SessionError)?.description.contains("the cache entry is a symbolic link") == true
+        }
+        let wav = cache.entry(text: "Breathe out.", voice: "v", speed: 1.0)
+        try VerifierTests.write([Int16](repeating: 1_000, count: 8_000), rate: SampleRate(8_000), to: wav.path)
+        #expect {
+            _ = try cache.measure(wav)
+        } throws: { error in
+            (error as? SessionError)?.description.contains("the cache entry is WAV") == true
+        }
+        #expect(throws: SessionError.self) { try cache.measureWithLoudness(wav) }
+    }
 }

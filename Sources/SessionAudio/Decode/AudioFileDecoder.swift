@@ -71,6 +71,9 @@ package final class AudioFileDecoder {
     /// What the file is: `MPEG audio`, `MP4`, `CAF` (AAC), `ADTS AAC`, or libsndfile's name for the container.
     package let formatName: String
 
+    /// The ``formatName`` of MP3, MPEG audio layer 3 (layers 1 and 2 are named with their layer).
+    package static let mp3FormatName = "MPEG audio"
+
     /// Opens `path`, choosing the decoder by the file's first bytes, never by its name.
     ///
     /// This is the one place audio files are opened for reading (sounds, clips, cache entries):
@@ -111,7 +114,8 @@ package final class AudioFileDecoder {
             backend = .mpeg(decoder)
             (rate, channels) = (decoder.sampleRate, decoder.channelCount)
             gapless = decoder.gapless
-            formatName = "MPEG audio"
+            formatName =
+                decoder.layer == 3 ? Self.mp3FormatName : "MPEG audio layer \(decoder.layer) (MP\(decoder.layer))"
         }
         self.path = path
         (sampleRate, channelCount) = try Self.checkedFormat(rate: rate, channels: channels, path: path)
@@ -155,6 +159,15 @@ package final class AudioFileDecoder {
         defer { close(descriptor) }
         guard let prefix = try? firstBytes(of: descriptor, path: path) else { return false }
         return MediaContainer(prefix: prefix, bytes: { bytes(of: descriptor, at: $0, count: $1) }) != nil
+    }
+
+    /// Whether `path` is MPEG audio of layer 1 or 2 (MP1, MP2), which libmpg123 decodes but a
+    /// player given a `.mp3` file may not: a speech server's MP2 answer is stored as MP3.
+    package static func isMPEGLayer1Or2(path: String) -> Bool {
+        guard let decoder = try? AudioFileDecoder(path: path), case .mpeg(let mpeg) = decoder.backend else {
+            return false
+        }
+        return mpeg.layer == 1 || mpeg.layer == 2
     }
 
     /// Decodes up to `maximumFrames` frames into `samples`, interleaved from index 0, growing it if needed.
@@ -276,11 +289,11 @@ package final class AudioFileDecoder {
     /// with at least one frame.
     package static func verifyMPEG(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
-        guard case .mpeg = decoder.backend else {
+        guard case .mpeg = decoder.backend, decoder.formatName == mp3FormatName else {
             throw AudioError(
                 .unsupportedFormat,
                 path: path,
-                reason: "the file is \(decoder.formatName), not MPEG audio"
+                reason: "the file is \(decoder.formatName), not MP3 (MPEG audio layer 3)"
             )
         }
         let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)

@@ -22,6 +22,8 @@ final class MPEGDecoder {
     let path: String
     let sampleRate: Int
     let channelCount: Int
+    /// The MPEG audio layer of the first frame: 3 for MP3, 2 for MP2, 1 for MP1 (0 if unknown).
+    let layer: Int
     /// Whether the file's LAME/Xing tag gave the encoder delay or padding, which were removed.
     let gapless: Bool
     /// The frames the file's LAME/Xing tag promises (its delay and padding subtracted); 0 without one.
@@ -91,6 +93,8 @@ final class MPEGDecoder {
         }
         sampleRate = rate
         channelCount = Int(channels)
+        var info = mpg123_frameinfo2()
+        layer = mpg123_info2(handle, &info) == MPG123_OK.rawValue ? Int(info.layer) : 0
         var delay = -1
         var padding = -1
         mpg123_getstate2(handle, Int32(MPG123_ENC_DELAY.rawValue), &delay, nil)

@@ -18,18 +18,19 @@ package enum SpeechClip {
         return try MP3Encoder.encode(samples, sampleRate: sampleRate, channelCount: 1, bitRate: bitRate)
     }
 
-    /// The clip at `path`, which a speech server answered in AAC or ALAC (MP4, CAF or ADTS) rather
-    /// than MP3, as the cache stores clips: decoded in full (gapless where its container says)
-    /// and encoded as MP3 at its own rate and channels, at ``bitRate`` per channel.
-    /// - Throws: ``AudioError`` when the file is not AAC or ALAC, cannot be decoded in full, has
+    /// The clip at `path`, which a speech server answered in AAC or ALAC (MP4, CAF or ADTS) or in
+    /// MPEG audio layer 1 or 2 rather than MP3, as the cache stores clips: decoded in full
+    /// (gapless where its container says) and encoded as MP3 at its own rate and channels, at
+    /// ``bitRate`` per channel.
+    /// - Throws: ``AudioError`` when the file is none of those, cannot be decoded in full, has
     ///   more than 2 channels, or holds no audio.
     package static func mp3(transcoding path: String) throws(AudioError) -> [UInt8] {
         let decoder = try AudioFileDecoder(path: path)
-        guard decoder.readsThroughLibavformat else {
+        guard decoder.readsThroughLibavformat || AudioFileDecoder.isMPEGLayer1Or2(path: path) else {
             throw AudioError(
                 .unsupportedFormat,
                 path: path,
-                reason: "the file is \(decoder.formatName), not MPEG audio or AAC"
+                reason: "the file is \(decoder.formatName), not AAC, ALAC or MP2"
             )
         }
         let channels = decoder.channelCount.count

@@ -15,8 +15,42 @@ extension ClipCache {
     }
 
     func measureFile(_ entry: Entry) throws(AudioError) -> AudioSourceInfo? {
-        guard FileManager.default.fileExists(atPath: entry.path) else { return nil }
-        return AudioSourceInfo(try AudioFileDecoder.measure(path: entry.path), path: entry.path)
+        guard try Self.checkEntry(entry) else { return nil }
+        return AudioSourceInfo(try Self.checkedMP3(AudioFileDecoder.measure(path: entry.path), entry), path: entry.path)
+    }
+
+    /// Whether `entry` has a file, refusing one that is a symbolic link: the cache holds only
+    /// files it wrote itself, and a link planted in a shared cache would have the render (and
+    /// `queue`, which copies entries) read whatever it points at.
+    static func checkEntry(_ entry: Entry) throws(AudioError) -> Bool {
+        let kind: FileKind?
+        do {
+            kind = try FileSystem.kindOfItem(at: entry.path)
+        } catch {
+            throw AudioError(.cannotOpen, path: entry.path, reason: error.description)
+        }
+        if kind == .symbolicLink {
+            throw AudioError(
+                .cannotOpen,
+                path: entry.path,
+                reason: "the cache entry is a symbolic link; the cache holds only the files it stored"
+            )
+        }
+        return kind != nil
+    }
+
+    /// `measurement` when it is of an MP3 file, as every cache entry is (an answer in AAC or MP2
+    /// is stored as MP3): an entry in another format was not stored by this tool, and `queue`
+    /// would ship it under a `.mp3` name.
+    static func checkedMP3(_ measurement: AudioMeasurement, _ entry: Entry) throws(AudioError) -> AudioMeasurement {
+        guard measurement.formatName == AudioFileDecoder.mp3FormatName else {
+            throw AudioError(
+                .unsupportedFormat,
+                path: entry.path,
+                reason: "the cache entry is \(measurement.formatName), not MP3, so it was not stored by render-session"
+            )
+        }
+        return measurement
     }
 
     /// Stores `audio` as the clip for `entry` and returns its measurement.
@@ -50,7 +84,7 @@ extension ClipCache {
     ) throws(SessionError) -> AudioSourceInfo {
         let file = AtomicFile(destination: entry.path, removingStaleTemporaries: false)
         try write(audio, to: file)
-        let audio = try transcodingAAC(audio, in: file, lengthLimit: lengthLimit)
+        let audio = try transcodingToMP3(audio, in: file, lengthLimit: lengthLimit)
         var measurement: AudioMeasurement
         do {
             measurement = try AudioFileDecoder.verifyMPEG(path: file.temporaryPath)
@@ -91,21 +125,25 @@ extension ClipCache {
     }
 
     /// `audio`, written to `file`, as the cache stores it: an answer in AAC or ALAC (MP4, CAF,
-    /// ADTS) is measured in full (refused when longer than `lengthLimit` allows, before it is
-    /// decoded into memory), decoded and written over `file` as MP3, which is returned; anything
-    /// else is returned as it is, for ``AudioFileDecoder/verifyMPEG(path:)`` to judge. The cache's
-    /// files and the app's queue are MP3.
-    private func transcodingAAC(
+    /// ADTS) or in MPEG audio layer 1 or 2 (MP2, which players given a `.mp3` file may refuse) is
+    /// measured in full (refused when longer than `lengthLimit` allows, before it is decoded into
+    /// memory), decoded and written over `file` as MP3, which is returned; anything else is
+    /// returned as it is, for ``AudioFileDecoder/verifyMPEG(path:)`` to judge. The cache's files
+    /// and the app's queue are MP3.
+    private func transcodingToMP3(
         _ audio: Data,
         in file: AtomicFile,
         lengthLimit: ClipLengthLimit?
     ) throws(SessionError) -> Data {
-        guard AudioFileDecoder.startsAsAAC(path: file.temporaryPath) else { return audio }
+        let kind =
+            AudioFileDecoder.startsAsAAC(path: file.temporaryPath)
+            ? "AAC" : AudioFileDecoder.isMPEGLayer1Or2(path: file.temporaryPath) ? "MP2" : nil
+        guard let kind else { return audio }
         func unusable(_ error: AudioError) -> SessionError {
             file.discard()
             return SessionError(
                 .providerFailed,
-                "the audio received (\(audio.count) bytes) is not a usable AAC clip: \(error.reason)",
+                "the audio received (\(audio.count) bytes) is not a usable \(kind) clip: \(error.reason)",
                 underlyingError: error
             )
         }

@@ -226,16 +226,19 @@ extension ClipCache {
     }
 
     func measureFileWithLoudness(_ entry: Entry) throws(AudioError) -> AudioSourceInfo? {
-        guard FileManager.default.fileExists(atPath: entry.path) else { return nil }
+        guard try Self.checkEntry(entry) else { return nil }
         let sidecarPath = loudnessPath(forKey: entry.key)
         let before = ClipFingerprint(path: entry.path)
         if let before, let sidecar = LoudnessSidecar.read(from: sidecarPath), sidecar.describes(before) {
             // The scan, not the sidecar, says whether the clip is whole and how long it is.
-            if sidecar.agrees(with: try AudioFileDecoder.measure(path: entry.path)) {
+            if sidecar.agrees(with: try Self.checkedMP3(AudioFileDecoder.measure(path: entry.path), entry)) {
                 return sidecar.source(path: entry.path)
             }
         }
-        let measurement = try AudioFileDecoder.measureLoudness(path: entry.path, levelsSpeech: true)
+        let measurement = try Self.checkedMP3(
+            AudioFileDecoder.measureLoudness(path: entry.path, levelsSpeech: true),
+            entry
+        )
         // Only if the clip did not change while it was measured (another process replacing it).
         if let before, ClipFingerprint(path: entry.path) == before {
             LoudnessSidecar(measurement, of: before).write(to: sidecarPath)

@@ -122,8 +122,9 @@ package enum QueueWriter {
     }
 
     /// Copies the bytes of `source` (a cache entry, or a sound) into the new file `path`: a queue
-    /// holds regular files, never links, whatever the source is (a linked cache entry is read
-    /// through); a source that is not a regular file (a FIFO) is refused rather than waited on.
+    /// holds regular files, never links, whatever the source is (a cache entry that is a link, or
+    /// is not MP3, was refused when it was measured); a source that is not a regular file (a FIFO)
+    /// is refused rather than waited on.
     private static func copy(_ source: String, to path: String, as file: String) throws(SessionError) {
         func failure(_ reason: String, writing: Bool = false, cause: (any Error)? = nil) -> SessionError {
             // What went wrong decides the kind: a source that cannot be read, or a queue that cannot be written.
