@@ -96,6 +96,27 @@ struct ShardCommandTests {
         )
     }
 
+    @Test("Shards with --preview end with the index one batch makes: every shard's sessions listed, byte for byte")
+    func shardedPreviews() async throws {
+        let folder = try Self.library()
+        let single = try await renderSession(Self.batch(folder, into: "single", ["--preview"]))
+        #expect(single.status == 0, "\(single.standardError)")
+        for shard in ["2/3", "3/3", "1/3"] {
+            let result = try await renderSession(Self.batch(folder, into: "sharded", ["--shard", shard, "--preview"]))
+            #expect(result.status == 0, "\(shard): \(result.standardError)")
+        }
+        let index = try String(contentsOfFile: folder.path("sharded/index.html"), encoding: .utf8)
+        for index in 1...6 {
+            #expect(
+                try String(contentsOfFile: folder.path("sharded/index.html"), encoding: .utf8)
+                    .contains("data-session=\"calm-\(index)\""),
+                "calm-\(index) is listed"
+            )
+        }
+        #expect(index.components(separatedBy: "<tr class=").count - 1 == 6)
+        try Self.expectSame(folder.path("sharded"), as: folder.path("single"))
+    }
+
     @Test("A shard killed with SIGKILL and run again completes the set, with no temporary left")
     func killedShard() async throws {
         // Shard 1 renders its 3 sessions one at a time; the kill lands after the first.

@@ -37,6 +37,10 @@ final class BatchManifest: Sendable {
     private struct File: Codable {
         var version = 1
         var outputs: [String: Record] = [:]
+        /// Each session's row of the preview index, by name, from the last run that made previews
+        /// of it: what every shard's index is built from, so that the index lists the sessions
+        /// of every shard, not only the last one's. Absent when no previews were made.
+        var previews: [String: BatchPreview.Row]?
     }
 
     private let path: String
@@ -149,6 +153,30 @@ final class BatchManifest: Sendable {
         }
         let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
         return .success(Stamp(bytes: total, sha256: digest))
+    }
+
+    /// Merges `rows` (this run's sessions' preview rows) into the manifest's, under the update
+    /// lock, and hands every row the manifest now holds to `write` while the lock is still held:
+    /// so an index written there lists every session any shard made a preview of, and two shards
+    /// finishing at once do not write over each other's rows. Without a lock file (a folder that
+    /// cannot be written), `write` gets `rows` alone.
+    func recordPreviews(
+        _ rows: [BatchPreview.Row],
+        then write: ([String: BatchPreview.Row]) throws(SessionError) -> Void
+    ) throws(SessionError) {
+        let mine = Dictionary(rows.map { ($0.name, $0) }) { $1 }
+        try file.withLock { (file) throws(SessionError) in
+            try lock.withLock { (lock) throws(SessionError) in
+                guard let lock else { return try write(mine) }
+                try lock.withLock(FolderLock.Part.update.range) { () throws(SessionError) in
+                    if let current = Self.read(path) { file = current }
+                    file.previews = (file.previews ?? [:]).merging(mine) { $1 }
+                    // A manifest that cannot be written only costs the other shards' rows next time.
+                    try? AtomicFile.write(CanonicalJSON.encode(file), to: path)
+                    try write(file.previews ?? mine)
+                }
+            }
+        }
     }
 
     /// Records an output: merges it into the manifest on disk, under the update lock, atomically,

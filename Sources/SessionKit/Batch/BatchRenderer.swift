@@ -294,7 +294,9 @@ package enum BatchRenderer {
             results: results.map { $0 ?? .failed(["not run"]) },
             clips: clips
         )
-        if options.writesPreviews { report.previews = try BatchPreview.write(report, folder: folder) }
+        if options.writesPreviews {
+            report.previews = try BatchPreview.write(report, names: all.map(\.name), folder: folder, manifest: manifest)
+        }
         return report
     }
 

@@ -10,7 +10,7 @@ package enum BatchPreview {
     package static let indexName = "index"
 
     /// One row of the index.
-    package struct Row: Sendable, Equatable {
+    package struct Row: Sendable, Equatable, Codable {
         package var name: String
         /// The page's file name, relative to the folder; `nil` when the session has none (it failed).
         package var page: String?
@@ -28,16 +28,35 @@ package enum BatchPreview {
         package var isClean: Bool
     }
 
-    /// Writes the pages and the index for `report` into `folder`; returns the rows, in the
-    /// report's order. A session whose page cannot be made is a row saying why, not a failure.
+    /// Writes the pages of `report`'s sessions and the index into `folder`; returns this run's
+    /// rows, in the report's order. A session whose page cannot be made is a row saying why, not
+    /// a failure.
+    ///
+    /// The index lists every session of the batch (`names`, in the batch's order) that this run
+    /// or another shard made a row for: the rows are kept in the manifest and the index is written
+    /// from them under its lock (``BatchManifest/recordPreviews(_:then:)``), so the shards of a
+    /// batch end with the index one batch makes, whichever finishes last.
     /// - Throws: ``SessionError`` (`cannotWrite`) when the index cannot be written.
-    package static func write(_ report: BatchReport, folder: String) throws(SessionError) -> [Row] {
+    static func write(
+        _ report: BatchReport,
+        names: [String],
+        folder: String,
+        manifest: BatchManifest
+    ) throws(SessionError) -> [Row] {
         var rows: [Row] = []
         for (session, result) in zip(report.sessions, report.results) {
             rows.append(row(session, result))
         }
         let index = (folder as NSString).appendingPathComponent("\(indexName).html")
-        try SessionPicture.write(Data(html(rows).utf8), to: .path(index), replaceExisting: true, inOwnedFolder: true)
+        try manifest.recordPreviews(rows) { (recorded) throws(SessionError) in
+            let listed = names.compactMap { recorded[$0] }
+            try SessionPicture.write(
+                Data(html(listed).utf8),
+                to: .path(index),
+                replaceExisting: true,
+                inOwnedFolder: true
+            )
+        }
         return rows
     }
 
