@@ -275,19 +275,37 @@ final class PiperWorker: Sendable {
 extension PiperInstallation {
     /// The version of the engine's `piper-tts` package (`1.2.0`), asked of its interpreter as a
     /// worker is started: isolated (`-I`), in `/`, with nothing of the user's environment; `nil`
-    /// when the engine is not installed or does not answer.
+    /// when the engine is not installed or does not answer within ``versionTime`` (an interpreter
+    /// that hangs is killed, and the version is only missing from the report).
     package func engineVersion() async -> String? {
         guard engineInstalled else { return nil }
-        let result = try? await run(
-            .path(FilePath(python)),
-            arguments: ["-I", "-c", "import importlib.metadata as m; print(m.version('piper-tts'))"],
-            environment: .only(PiperBridge.environment),
-            workingDirectory: FilePath(PiperBridge.workingDirectory),
-            output: .string(limit: 200),
-            error: .discarded
-        )
+        let deadline = ProcessDeadline()
+        let result = try? await withThrowingTaskGroup { group in
+            group.addTask { try await deadline.watch() }
+            defer { group.cancelAll() }
+            return try await run(
+                .path(FilePath(python)),
+                arguments: ["-I", "-c", "import importlib.metadata as m; print(m.version('piper-tts'))"],
+                environment: .only(PiperBridge.environment),
+                workingDirectory: FilePath(PiperBridge.workingDirectory),
+                input: .none,
+                output: .sequence,
+                error: .discarded
+            ) { execution in
+                deadline.set(execution.processIdentifier.value, within: Self.versionTime)
+                var text: [UInt8] = []
+                for try await chunk in execution.standardOutput where text.count < 200 {
+                    chunk.withUnsafeBytes { text += $0.prefix(200 - text.count) }
+                }
+                return String(decoding: text, as: UTF8.self)
+            }
+        }
         guard let result, result.terminationStatus.isSuccess else { return nil }
-        let version = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let version = result.closureResult.trimmingCharacters(in: .whitespacesAndNewlines)
         return version.isEmpty ? nil : printable(version, limit: 40)
     }
+
+    /// How long the interpreter may take to say the engine's version: seconds, against about
+    /// 0.1 s here.
+    static let versionTime: Duration = .seconds(30)
 }
