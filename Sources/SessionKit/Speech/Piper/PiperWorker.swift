@@ -295,7 +295,9 @@ extension PiperInstallation {
                 deadline.set(execution.processIdentifier.value, within: Self.versionTime)
                 var text: [UInt8] = []
                 for try await chunk in execution.standardOutput where text.count < 200 {
-                    chunk.withUnsafeBytes { text += $0.prefix(200 - text.count) }
+                    var piece: [UInt8] = []
+                    piece.append(contentsOf: chunk.bytes)
+                    text += piece.prefix(200 - text.count)
                 }
                 return String(decoding: text, as: UTF8.self)
             }
