@@ -27,6 +27,8 @@ extension ClipCache {
         do {
             kind = try FileSystem.kindOfItem(at: entry.path)
         } catch {
+            // A cache folder that is not a folder has no entries; making it says what is wrong.
+            if error == SystemError(code: ENOTDIR) { return false }
             throw AudioError(.cannotOpen, path: entry.path, reason: error.description)
         }
         if kind == .symbolicLink {

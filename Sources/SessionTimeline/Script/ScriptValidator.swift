@@ -348,7 +348,8 @@ struct ScriptValidator {
     /// the command line, which the user types.
     mutating func soundName(_ object: [String: JSONValue], _ key: String, at path: String) -> String? {
         guard let name = string(object, key, at: path) else { return nil }
-        if let problem = ScriptRules.soundNameProblem(name) {
+        // An empty name is the sound settings' own rule (`must not be empty`), reported with theirs.
+        if !name.isEmpty, let problem = ScriptRules.soundNameProblem(name) {
             report(join(path, key), problem)
             return nil
         }
