@@ -64,7 +64,7 @@ struct QueueExportTests {
             switch item.origin {
             case .silence:
                 #expect(values.allSatisfy { $0 == 0 } && rate == 8_000, "\(item.file) is 8 kHz digital zero")
-            case .copied(let source):
+            case .copied(let source, _):
                 #expect(
                     FileManager.default.contentsEqual(atPath: path, andPath: source),
                     "\(item.file) is the cache's bytes"

@@ -1,5 +1,7 @@
 import Foundation
+import SessionAudio
 import SessionKit
+import SessionTimeline
 import TestSupport
 import Testing
 
@@ -80,5 +82,84 @@ struct SoundLibraryPathTests {
             library.resolve("gong") != .missing(lookedFor: library.candidates(for: "gong")),
             "a file inside still is"
         )
+    }
+
+    // Issue 41, item 9: the lookup and the open are two steps; every open checks the file it
+    // opened, so a file swapped for a link leading out between them is refused, never read.
+
+    @Test(
+        "A file a name found, opened as inside its library, is refused when it leads out; as a path given, it is opened"
+    )
+    func decoderInsideFolder() throws {
+        let folder = try LayeredRenderTests.gongLibrary()
+        let outside = try TemporaryFolder()
+        try FileManager.default.copyItem(atPath: folder.path("ding.wav"), toPath: outside.path("secret.wav"))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("leak.wav"),
+            withDestinationPath: outside.path("secret.wav")
+        )
+        let resolved = try #require(FileSystem.resolvedPath(outside.path("secret.wav")))
+        #expect(
+            throws: AudioError(
+                .cannotOpen,
+                path: folder.path("leak.wav"),
+                reason: "it leads to \(resolved), outside the folder \(folder.url.path)"
+            )
+        ) {
+            try AudioFileDecoder(path: folder.path("leak.wav"), inside: folder.url.path)
+        }
+        #expect(try AudioFileDecoder(path: folder.path("leak.wav")).sampleRate.hertz == 44_100)
+        // A link inside the folder to a file inside it is followed, an absolute one too.
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path("again.wav"),
+            withDestinationPath: folder.path("ding.wav")
+        )
+        #expect(
+            try AudioFileDecoder(path: folder.path("again.wav"), inside: folder.url.path).sampleRate.hertz == 44_100
+        )
+    }
+
+    @Test("The open file is what is checked: one replaced under its name after the open is refused")
+    func replacedAfterOpen() throws {
+        let folder = try LayeredRenderTests.gongLibrary()
+        let path = folder.path("ding.wav")
+        let file = try FileDescriptor.open(path, .readOnly)
+        #expect(file.placeOutside(openedThrough: path, folder: folder.url.path) == nil)
+        try FileManager.default.copyItem(atPath: path, toPath: folder.path("new.wav"))
+        try FileSystem.rename(folder.path("new.wav"), to: path)
+        #expect(
+            file.placeOutside(openedThrough: path, folder: folder.url.path)
+                == "it was replaced while it was being opened"
+        )
+    }
+
+    @Test("A sound found when planned and swapped for a link leading out before the render is refused, nothing written")
+    func swappedBeforeRender() async throws {
+        let library = try LayeredRenderTests.gongLibrary()
+        let outside = try TemporaryFolder()
+        let folder = try TemporaryFolder()
+        let pipeline = LayeredRenderTests.pipeline(
+            SoundSettings(startGong: "gong", loudness: .off),
+            library: library.url.path,
+            audio: folder.path("s.wav")
+        )
+        let script = try ScriptFile.load(Repository.script("edge-cases").path)
+        let timeline = try pipeline.plan(script, clips: try await pipeline.prepare(texts: script.allTexts))
+        #expect(timeline.overlays.map(\.source.path) == [library.path("ding.wav")])
+        try FileManager.default.moveItem(atPath: library.path("ding.wav"), toPath: outside.path("secret.wav"))
+        try FileManager.default.createSymbolicLink(
+            atPath: library.path("ding.wav"),
+            withDestinationPath: outside.path("secret.wav")
+        )
+        let resolved = try #require(FileSystem.resolvedPath(outside.path("secret.wav")))
+        let error = #expect(throws: SessionError.self) { try pipeline.render(timeline) }
+        #expect(error?.code == .unusableSound)
+        #expect(
+            error?.lines.first?.hasSuffix(
+                "\(library.path("ding.wav")): it leads to \(resolved), outside the folder \(library.url.path)"
+            ) == true,
+            "\(error?.lines ?? [])"
+        )
+        #expect(try folder.contents() == [], "nothing is written")
     }
 }

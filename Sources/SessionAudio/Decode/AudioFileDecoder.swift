@@ -85,8 +85,12 @@ package final class AudioFileDecoder {
     /// libopus 1.3.1 runs its CPU detection (`cpuid`) several times per packet, which in a virtual
     /// machine traps to the hypervisor each time: a 10-minute file decoded in 1.95 s through it
     /// and in 0.66 s through libavcodec, whose decoder ffmpeg's meter uses too.
-    package init(path: String, opusThroughLibavcodec: Bool = false) throws(AudioError) {
-        let descriptor = try Self.openRegularFile(path)
+    ///
+    /// `inside` is the folder a name found the file in (a sound library's): the file opened must
+    /// lie inside it, checked on the open file (``FileSystem/placeOutside(of:openedThrough:folder:)``),
+    /// so a file swapped for a link leading out after the lookup is refused, never read.
+    package init(path: String, inside folder: String? = nil, opusThroughLibavcodec: Bool = false) throws(AudioError) {
+        let descriptor = try Self.openRegularFile(path, inside: folder)
         defer { close(descriptor) }
         let prefix = try Self.firstBytes(of: descriptor, path: path)
         let rate: Int
@@ -187,8 +191,8 @@ package final class AudioFileDecoder {
     /// for other formats the file is read through, since a header's length is only a claim (an
     /// MP4 or CAF stream short of its declared length is an error at its end).
     /// Zero frames is an error: libmpg123 reports success for empty and non-audio files.
-    package static func measure(path: String) throws(AudioError) -> AudioMeasurement {
-        let decoder = try AudioFileDecoder(path: path)
+    package static func measure(path: String, inside folder: String? = nil) throws(AudioError) -> AudioMeasurement {
+        let decoder = try AudioFileDecoder(path: path, inside: folder)
         let frameCount: Frames
         switch decoder.backend {
         case .mpeg(let mpeg):
@@ -202,8 +206,12 @@ package final class AudioFileDecoder {
 
     /// Measures `path`'s format, with the length a full decode of exactly these bytes found before
     /// (a sidecar's, whose SHA-256 the caller checked): the file is opened, nothing is decoded.
-    package static func measure(path: String, decodedFrameCount: Frames) throws(AudioError) -> AudioMeasurement {
-        try AudioFileDecoder(path: path).measurement(frameCount: decodedFrameCount)
+    package static func measure(
+        path: String,
+        inside folder: String? = nil,
+        decodedFrameCount: Frames
+    ) throws(AudioError) -> AudioMeasurement {
+        try AudioFileDecoder(path: path, inside: folder).measurement(frameCount: decodedFrameCount)
     }
 
     /// Decodes `path` in full, as a render would (gapless for MPEG audio), and measures its format,
@@ -214,12 +222,13 @@ package final class AudioFileDecoder {
     /// ``SpeechLeveler`` and measured again (``AudioMeasurement/leveledLoudness``).
     package static func measureLoudness(
         path: String,
+        inside folder: String? = nil,
         asSound: Bool = false,
         levelsSpeech: Bool = false
     ) throws(AudioError)
         -> AudioMeasurement
     {
-        let decoder = try AudioFileDecoder(path: path)
+        let decoder = try AudioFileDecoder(path: path, inside: folder)
         let meter = try LoudnessMeter(
             sampleRate: decoder.sampleRate,
             channelCount: decoder.channelCount,
@@ -233,15 +242,21 @@ package final class AudioFileDecoder {
         measurement.loudestMomentary = meter.loudestMomentary
         measurement.strikeFrames = meter.strikeFrameCount.map { Frames($0) }
         measurement.truePeak = peakMeter.flatMap { $0.truePeak > 0 ? $0.truePeakDecibels : nil }
-        if levelsSpeech { measurement.leveledLoudness = try leveledLoudness(path: path, reference: measurement) }
+        if levelsSpeech {
+            measurement.leveledLoudness = try leveledLoudness(path: path, inside: folder, reference: measurement)
+        }
         return measurement
     }
 
     /// The integrated loudness of `path` through the ``SpeechLeveler`` set from its measured
     /// loudness; `nil` when it has none. The leveled stream must be as long as the measured one.
-    private static func leveledLoudness(path: String, reference: AudioMeasurement) throws(AudioError) -> Double? {
+    private static func leveledLoudness(
+        path: String,
+        inside folder: String?,
+        reference: AudioMeasurement
+    ) throws(AudioError) -> Double? {
         guard let loudness = reference.loudness else { return nil }
-        let decoder = try AudioFileDecoder(path: path)
+        let decoder = try AudioFileDecoder(path: path, inside: folder)
         let leveler = SpeechLeveler(decoder, reference: loudness)
         let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
         var frameCount: Int64 = 0
@@ -299,7 +314,7 @@ package final class AudioFileDecoder {
         let meter = try LoudnessMeter(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount)
         var measurement = try decoder.measurement(frameCount: decoder.decodeToEnd(metering: meter))
         measurement.loudness = meter.integratedLoudness
-        measurement.leveledLoudness = try leveledLoudness(path: path, reference: measurement)
+        measurement.leveledLoudness = try leveledLoudness(path: path, inside: nil, reference: measurement)
         return measurement
     }
 
@@ -339,8 +354,13 @@ package final class AudioFileDecoder {
     /// the open), that it is a regular file, so that the error says what is really wrong
     /// (libsndfile says "does not exist" for much else). `O_NONBLOCK` makes opening a FIFO return
     /// at once rather than wait for a writer. The corresponding system calls are `open` and `fstat`.
-    /// `noun` says what the file should have been, for a folder: "an audio file".
-    static func openRegularFile(_ path: String, noun: String = "an audio file") throws(AudioError) -> Int32 {
+    /// `noun` says what the file should have been, for a folder: "an audio file". With `inside`,
+    /// the file opened must lie inside that folder (``FileSystem/placeOutside(of:openedThrough:folder:)``).
+    static func openRegularFile(
+        _ path: String,
+        noun: String = "an audio file",
+        inside folder: String? = nil
+    ) throws(AudioError) -> Int32 {
         let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let reason =
@@ -367,9 +387,11 @@ package final class AudioFileDecoder {
             case S_IFSOCK: "it is a socket, not a regular file"
             default: "it is not a regular file"
             }
-        if let kind {
+        if let problem = kind
+            ?? folder.flatMap({ FileSystem.placeOutside(of: descriptor, openedThrough: path, folder: $0) })
+        {
             close(descriptor)
-            throw AudioError(.cannotOpen, path: path, reason: kind)
+            throw AudioError(.cannotOpen, path: path, reason: problem)
         }
         return descriptor
     }

@@ -28,6 +28,8 @@ package final class LoopStream {
 
     /// The file being looped.
     package let path: String
+    /// The folder a name found the file in, which it must lie inside each time it is opened.
+    private let folder: String?
     /// The length of one period, `N`: the file's length at the output rate.
     package let periodFrames: Frames
     /// The crossfade at each seam, `C`: the one asked for, clamped by ``crossfadeFrames(periodFrames:preferred:)``.
@@ -57,20 +59,23 @@ package final class LoopStream {
 
     /// Loops the file at `path`, which measured `sourceFrames` frames, converted to `outputRate`
     /// and `outputChannels`, with seams crossfaded over `crossfade` frames (clamped so that a
-    /// period holds two crossfades and a frame).
+    /// period holds two crossfades and a frame). `inside` is the folder a name found the file in
+    /// (``AudioFileDecoder/init(path:inside:opusThroughLibavcodec:)``).
     package init(
         path: String,
+        inside folder: String? = nil,
         sourceFrames: Frames,
         outputRate: SampleRate,
         outputChannels: ChannelCount,
         crossfade: Frames
     ) throws(AudioError) {
-        let decoder = try AudioFileDecoder(path: path)
+        let decoder = try AudioFileDecoder(path: path, inside: folder)
         let period = outputRate.frames(converting: sourceFrames, from: decoder.sampleRate)
         guard period > .zero else {
             throw AudioError(.noAudio, path: path, reason: "the file has no frames to loop")
         }
         self.path = path
+        self.folder = folder
         self.sourceFrames = sourceFrames
         self.outputRate = outputRate
         self.outputChannels = outputChannels
@@ -156,7 +161,7 @@ package final class LoopStream {
     private func restartPeriod() throws(AudioError) {
         position = 0
         if cachedPeriod == nil {
-            let decoder = try AudioFileDecoder(path: path)
+            let decoder = try AudioFileDecoder(path: path, inside: folder)
             stream = try ClipStream(
                 decoder: decoder,
                 sourceFrames: sourceFrames,

@@ -122,6 +122,12 @@ package struct FileDescriptor: ~Copyable, Sendable {
         return Int64(status.st_size)
     }
 
+    /// Why the file open here, opened through `path`, is not a file inside `folder`; `nil` when
+    /// it is (``FileSystem/placeOutside(of:openedThrough:folder:)``).
+    package borrowing func placeOutside(openedThrough path: String, folder: String) -> String? {
+        FileSystem.placeOutside(of: rawValue, openedThrough: path, folder: folder)
+    }
+
     /// Whether the descriptor is a terminal. The corresponding C function is `isatty(3)`.
     package var isTerminal: Bool {
         isatty(rawValue) == 1

@@ -57,6 +57,36 @@ package enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// Whether the resolved path `path` is under the resolved folder `root` (both as
+    /// ``resolvedPath(_:)`` gives them).
+    package static func isInside(_ path: String, _ root: String) -> Bool {
+        root == "/" || path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+    }
+
+    /// Why the file open on `descriptor`, which was opened through `path`, is not a file inside
+    /// `folder`; `nil` when it is.
+    ///
+    /// A name looked up in a folder (a sound library's) is checked before it is opened, and
+    /// someone who can write into the folder could swap the checked file for a link leading out
+    /// between the two. This check is made on the open file, so no such window is left: the path
+    /// is resolved again, must lie inside the folder, and must still name the very file open on
+    /// `descriptor` (the same device and inode). A file swapped before the open is not the one
+    /// the path names now; one swapped after the open leaves a path leading out. A link inside
+    /// the folder to another file inside it is followed, as the lookup follows it.
+    /// The corresponding calls are `fstat(2)`, `realpath(3)` and `stat(2)`.
+    package static func placeOutside(of descriptor: Int32, openedThrough path: String, folder: String) -> String? {
+        var opened = stat()
+        guard fstat(descriptor, &opened) == 0 else { return String(cString: strerror(errno)) }
+        guard let root = resolvedPath(folder) else { return "the folder \(folder) it was found in is gone" }
+        guard let resolved = resolvedPath(path) else { return "it was removed while it was being opened" }
+        guard isInside(resolved, root) else { return "it leads to \(resolved), outside the folder \(folder)" }
+        var named = stat()
+        guard stat(resolved, &named) == 0, named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {
+            return "it was replaced while it was being opened"
+        }
+        return nil
+    }
+
     /// Throws unless this process may write into `path` (a folder, or a FIFO or device).
     /// The corresponding system call is `access(2)` with `W_OK`.
     package static func checkWritable(_ path: String) throws(SystemError) {

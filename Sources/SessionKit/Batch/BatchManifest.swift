@@ -116,8 +116,13 @@ final class BatchManifest: Sendable {
     }
 
     /// The size and SHA-256 of the regular file at `path`, read without waiting on a FIFO, and
-    /// unless `followingLinks`, without following a link.
-    static func stamp(_ path: String, followingLinks: Bool = false) -> Result<Stamp, Unreadable> {
+    /// unless `followingLinks`, without following a link; with `inside`, only of a file that lies
+    /// inside that folder once open (``FileDescriptor/placeOutside(openedThrough:folder:)``).
+    static func stamp(
+        _ path: String,
+        followingLinks: Bool = false,
+        inside folder: String? = nil
+    ) -> Result<Stamp, Unreadable> {
         let file: FileDescriptor
         do {
             file = try FileDescriptor.open(
@@ -138,6 +143,9 @@ final class BatchManifest: Sendable {
         }
         guard kind == .regularFile else {
             return .failure(Unreadable(reason: "it is not a regular file"))
+        }
+        if let folder, let problem = file.placeOutside(openedThrough: path, folder: folder) {
+            return .failure(Unreadable(reason: problem))
         }
         var hasher = SHA256()
         var total: Int64 = 0

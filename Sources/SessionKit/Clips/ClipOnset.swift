@@ -9,7 +9,7 @@ enum ClipOnset {
     /// gone) or never gets that loud. Decodes only as far as that first frame.
     static func lead(of item: TimelineItem, at rate: SampleRate) -> Frames? {
         guard let source = item.source, let path = source.path, path != AudioSourceInfo.builtinName,
-            item.gain > 0, let decoder = try? AudioFileDecoder(path: path)
+            item.gain > 0, let decoder = try? AudioFileDecoder(path: path, inside: source.libraryFolder)
         else { return nil }
         let level = VerificationRules.onsetLevel / Float(item.gain)
         let channels = decoder.channelCount.count

@@ -197,9 +197,12 @@ struct ClipFingerprint: Equatable {
     }
 
     /// The fingerprint of the regular file at `path`, or `nil` if it cannot be read or is not one
-    /// (a FIFO is not waited on). It is read 1 MiB at a time: a sound can be a long bed.
-    init?(path: String) {
-        guard case .success(let stamp) = BatchManifest.stamp(path, followingLinks: true) else { return nil }
+    /// (a FIFO is not waited on), or that does not lie inside `folder` once open. It is read
+    /// 1 MiB at a time: a sound can be a long bed.
+    init?(path: String, inside folder: String? = nil) {
+        guard case .success(let stamp) = BatchManifest.stamp(path, followingLinks: true, inside: folder) else {
+            return nil
+        }
         bytes = Int(stamp.bytes)
         sha256 = stamp.sha256
     }

@@ -133,6 +133,7 @@ struct OverlayLane {
             if let bed = overlay.bed {
                 let stream = try LoopStream(
                     path: path,
+                    inside: source.libraryFolder,
                     sourceFrames: source.frameCount,
                     outputRate: lanes.sampleRate,
                     outputChannels: lanes.channelCount,
@@ -141,7 +142,7 @@ struct OverlayLane {
                 return Playing(overlay: overlay, stream: stream, cutFadeFrames: 0)
             }
             let stream = try ClipStream(
-                decoder: AudioFileDecoder(path: path),
+                decoder: AudioFileDecoder(path: path, inside: source.libraryFolder),
                 sourceFrames: source.frameCount,
                 outputRate: lanes.sampleRate,
                 outputChannels: lanes.channelCount,

@@ -243,7 +243,7 @@ struct NarrationLane {
         let source = audio.source
         if let path = source.path {
             return try ClipStream(
-                decoder: AudioFileDecoder(path: path),
+                decoder: AudioFileDecoder(path: path, inside: source.libraryFolder),
                 sourceFrames: source.frameCount,
                 outputRate: lanes.sampleRate,
                 outputChannels: lanes.channelCount,

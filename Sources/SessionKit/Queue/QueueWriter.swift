@@ -61,8 +61,8 @@ package enum QueueWriter {
             if Task.isCancelled { throw SessionError.cancelled }
             let path = staging + "/" + file
             if written.insert(file).inserted {
-                if case .copied(let source) = origin {
-                    try copy(source, to: path, as: file)
+                if case .copied(let source, let library) = origin {
+                    try copy(source, inside: library, to: path, as: file)
                 } else {
                     try write(path, encoder)
                 }
@@ -124,8 +124,14 @@ package enum QueueWriter {
     /// Copies the bytes of `source` (a cache entry, or a sound) into the new file `path`: a queue
     /// holds regular files, never links, whatever the source is (a cache entry that is a link, or
     /// is not MP3, was refused when it was measured); a source that is not a regular file (a FIFO)
-    /// is refused rather than waited on.
-    private static func copy(_ source: String, to path: String, as file: String) throws(SessionError) {
+    /// is refused rather than waited on. A sound a name found in a library (`library`) must still
+    /// lie inside its folder once open (``FileDescriptor/placeOutside(openedThrough:folder:)``).
+    private static func copy(
+        _ source: String,
+        inside library: String?,
+        to path: String,
+        as file: String
+    ) throws(SessionError) {
         func failure(_ reason: String, writing: Bool = false, cause: (any Error)? = nil) -> SessionError {
             // What went wrong decides the kind: a source that cannot be read, or a queue that cannot be written.
             SessionError(
@@ -148,6 +154,9 @@ package enum QueueWriter {
             throw failure(error.reason(), cause: error)
         }
         guard kind == .regularFile else { throw failure("it is not a regular file") }
+        if let library, let problem = input.placeOutside(openedThrough: source, folder: library) {
+            throw failure(problem)
+        }
         let folder = (path as NSString).deletingLastPathComponent
         let output: FileDescriptor
         do {

@@ -169,22 +169,21 @@ struct SessionSounds {
         let library = try library(for: name, pathAllowed: pathAllowed)
         switch library.resolve(name, pathsAllowed: pathAllowed) {
         case .found(let path, let entry):
+            // A file a name found stays inside the library at every open; a path the command
+            // line gave (found as it is) is opened as given.
+            let inside = pathAllowed && path == name ? nil : library.folder
             let measurement: AudioMeasurement
             do {
                 measurement =
                     measuresLoudness
-                    ? try SoundMeasurements.measureWithLoudness(path: path)
-                    : try AudioFileDecoder.measure(path: path)
+                    ? try SoundMeasurements.measureWithLoudness(path: path, inside: inside)
+                    : try AudioFileDecoder.measure(path: path, inside: inside)
             } catch {
                 throw SessionError(.unusableSound, "\(role.title) \(quoted(name)): \(error)", underlyingError: error)
             }
-            return .chosen(
-                ChosenSound(
-                    name: name,
-                    source: AudioSourceInfo(measurement, path: path),
-                    gain: gain ?? entry?.gain ?? role.defaultGain
-                )
-            )
+            var source = AudioSourceInfo(measurement, path: path)
+            source.libraryFolder = inside
+            return .chosen(ChosenSound(name: name, source: source, gain: gain ?? entry?.gain ?? role.defaultGain))
         case .missing(let lookedFor):
             let line = notFound(name, as: role, in: library, pathAllowed: pathAllowed)
             if !allowsMissing {

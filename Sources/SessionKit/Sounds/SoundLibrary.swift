@@ -119,7 +119,7 @@ package struct SoundLibrary: Sendable {
         for (position, entry) in entries.enumerated() {
             for candidate in candidates(for: entry.file) {
                 guard let resolved = FileSystem.resolvedPath(candidate) else { continue }
-                if !Self.isInside(resolved, root) {
+                if !FileSystem.isInside(resolved, root) {
                     problems.append(
                         "\(index): [\(position)].file: \(quoted(entry.file)) leads to \(resolved), outside the library's folder; a library's files must stay inside its folder"
                     )
@@ -128,11 +128,6 @@ package struct SoundLibrary: Sendable {
             }
         }
         guard problems.isEmpty else { throw SessionError(.invalidSoundLibrary, lines: problems) }
-    }
-
-    /// Whether the resolved path `path` is inside the resolved folder `root`.
-    private static func isInside(_ path: String, _ root: String) -> Bool {
-        root == "/" || path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
     }
 
     /// A library of `entries` in `folder`, as if read from its `sounds.json`.
@@ -345,7 +340,7 @@ package struct SoundLibrary: Sendable {
         let root = FileSystem.resolvedPath(folder)
         let inside = { (path: String) in
             guard let root, let resolved = FileSystem.resolvedPath(path) else { return true }
-            return Self.isInside(resolved, root)
+            return FileSystem.isInside(resolved, root)
         }
         if let path = paths.first(where: { Self.isFile($0) && inside($0) }) { return path }
         if let path = caseInsensitiveMatch(among: paths), inside(path) { return path }

@@ -20,9 +20,14 @@ enum SoundMeasurements {
     /// when one describes the file's bytes and agrees with a scan of it, otherwise by decoding it in
     /// full (``AudioFileDecoder/measureLoudness(path:asSound:levelsSpeech:)``), and then
     /// kept there (when the file did not change meanwhile and the folder can be written).
-    static func measureWithLoudness(path: String, in folder: String = folder()) throws(AudioError) -> AudioMeasurement {
-        guard let before = ClipFingerprint(path: path) else {
-            return try AudioFileDecoder.measureLoudness(path: path, asSound: true)
+    /// `library` is the folder a name found the sound in, which every open checks it lies inside.
+    static func measureWithLoudness(
+        path: String,
+        inside library: String? = nil,
+        in folder: String = folder()
+    ) throws(AudioError) -> AudioMeasurement {
+        guard let before = ClipFingerprint(path: path, inside: library) else {
+            return try AudioFileDecoder.measureLoudness(path: path, inside: library, asSound: true)
         }
         let sidecarPath = (folder as NSString).appendingPathComponent("\(before.sha256).loudness.json")
         if let sidecar = LoudnessSidecar.read(from: sidecarPath), sidecar.describes(before),
@@ -33,7 +38,7 @@ enum SoundMeasurements {
             // against a scan, but a sound's scan is a full decode, the work the sidecar saves);
             // the file's own header gives the rest, and a render still stops at a length that
             // is not the planned one.
-            var known = try AudioFileDecoder.measure(path: path, decodedFrameCount: sidecar.frames)
+            var known = try AudioFileDecoder.measure(path: path, inside: library, decodedFrameCount: sidecar.frames)
             if sidecar.agrees(with: known) {
                 known.loudness = sidecar.integratedLoudness
                 known.truePeak = truePeak
@@ -42,8 +47,8 @@ enum SoundMeasurements {
                 return known
             }
         }
-        let measurement = try AudioFileDecoder.measureLoudness(path: path, asSound: true)
-        if ClipFingerprint(path: path) == before {
+        let measurement = try AudioFileDecoder.measureLoudness(path: path, inside: library, asSound: true)
+        if ClipFingerprint(path: path, inside: library) == before {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             LoudnessSidecar(measurement, of: before, asSound: true).write(to: sidecarPath)
         }

@@ -82,7 +82,7 @@ package enum QueuePlanner {
                 queued.file = "\(number)-\(label)\(fileExtension(of: path))"
                 (queued.sourceFrames, queued.sourceSampleRate) = (source.frameCount, source.sampleRate)
                 queued.gain = item.gain
-                queued.origin = .copied(path: path)
+                queued.origin = .copied(path: path, inside: source.libraryFolder)
             case (.originals, nil):
                 queued.file = "\(number)-\(label).wav"
                 queued.gain = item.gain
@@ -135,7 +135,7 @@ package enum QueuePlanner {
             return QueueOverlay(
                 overlay: overlay,
                 file: files[key] ?? "",
-                origin: path.map { .copied(path: $0) } ?? .rendered
+                origin: path.map { .copied(path: $0, inside: overlay.source.libraryFolder) } ?? .rendered
             )
         }
     }

@@ -120,8 +120,9 @@ package struct QueueItem: Sendable, Equatable {
 
     /// Where an item's file comes from.
     package enum Origin: Sendable, Equatable {
-        /// The source file (a cached clip, a sound's file), copied byte for byte.
-        case copied(path: String)
+        /// The source file (a cached clip, a sound's file), copied byte for byte; `inside` is
+        /// the sound library folder a name found it in (``AudioSourceInfo/libraryFolder``).
+        case copied(path: String, inside: String? = nil)
         /// The timeline's item rendered on its own at the timeline's rate: a re-encoded clip, the
         /// synthesized bell.
         case rendered

@@ -632,6 +632,11 @@ public struct AudioSourceInfo: Sendable, Equatable {
     /// The source's own channel count: a mono source is copied to every channel of the output,
     /// which a meter reads louder (``Loudness/layoutOffset(of:in:)``). Mono when not recorded.
     package var channelCount: ChannelCount = .mono
+    /// The sound library folder a name found the file in; `nil` for a path given as it is, a
+    /// clip, and a source read back from JSON. Every open of the file checks it still lies inside
+    /// the folder: a name never reaches a file outside the library, even one swapped for a link
+    /// after the lookup. Not written to JSON.
+    package var libraryFolder: String?
 
     package init(
         path: String?,
