@@ -30,6 +30,12 @@ struct AACDecodingTests {
         return path
     }
 
+    /// The source encoded by ffmpeg as ADTS AAC into `folder`'s `tone.aac`: its bytes.
+    static func adts(in folder: TemporaryFolder) async throws -> [UInt8] {
+        let path = try await encoded(["-c:a", "aac", "-f", "adts"], as: "tone.aac", in: folder)
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
     /// The first frame at which the tone reaches a quarter of full scale.
     static func firstLoud(_ samples: [Float]) -> Int? {
         samples.firstIndex { abs($0) >= 0.25 }
@@ -167,9 +173,7 @@ struct AACDecodingTests {
     @Test("A cut ADTS stream and a cut CAF are cut short, each in one line naming the file")
     func cutADTSAndCAF() async throws {
         let folder = try TemporaryFolder()
-        let source = try Self.source(in: folder)
-        try await FFmpeg.encode(source.path, ["-c:a", "aac", "-f", "adts"], to: folder.path("tone.aac"))
-        let adts = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.path("tone.aac"))))
+        let adts = try await Self.adts(in: folder)
         let cutADTS = folder.path("cut.aac")
         let cut = adts.count / 2
         try Data(adts.prefix(cut)).write(to: URL(fileURLWithPath: cutADTS))
@@ -302,9 +306,7 @@ struct AACDecodingTests {
     @Test("A CAF whose packet table lists more than 2^22 packets is refused before libavformat indexes them")
     func hugePacketTable() async throws {
         let folder = try TemporaryFolder()
-        let source = try Self.source(in: folder)
-        try await FFmpeg.encode(source.path, ["-c:a", "aac", "-f", "adts"], to: folder.path("tone.aac"))
-        let adts = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.path("tone.aac"))))
+        let adts = try await Self.adts(in: folder)
         var bytes = [UInt8](
             try CAFWithAAC.file(fromADTS: adts, validFrames: Int64(Self.frameCount), primingFrames: 1_024)
         )

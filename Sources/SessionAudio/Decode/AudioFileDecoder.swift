@@ -168,10 +168,17 @@ package final class AudioFileDecoder {
     /// Whether `path` is MPEG audio of layer 1 or 2 (MP1, MP2), which libmpg123 decodes but a
     /// player given a `.mp3` file may not: a speech server's MP2 answer is stored as MP3.
     package static func isMPEGLayer1Or2(path: String) -> Bool {
-        guard let decoder = try? AudioFileDecoder(path: path), case .mpeg(let mpeg) = decoder.backend else {
-            return false
-        }
-        return mpeg.layer == 1 || mpeg.layer == 2
+        (try? AudioFileDecoder(path: path))?.isMPEGLayer1Or2 ?? false
+    }
+
+    /// The layer (1, 2 or 3) of MPEG audio; `nil` for every other format.
+    package var mpegLayer: Int? {
+        if case .mpeg(let mpeg) = backend { mpeg.layer } else { nil }
+    }
+
+    /// Whether this is MPEG audio of layer 1 or 2 (``isMPEGLayer1Or2(path:)``).
+    package var isMPEGLayer1Or2: Bool {
+        mpegLayer == 1 || mpegLayer == 2
     }
 
     /// Decodes up to `maximumFrames` frames into `samples`, interleaved from index 0, growing it if needed.
@@ -304,7 +311,7 @@ package final class AudioFileDecoder {
     /// with at least one frame.
     package static func verifyMPEG(path: String) throws(AudioError) -> AudioMeasurement {
         let decoder = try AudioFileDecoder(path: path)
-        guard case .mpeg = decoder.backend, decoder.formatName == mp3FormatName else {
+        guard decoder.mpegLayer == 3 else {
             throw AudioError(
                 .unsupportedFormat,
                 path: path,

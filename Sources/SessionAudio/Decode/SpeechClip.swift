@@ -26,7 +26,7 @@ package enum SpeechClip {
     ///   more than 2 channels, or holds no audio.
     package static func mp3(transcoding path: String) throws(AudioError) -> [UInt8] {
         let decoder = try AudioFileDecoder(path: path)
-        guard decoder.readsThroughLibavformat || AudioFileDecoder.isMPEGLayer1Or2(path: path) else {
+        guard decoder.readsThroughLibavformat || decoder.isMPEGLayer1Or2 else {
             throw AudioError(
                 .unsupportedFormat,
                 path: path,

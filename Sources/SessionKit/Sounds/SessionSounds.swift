@@ -153,8 +153,9 @@ struct SessionSounds {
     /// that can be found.
     func has(_ name: String, as role: Role) throws(SessionError) -> Bool {
         let pathAllowed = isPathAllowed(name, as: role)
-        if pathAllowed && name.contains("/") { return FileManager.default.fileExists(atPath: name) }
-        if case .found = try openLibrary().resolve(name, pathsAllowed: pathAllowed) { return true }
+        if case .found = try library(for: name, pathAllowed: pathAllowed).resolve(name, pathsAllowed: pathAllowed) {
+            return true
+        }
         return false
     }
 
