@@ -331,6 +331,35 @@ struct AACDecodingTests {
         }
     }
 
+    @Test("An M4A gapless by iTunSMPB alone (no edit list, as iTunes-era encoders wrote) decodes to its frames, priming and padding trimmed")
+    func iTunSMPBWithoutEditList() throws {
+        let folder = try TemporaryFolder()
+        let source = try Self.source(in: folder)
+        let path = folder.path("tone.m4a")
+        let writer = try AACFileWriter(
+            path: path,
+            sampleRate: 44_100,
+            channelCount: .mono,
+            settings: try EncoderSettings(format: .m4a),
+            metadata: AudioMetadata(),
+            frameCount: Frames(Int64(Self.frameCount))
+        )
+        try writer.write(source.samples, frames: Self.frameCount)
+        _ = try writer.close()
+        let withEditList = try decodeAll(path)
+        #expect(withEditList.samples.count == Self.frameCount)
+        // The same file with its edit list made a `free` box of the same size: iTunSMPB alone
+        // says the priming and the length, and libavformat's track duration counts both paddings.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let edts = try #require((0..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("edts".utf8) })
+        bytes.replaceSubrange(edts..<(edts + 4), with: Array("free".utf8))
+        let smpbOnly = folder.path("itunes.m4a")
+        try Data(bytes).write(to: URL(fileURLWithPath: smpbOnly))
+        let measured = try AudioFileDecoder.measure(path: smpbOnly)
+        #expect(measured.frameCount == Frames(Int64(Self.frameCount)) && measured.gapless)
+        #expect(try decodeAll(smpbOnly).samples == withEditList.samples, "sample for sample the file with its edit list")
+    }
+
     @Test("The seed-shaped library's silence.m4a is one second of silence, exactly")
     func stillMomentSilence() throws {
         let path = Repository.root.appendingPathComponent("Fixtures/sounds/still-moment/silence.m4a").path

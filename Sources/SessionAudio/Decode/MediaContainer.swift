@@ -98,6 +98,10 @@ struct ContainerLayout {
     /// inflates into a buffer of whatever size it declares, 1,000 times its own (a 2 MB file
     /// cost 2.1 GB). No encoder of ours or of the apps writes one, so it is refused unread.
     var compressedMovie = false
+    /// Whether a track of an MP4's `moov` has an edit list (`edts`): libavformat then takes the
+    /// encoder's priming and the track's length from it; without one, an iTunes-era file says
+    /// them in `iTunSMPB` alone.
+    var hasEditList = false
 
     /// The most packets a CAF's packet table may list: 2^22, over 24 hours of 48 kHz AAC (4,050,000
     /// packets of 1,024 frames). libavformat keeps a 24-byte index entry a packet, so a table of
@@ -140,7 +144,12 @@ struct ContainerLayout {
                 return
             }
             if Self.type(header[4..<8]) == "moov" {
-                compressedMovie = Self.holdsBox("cmov", from: offset + headerLength, to: offset + length, bytes: bytes)
+                let body = (offset + headerLength)..<(offset + length)
+                compressedMovie = Self.holdsBox("cmov", from: body.lowerBound, to: body.upperBound, bytes: bytes)
+                let tracks = Self.bodies(of: "trak", from: body.lowerBound, to: body.upperBound, bytes: bytes)
+                hasEditList = tracks.contains { track in
+                    Self.holdsBox("edts", from: track.lowerBound, to: track.upperBound, bytes: bytes)
+                }
             }
             offset += length
         }
@@ -153,17 +162,51 @@ struct ContainerLayout {
         to end: Int64,
         bytes: (Int64, Int) -> [UInt8]
     ) -> Bool {
+        var found = false
+        walkBoxes(from: start, to: end, bytes: bytes) { boxType, _ in
+            found = boxType == type
+            return !found
+        }
+        return found
+    }
+
+    /// The bodies of the MP4 boxes of `type` between `start` and `end` (the body of another).
+    private static func bodies(
+        of type: String,
+        from start: Int64,
+        to end: Int64,
+        bytes: (Int64, Int) -> [UInt8]
+    ) -> [Range<Int64>] {
+        var found: [Range<Int64>] = []
+        walkBoxes(from: start, to: end, bytes: bytes) { boxType, body in
+            if boxType == type { found.append(body) }
+            return true
+        }
+        return found
+    }
+
+    /// Hands each MP4 box between `start` and `end` to `visit` (its type and body, clipped to
+    /// `end`), at most ``maximumBoxes`` of them, until `visit` returns `false`. A box whose size
+    /// is impossible, or runs past `end`, is the last visited (with what body it has).
+    private static func walkBoxes(
+        from start: Int64,
+        to end: Int64,
+        bytes: (Int64, Int) -> [UInt8],
+        visit: (String, Range<Int64>) -> Bool
+    ) {
         var offset = start
         for _ in 0..<maximumBoxes where offset + 8 <= end {
             let header = bytes(offset, 16)
-            guard header.count >= 8 else { return false }
-            if Self.type(header[4..<8]) == type { return true }
+            guard header.count >= 8 else { return }
             var length = bigEndian(header[0..<4])
-            if length == 1, header.count >= 16 { length = bigEndian(header[8..<16]) }
-            guard length >= 8 else { return false }
+            var headerLength: Int64 = 8
+            if length == 1, header.count >= 16 { (length, headerLength) = (bigEndian(header[8..<16]), 16) }
+            let whole = length >= headerLength && length <= end - offset
+            let bodyStart = min(offset + headerLength, end)
+            let body = bodyStart..<(whole ? offset + length : max(bodyStart, end))
+            guard visit(Self.type(header[4..<8]), body), whole else { return }
             offset += length
         }
-        return false
     }
 
     /// Walks CAF's chunks after its 8-byte file header: a 4-character type and a 64-bit size

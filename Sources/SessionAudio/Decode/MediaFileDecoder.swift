@@ -368,6 +368,14 @@ final class MediaFileDecoder {
             skip = Int64(UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24)
         }
         switch container {
+        case .mp4 where !layout.hasEditList && iTunesGapless != nil:
+            // An iTunes-era file, gapless by iTunSMPB alone: libavformat skips its priming (or
+            // not, past 16,384 frames) but keeps its padding, and the track's duration counts both.
+            guard let (priming, frames) = iTunesGapless else { return }
+            declaredFrameCount = frames
+            framesToSkip = skip > 0 ? 0 : priming
+            countsFrames = true
+            gapless = true
         case .mp4:
             gapless = skip > 0
             let none = cffmpeg_no_timestamp()
@@ -405,6 +413,27 @@ final class MediaFileDecoder {
             // trims the end.
             gapless = skip > 0
         }
+    }
+
+    /// The encoder's priming and the stream's frame count an MP4's `iTunSMPB` records; `nil`
+    /// without one, or with one that does not parse (``iTunesGapless(_:)``).
+    /// The corresponding libavutil call is `av_dict_get`.
+    private var iTunesGapless: (priming: Int64, frames: Int64)? {
+        guard let metadata = format?.pointee.metadata, let entry = av_dict_get(metadata, "iTunSMPB", nil, 0),
+            let value = entry.pointee.value
+        else { return nil }
+        return Self.iTunesGapless(String(cString: value))
+    }
+
+    /// The priming and frame count in `iTunSMPB`'s text: ` 00000000 PPPPPPPP QQQQQQQQ
+    /// CCCCCCCCCCCCCCCC …`, hexadecimal: a reserved field, the priming, the padding and the
+    /// frame count. `nil` unless the count is positive and the priming under 65,536 frames.
+    static func iTunesGapless(_ text: String) -> (priming: Int64, frames: Int64)? {
+        let fields = text.split(separator: " ")
+        guard fields.count >= 4, let priming = Int64(fields[1], radix: 16), let frames = Int64(fields[3], radix: 16),
+            (0..<65_536).contains(priming), frames > 0
+        else { return nil }
+        return (priming, frames)
     }
 
     /// Converts `frame` into ``pending``, after the frames still to skip; `false` when nothing
