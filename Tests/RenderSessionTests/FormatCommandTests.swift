@@ -59,7 +59,7 @@ struct FormatCommandTests {
         let manifest = try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: folder.path("out/manifest.json")))
         )
-        let record = ((manifest as? [String: Any])?["outputs"] as? [String: Any])?["edge-cases"] as? [String: Any]
+        let record = ((manifest as? [String: Any])?["outputs"] as? [String: Any])?["edge-cases.mp3"] as? [String: Any]
         #expect(record?["format"] as? String == "mp3" && record?["file"] as? String == "edge-cases.mp3")
         let again = try await renderSession(arguments)
         #expect(again.standardError.contains(": 0 rendered, 1 up to date, 0 failed, 1 with late speech (worst "))
@@ -68,6 +68,22 @@ struct FormatCommandTests {
             wav.standardError.contains(": 1 rendered, 0 up to date, 0 failed, 1 with late speech (worst "),
             "WAV is another output"
         )
+        let mp3Again = try await renderSession(arguments)
+        #expect(
+            mp3Again.standardError.contains(": 0 rendered, 1 up to date, 0 failed, 1 with late speech (worst "),
+            "the MP3 keeps its own record beside the WAV's: \(mp3Again.standardError)"
+        )
+        // A manifest written before records were keyed by file (by session) still serves.
+        let url = URL(fileURLWithPath: folder.path("out/manifest.json"))
+        var old = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var outputs = try #require(old["outputs"] as? [String: Any])
+        let moved = outputs.removeValue(forKey: "edge-cases.mp3")
+        #expect(moved != nil)
+        outputs["edge-cases"] = moved
+        old["outputs"] = outputs
+        try JSONSerialization.data(withJSONObject: old).write(to: url)
+        let oldManifest = try await renderSession(arguments)
+        #expect(oldManifest.standardError.contains(": 0 rendered, 1 up to date, 0 failed"), "\(oldManifest.standardError)")
     }
 
     @Test("An unknown --format is a usage error naming the formats")

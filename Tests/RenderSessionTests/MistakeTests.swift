@@ -391,7 +391,7 @@ struct MistakeTests {
                     with: Data(contentsOf: URL(fileURLWithPath: folder.path("out/manifest.json")))
                 ) as? [String: Any]
             )
-            let record = ((manifest["outputs"] as? [String: Any])?["edge-cases"] as? [String: Any]) ?? [:]
+            let record = ((manifest["outputs"] as? [String: Any])?["edge-cases.wav"] as? [String: Any]) ?? [:]
             #expect(record["lateClips"] as? Int == timeline.lateness.lateCount)
             #expect(record["worstLateSeconds"] as? Double == sessions[0]["worstLateSeconds"] as? Double)
         }

@@ -331,7 +331,9 @@ struct AACDecodingTests {
         }
     }
 
-    @Test("An M4A gapless by iTunSMPB alone (no edit list, as iTunes-era encoders wrote) decodes to its frames, priming and padding trimmed")
+    @Test(
+        "An M4A gapless by iTunSMPB alone (no edit list, as iTunes-era encoders wrote) decodes to its frames, priming and padding trimmed"
+    )
     func iTunSMPBWithoutEditList() throws {
         let folder = try TemporaryFolder()
         let source = try Self.source(in: folder)
@@ -357,7 +359,10 @@ struct AACDecodingTests {
         try Data(bytes).write(to: URL(fileURLWithPath: smpbOnly))
         let measured = try AudioFileDecoder.measure(path: smpbOnly)
         #expect(measured.frameCount == Frames(Int64(Self.frameCount)) && measured.gapless)
-        #expect(try decodeAll(smpbOnly).samples == withEditList.samples, "sample for sample the file with its edit list")
+        #expect(
+            try decodeAll(smpbOnly).samples == withEditList.samples,
+            "sample for sample the file with its edit list"
+        )
     }
 
     @Test("The seed-shaped library's silence.m4a is one second of silence, exactly")

@@ -3,8 +3,10 @@ internal import Foundation
 internal import SessionAudio
 internal import SessionTimeline
 
-/// `manifest.json` in a batch's output folder: per output name, the inputs hash and seed it was
-/// rendered with, and the size and SHA-256 of each file written.
+/// `manifest.json` in a batch's output folder: per output, by its audio file's name (`x.mp3`),
+/// the inputs hash and seed it was rendered with, and the size and SHA-256 of each file written.
+/// Keyed by file, not by session, so that batches of one session in two formats into one folder
+/// (`x.mp3` and `x.m4a`, each with its own timeline) keep a record each and are up to date each.
 ///
 /// Several processes may record into one manifest at once (the shards of a batch, on one host or
 /// several sharing the folder). Each record is a read–modify–write under the folder's update lock
@@ -71,16 +73,24 @@ final class BatchManifest: Sendable {
     /// reads (a FIFO is not waited on).
     private static func read(_ path: String) -> File? {
         guard let data = try? AudioFileDecoder.contentsOfRegularFile(path, noun: "a manifest", limit: maximumBytes),
-            let decoded = try? JSONDecoder().decode(File.self, from: data), decoded.version == 1
+            var decoded = try? JSONDecoder().decode(File.self, from: data), decoded.version == 1
         else { return nil }
+        // Manifests written before records were keyed by file kept one a session, by its name:
+        // each is moved under the file it names, so those outputs stay up to date.
+        for (key, record) in decoded.outputs {
+            guard let file = record.file, file != key, decoded.outputs[file] == nil else { continue }
+            decoded.outputs[key] = nil
+            decoded.outputs[file] = record
+        }
         return decoded
     }
 
+    /// The inputs hash recorded for the output whose audio file is named `name` (`x.mp3`).
     func hash(for name: String) -> String? {
         file.withLock { $0.outputs[name]?.inputsHash }
     }
 
-    /// The lateness recorded for `name` when it was rendered; `nil` when none was recorded.
+    /// The lateness recorded for the output `name` when it was rendered; `nil` when none was recorded.
     func lateness(of name: String) -> BatchLateness? {
         file.withLock { file in
             file.outputs[name].flatMap { record in
@@ -89,7 +99,7 @@ final class BatchManifest: Sendable {
         }
     }
 
-    /// What has become of the output files of `name` (`outputs`, their paths) since they were
+    /// What has become of the files of the output `name` (`outputs`, their paths) since they were
     /// recorded, in a few words, or `nil` if each is still the file written: the same size and SHA-256.
     func change(of name: String, outputs: [String]) -> String? {
         guard let recorded = file.withLock({ $0.outputs[name]?.files }) else {
@@ -187,10 +197,10 @@ final class BatchManifest: Sendable {
         }
     }
 
-    /// Records an output: merges it into the manifest on disk, under the update lock, atomically,
-    /// with the size and SHA-256 of each of its files (`outputs`, their paths) as they are now.
+    /// Records an output, by its audio file's name `audioFile`: merges it into the manifest on
+    /// disk, under the update lock, atomically, with the size and SHA-256 of each of its files
+    /// (`outputs`, their paths) as they are now.
     func record(
-        _ name: String,
         hash: String,
         seed: UInt64,
         file audioFile: String,
@@ -218,7 +228,7 @@ final class BatchManifest: Sendable {
                 // A manifest that cannot be written only costs re-rendering next time.
                 try? lock?.withLock(FolderLock.Part.update.range) { () throws(SessionError) in
                     if let current = Self.read(path) { file = current }
-                    file.outputs[name] = record
+                    file.outputs[audioFile] = record
                     try AtomicFile.write(CanonicalJSON.encode(file), to: path)
                 }
             }

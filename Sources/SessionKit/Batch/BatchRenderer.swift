@@ -316,12 +316,14 @@ package enum BatchRenderer {
         let texts = (try? job.texts(of: session.script)) ?? session.script.allTexts
         let hash = inputsHash(session, texts: texts, pipeline: pipeline)
         let outputs = session.outputPaths
-        if !force, manifest.hash(for: session.name) == hash {
+        // The manifest's record of this output: by its audio file, so another format's is another.
+        let record = (session.outputPath as NSString).lastPathComponent
+        if !force, manifest.hash(for: record) == hash {
             // The files must still be the ones recorded, byte for byte: one cut short or changed is rendered again.
-            if let change = manifest.change(of: session.name, outputs: outputs) {
+            if let change = manifest.change(of: record, outputs: outputs) {
                 observer.warning("\(session.name): \(change); rendering it again")
             } else {
-                return .upToDate(manifest.lateness(of: session.name))
+                return .upToDate(manifest.lateness(of: record))
             }
         }
         // Clips that could not be made were reported once, for the whole batch.
@@ -338,10 +340,9 @@ package enum BatchRenderer {
             )
             let rendered = try job.render(timeline, to: targets)
             manifest.record(
-                session.name,
                 hash: hash,
                 seed: session.seed,
-                file: (session.outputPath as NSString).lastPathComponent,
+                file: record,
                 format: pipeline.output.resolvedFormat,
                 outputs: outputs,
                 lateness: BatchLateness(rendered)
