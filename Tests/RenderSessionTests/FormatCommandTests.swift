@@ -83,7 +83,10 @@ struct FormatCommandTests {
         old["outputs"] = outputs
         try JSONSerialization.data(withJSONObject: old).write(to: url)
         let oldManifest = try await renderSession(arguments)
-        #expect(oldManifest.standardError.contains(": 0 rendered, 1 up to date, 0 failed"), "\(oldManifest.standardError)")
+        #expect(
+            oldManifest.standardError.contains(": 0 rendered, 1 up to date, 0 failed"),
+            "\(oldManifest.standardError)"
+        )
     }
 
     @Test("An unknown --format is a usage error naming the formats")
