@@ -113,7 +113,7 @@ struct FormatCommandTests {
         arguments: [
             ([String](), 8, Int32(65)), ([], 16, 65), ([], 48, 65), ([], 56, 0), ([], 160, 0),
             (["--sample-rate", "22050"], 8, 64), (["--sample-rate", "44100"], 56, 0),
-            (["--sample-rate", "44100"], 48, 64),
+            (["--sample-rate", "44100"], 48, 64), (["--loudness", "speech"], 32, 65),
         ]
     )
     func mp3Bitrates(extra: [String], kilobits: Int, status: Int32) async throws {
@@ -122,11 +122,11 @@ struct FormatCommandTests {
         let result = try await renderSession(
             [
                 "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline",
-                "--loudness", "off", "-o", path, "--bitrate", String(kilobits),
-            ] + extra
+                "-o", path, "--bitrate", String(kilobits),
+            ] + (extra.first == "--loudness" ? extra : ["--loudness", "off"] + extra)
         )
         #expect(result.status == status, "\(result.standardError)")
-        let rate = extra.last ?? "22050"
+        let rate = extra.first == "--sample-rate" ? extra[1] : "22050"
         let allowed =
             rate == "22050"
             ? "56, 64, 80, 96, 112, 128, 144 or 160" : "56, 64, 80, 96, 112, 128, 160, 192, 224, 256 or 320"

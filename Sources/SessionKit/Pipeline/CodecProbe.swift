@@ -101,6 +101,11 @@ enum CodecProbe {
         channelCount: ChannelCount,
         encoder: EncoderSettings
     ) throws(SessionError) -> Result {
+        // Settings the session's rate cannot take (an MP3 bit rate whose frame cannot hold the
+        // gapless tag) are not probed: the output refuses them, naming itself and what is allowed.
+        guard encoder.problem(sampleRate: sampleRate.hertz, channelCount: channelCount.count) == nil else {
+            return Result(decodedPeak: -.infinity, loudnessChange: 0)
+        }
         let channels = channelCount.count
         let fade = max(1, Int(Double(sampleRate.hertz) * fadeSeconds))
         let gap = [Float](repeating: 0, count: Int(Double(sampleRate.hertz) * gapSeconds) * channels)
