@@ -15,7 +15,7 @@ struct RenderSession: AsyncParsableCommand {
             Every text's clip comes from a content-addressed cache of MP3 files, filled on demand \
             by the embedded eSpeak NG voice, Piper's natural voices offline (render-session \
             voices lists them), the app backend's TTS proxy or an OpenAI-compatible speech server; the clips, exact silences, randomized interjections and a closing bell \
-            become one audio file (WAV, FLAC, MP3, Opus or Ogg Vorbis), and the plan of it a \
+            become one audio file (\(FormatNames.titles)), and the plan of it a \
             timeline JSON.
 
             \(ExitStatus.summary)

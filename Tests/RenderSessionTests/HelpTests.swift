@@ -190,12 +190,47 @@ struct HelpTests {
         #expect(result.standardError.split(separator: "\n").first == "Error: \(quoted)")
     }
 
-    @Test("The root help says the session becomes one audio file, in any of the five formats")
+    @Test("The root help says the session becomes one audio file, in any of the formats")
     func rootHelpFormats() async throws {
         let help = try await renderSession(["--help"]).standardOutput.split(whereSeparator: \.isWhitespace)
             .joined(separator: " ")
-        #expect(help.contains("become one audio file (WAV, FLAC, MP3, Opus or Ogg Vorbis)"))
+        #expect(help.contains("become one audio file (WAV, FLAC, MP3, Opus, Ogg Vorbis, M4A or M4B)"))
         #expect(!help.contains("WAV file"))
+    }
+
+    /// How a help's prose names each format; a format added to ``AudioFileFormat`` (each has its
+    /// writer) must be named here, and then in every help that lists formats.
+    static func title(_ format: AudioFileFormat) -> String {
+        switch format {
+        case .wav: "WAV"
+        case .flac: "FLAC"
+        case .mp3: "MP3"
+        case .opus: "Opus"
+        case .vorbis: "Ogg Vorbis"
+        case .m4a: "M4A"
+        case .m4b: "M4B"
+        }
+    }
+
+    @Test(
+        "Every help that lists the formats lists every format the tool writes: its overview, --format and -o",
+        arguments: ["render", "silence", "batch", "verify", "timeline"]
+    )
+    func helpFormatLists(command: String) async throws {
+        let help = try await renderSession([command, "--help"]).standardOutput.split(whereSeparator: \.isWhitespace)
+            .joined(separator: " ")
+        let names = AudioFileFormat.allCases.map(\.rawValue)
+        let nameList = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
+        if command != "verify" {
+            #expect(help.contains("The file format: \(nameList)."), "--format in \(command)")
+        }
+        if command == "render" || command == "silence" {
+            let titles = AudioFileFormat.allCases.map(Self.title)
+            #expect(help.contains(titles.dropLast().joined(separator: ", ") + " or " + (titles.last ?? "")))
+            #expect(help.contains("(" + names.map { "." + $0 }.joined(separator: ", ") + ")"), "-o in \(command)")
+        }
+        if command == "verify" { #expect(help.contains("Decodes the file (\(nameList))")) }
+        if command == "batch" { #expect(help.contains("{id}.wav and {id}.wav.timeline.json")) }
     }
 
     @Test(

@@ -302,4 +302,26 @@ struct OutputTests {
         )
         #expect(!FileManager.default.fileExists(atPath: folder.path("out")))
     }
+
+    @Test(
+        "-y, ffmpeg's word for replacing, is accepted where -n is (replacing is the default); both together are a usage error"
+    )
+    func overwriteFlag() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("s.wav")
+        for seconds in ["0.01", "0.02"] {
+            let result = try await renderSession(["silence", "--seconds", seconds, "-o", path, "-y"])
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: path)).count == 44 + 320,
+            "the second file (0.02 s at 8 kHz) replaced the first"
+        )
+        for command in [["silence", "--seconds", "0.01"], ["show", "Fixtures/positions/five-seconds.timeline.json"]] {
+            let extra = command[0] == "show" ? folder.path("s.svg") : path
+            let result = try await renderSession(command + ["-o", extra, "-n", "-y"])
+            #expect(result.status == 64)
+            #expect(result.standardError.hasPrefix("Error: -n and -y contradict each other; give one\n"))
+        }
+    }
 }

@@ -33,6 +33,16 @@ struct PositionCommandTests {
                 [queue, "--at", "12.04"],
                 #"{"itemIndex":1,"kind":"silence","offsetFrames":72320,"offsetSeconds":9.04,"phase":"opening","timelineIndex":1}"#
             ),
+            // m:ss and h:mm:ss, as ffmpeg's -ss takes them.
+            (
+                [queue, "--at", "0:12.04"],
+                #"{"itemIndex":1,"kind":"silence","offsetFrames":72320,"offsetSeconds":9.04,"phase":"opening","timelineIndex":1}"#
+            ),
+            (
+                [timeline, "--at", "0:00:03.6"],
+                #"{"itemIndex":3,"kind":"interjection","offsetFrames":100,"offsetSeconds":0.1,"phase":"body"}"#
+            ),
+            ([timeline, "--item", "2", "--offset", "0:0.1"], #"{"elapsedFrames":1600,"elapsedSeconds":1.6}"#),
             ([timeline, "--item", "2", "--offset", "0.1"], #"{"elapsedFrames":1600,"elapsedSeconds":1.6}"#),
             ([timeline, "--item", "4", "--offset", "1.25"], #"{"elapsedFrames":5000,"elapsedSeconds":5}"#),
             ([queue, "--item", "1", "--offset", "2.5"], #"{"elapsedSeconds":5.5}"#),
@@ -126,7 +136,15 @@ struct PositionCommandTests {
             ([], "Error: Give --at SECONDS, or --item N with --offset SECONDS\n"),
             (
                 ["--at", "x"],
-                "Error: The value 'x' is invalid for '--at <s>': a time in seconds is a number\n"
+                "Error: The value 'x' is invalid for '--at <[[h:]m:]s>': a time is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)\n"
+            ),
+            (
+                ["--at", "2:60"],
+                "Error: The value '2:60' is invalid for '--at <[[h:]m:]s>': a time is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)\n"
+            ),
+            (
+                ["--at", "1:2:3:4"],
+                "Error: The value '1:2:3:4' is invalid for '--at <[[h:]m:]s>': a time is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)\n"
             ),
         ]
     )

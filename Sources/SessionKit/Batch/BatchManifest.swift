@@ -120,9 +120,11 @@ final class BatchManifest: Sendable {
         return nil
     }
 
-    /// Why a stamp could not be taken.
-    struct Unreadable: Error {
+    /// Why a stamp could not be taken; printed as its reason (`no such file`), never as a Swift value.
+    struct Unreadable: Error, CustomStringConvertible {
         let reason: String
+
+        var description: String { reason }
     }
 
     /// The size and SHA-256 of the regular file at `path`, read without waiting on a FIFO, and

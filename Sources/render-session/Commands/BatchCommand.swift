@@ -9,7 +9,8 @@ struct BatchCommand: AsyncParsableCommand {
         abstract: "Render every script in a folder.",
         discussion: """
             Prepares every clip first (one pass, shared texts made once), then renders several \
-            sessions at once, writing {id}.wav and {id}.timeline.json. A session whose output is up \
+            sessions at once, writing {id}.wav and {id}.wav.timeline.json ({id}.mp3 and \
+            {id}.mp3.timeline.json with --format mp3, and so on). A session whose output is up \
             to date (manifest.json in the output folder) is skipped; --force renders it anyway. One \
             failing script does not stop the others; the exit status is 1 if any failed, or if \
             there is no script at all. Seeds are derived from --seed and each session's name, so a \

@@ -39,8 +39,8 @@ struct PositionCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("A time from the session's start, in seconds.", valueName: "s"),
-        transform: { try Parse.number($0, as: Double.self, what: "a time in seconds") }
+        help: ArgumentHelp("A time from the session's start: seconds, m:ss or h:mm:ss.", valueName: "[[h:]m:]s"),
+        transform: { try Parse.clockTime($0, what: "a time") }
     )
     var at: Double?
 
@@ -53,8 +53,11 @@ struct PositionCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("A time from the item's start, in seconds; with --item.", valueName: "s"),
-        transform: { try Parse.number($0, as: Double.self, what: "an offset in seconds") }
+        help: ArgumentHelp(
+            "A time from the item's start: seconds, m:ss or h:mm:ss; with --item.",
+            valueName: "[[h:]m:]s"
+        ),
+        transform: { try Parse.clockTime($0, what: "an offset") }
     )
     var offset: Double?
 

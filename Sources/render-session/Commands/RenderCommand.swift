@@ -7,7 +7,7 @@ import SessionTimeline
 struct RenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a script into one audio file: WAV, FLAC, MP3, Opus or Ogg Vorbis.",
+        abstract: "Render a script into one audio file: \(FormatNames.titles).",
         discussion: """
             Prints the paths written on standard output (nothing when an output is standard \
             output); progress and a summary go to standard error. A file appears only when \
@@ -34,7 +34,7 @@ struct RenderCommand: AsyncParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "The audio file to write (.wav, .flac, .mp3, .opus, .ogg, .m4a, .m4b); - for standard output.",
+            "The audio file to write (\(FormatNames.extensions)); - for standard output.",
             valueName: "out.wav"
         )
     )

@@ -8,7 +8,8 @@ import SessionTimeline
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Print a session's timeline as a table: phases, items, gaps, loudness, chapters.",
+        abstract:
+            "Show a session's timeline: a table (phases, items, gaps, loudness, chapters), a picture (-o x.svg|png) or a page (-o x.html).",
         discussion: """
             FILE is a timeline JSON (render --timeline), a rendered audio file (its timeline \
             beside it, out/x.wav.timeline.json, is read), a queue's queue.json (its items in \
@@ -94,8 +95,7 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "List each spoken item's words under it in the table, with their times.")
     var words = false
 
-    @Flag(name: [.customShort("n"), .customLong("no-overwrite")], help: "Fail rather than replace an existing file.")
-    var noOverwrite = false
+    @OptionGroup var overwrite: OverwriteOption
 
     /// What `-o` names: a picture's format, or the page.
     enum Drawing: Equatable {
@@ -133,7 +133,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (path, width) = (file, width ?? FileDescriptor.standardOutput.terminalColumns.map { max(60, $0) } ?? 100)
-        let (output, replace, embed, named, listsWords) = (output, !noOverwrite, embedAudio, audio, words)
+        let (output, replace, embed, named, listsWords) = (output, !overwrite.noOverwrite, embedAudio, audio, words)
         try await runCommand { _ in
             if let output, let drawing = Self.drawing(output) {
                 let kind: SessionDrawing.Kind =

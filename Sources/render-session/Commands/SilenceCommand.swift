@@ -5,7 +5,7 @@ import SessionTimeline
 struct SilenceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "silence",
-        abstract: "Write a mono file of silence: WAV (16-bit by default), FLAC, MP3, Opus or Ogg Vorbis.",
+        abstract: "Write a mono file of silence: \(FormatNames.titles) (WAV 16-bit by default).",
         discussion: """
             The file holds exactly round(seconds × rate) frames. An existing file is replaced \
             unless -n is given; - writes to standard output.
@@ -30,7 +30,7 @@ struct SilenceCommand: AsyncParsableCommand {
     @Option(
         name: .shortAndLong,
         help: ArgumentHelp(
-            "The file to write (.wav, .flac, .mp3, .opus, .ogg, .m4a, .m4b); - for standard output.",
+            "The file to write (\(FormatNames.extensions)); - for standard output.",
             valueName: "file.wav"
         )
     )

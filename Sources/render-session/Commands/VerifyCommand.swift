@@ -9,7 +9,7 @@ struct VerifyCommand: AsyncParsableCommand {
         commandName: "verify",
         abstract: "Check a rendered audio file against its timeline.",
         discussion: """
-            Decodes the file (wav, flac, mp3, opus, ogg, m4a, m4b) and checks that its length is the \
+            Decodes the file (\(FormatNames.names)) and checks that its length is the \
             timeline's, that its silences are silent (digital zero when lossless, below -60 dBFS \
             when lossy), that every clip's sound starts where the timeline puts it, and that \
             nothing clips (docs/verify.md). Without --timeline, FILE's sidecar \

@@ -7,7 +7,7 @@ import SessionTimeline
 struct EncodingOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The file format: wav, flac, mp3, opus, ogg, m4a or m4b. (default: from the output's extension; wav for -)",
+            "The file format: \(FormatNames.names). (default: from the output's extension; wav for -)",
             valueName: "format"
         ),
         transform: { try EncodingOptions.parseFormat($0) }
@@ -63,7 +63,7 @@ struct EncodingOptions: ParsableArguments {
         if let format = AudioFileFormat(rawValue: text.lowercased()) { return .file(format) }
         // `--format s16|s24|f32` meant the WAV sample format before there were other formats.
         if let samples = SampleFormat(rawValue: text.lowercased()) { return .wavSamples(samples) }
-        throw ValidationError("\(text) is not a format; use wav, flac, mp3, opus, ogg, m4a or m4b")
+        throw ValidationError("\(text) is not a format; use \(FormatNames.names)")
     }
 
     /// The first of these options given, by its flag; `nil` when none is.

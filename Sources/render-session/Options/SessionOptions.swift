@@ -371,13 +371,29 @@ struct SeedOption: ParsableArguments {
     var seed: UInt64?
 }
 
-/// Whether existing outputs may be replaced (`-n`, as ffmpeg and sox say it).
+/// Whether existing outputs may be replaced (`-n`, as ffmpeg and sox say it; `-y`, ffmpeg's
+/// word for the default, is accepted so that a command line written for ffmpeg works).
 struct OverwriteOption: ParsableArguments {
     @Flag(
         name: [.customShort("n"), .customLong("no-overwrite")],
         help: "Fail, before any work, if an output file exists (outputs are replaced by default)."
     )
     var noOverwrite = false
+
+    @Flag(
+        name: [.customShort("y"), .customLong("overwrite")],
+        help: "Replace existing outputs: the default, accepted as ffmpeg's -y is."
+    )
+    var overwrite = false
+
+    func validate() throws {
+        try Self.check(noOverwrite: noOverwrite, overwrite: overwrite)
+    }
+
+    /// Refuses `-n` with `-y`, which contradict each other.
+    static func check(noOverwrite: Bool, overwrite: Bool) throws {
+        if noOverwrite && overwrite { throw ValidationError("-n and -y contradict each other; give one") }
+    }
 }
 
 /// Everything that makes a pipeline: the option groups of `render`, `timeline` and `batch`.
@@ -479,6 +495,24 @@ enum Parse {
         }
         if let range, !range.contains(value) { throw ValidationError("\(text) is outside \(allowed ?? "")") }
         return value
+    }
+
+    /// A time in seconds, written `s`, `m:ss` or `h:mm:ss`, seconds with a fraction if wanted
+    /// (`150`, `2:30`, `1:02:03.5`), as ffmpeg's `-ss` takes it; minutes and seconds under a
+    /// larger unit are under 60.
+    static func clockTime(_ text: String, what: String) throws -> Double {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let rule = "\(what) is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)"
+        guard (1...3).contains(parts.count), let seconds = Double(parts[parts.count - 1]), seconds.isFinite else {
+            throw ValidationError(rule)
+        }
+        guard parts.count > 1 else { return seconds }
+        let units = try parts.dropLast().map { part in
+            guard let value = Int(part), value >= 0 else { throw ValidationError(rule) }
+            return value
+        }
+        guard seconds >= 0, seconds < 60, units.count == 1 || units[1] < 60 else { throw ValidationError(rule) }
+        return units.reduce(0) { $0 * 60 + Double($1) } * 60 + seconds
     }
 
     /// A sample rate in hertz, within the accepted range.
