@@ -237,7 +237,11 @@ struct MistakeTests {
             (["rendr", "x.json", "-o", "x.wav"], "Error: unknown command 'rendr' (did you mean 'render'?)"),
             (["verfy", "x.wav"], "Error: unknown command 'verfy' (did you mean 'verify'?)"),
             (["xyzzy"], "Error: unknown command 'xyzzy'"),
-            (["render", "x.json", "-o", "x.wav", "--overwrite"], "Error: Unknown option '--overwrite'"),
+            (["render", "x.json", "-o", "x.wav", "--no-verify"], "Error: Unknown option '--no-verify'"),
+            (
+                ["render", "x.json", "-o", "x.wav", "--no-encode-silence"],
+                "Error: Unknown option '--no-encode-silence'"
+            ),
             (
                 ["render", "x.json", "-o", "x.wav", "--sead", "3"],
                 "Error: Unknown option '--sead'. Did you mean '--seed'?"

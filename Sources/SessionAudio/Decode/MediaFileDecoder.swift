@@ -369,8 +369,9 @@ final class MediaFileDecoder {
         }
         switch container {
         case .mp4 where !layout.hasEditList && iTunesGapless != nil:
-            // An iTunes-era file, gapless by iTunSMPB alone: libavformat skips its priming (or
-            // not, past 16,384 frames) but keeps its padding, and the track's duration counts both.
+            // An iTunes-era file, gapless by iTunSMPB alone: libavformat 5.1 skips its priming
+            // in some files and not in others (not in ours with the edit list made a free box),
+            // never trims the padding, and counts both in the track's duration.
             guard let (priming, frames) = iTunesGapless else { return }
             declaredFrameCount = frames
             framesToSkip = skip > 0 ? 0 : priming
