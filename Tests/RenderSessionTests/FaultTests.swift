@@ -47,16 +47,21 @@ struct FaultTests {
             "render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--seed", "1", "--offline",
             "--loudness", "off",
         ]
-        let (killed, _) = try await renderSession(arguments) { process in
-            // Wait until the temporary file exists and is growing, then kill.
-            let deadline = Date().addingTimeInterval(30)
+        // The timeline goes to a FIFO nobody reads: its open waits, after the audio's temporary
+        // is written and before anything is committed, so the kill always comes mid-render. (A
+        // kill timed by the clock lost the race: five hours of WAV take a second to write, and a
+        // test's sleep on two busy cores can take longer.)
+        let timeline = folder.path("timeline.fifo")
+        guard mkfifo(timeline, 0o600) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        let (killed, _) = try await renderSession(arguments + ["--timeline", timeline]) { process in
+            let deadline = Date().addingTimeInterval(120)
             while Date() < deadline, !(try folder.contents().contains { $0.hasSuffix(".partial") }) {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            try await Task.sleep(for: .milliseconds(100))
             try process.send(SIGKILL)
         }
         #expect(killed.termination == .signalled(SIGKILL))
+        try FileManager.default.removeItem(atPath: timeline)
         #expect(try String(contentsOfFile: folder.path("out.wav"), encoding: .utf8) == "previous")
         #expect(
             try folder.contents().contains { $0.hasPrefix(".out.wav.") && $0.hasSuffix(".partial") },
@@ -72,8 +77,10 @@ struct FaultTests {
     func interruptedRender() async throws {
         let folder = try TemporaryFolder()
         let script = try longScript(blocks: 30, id: "five-hours", in: folder)
+        // FLAC: four times as long to encode as WAV is to write, so the interrupt comes mid-render
+        // even when this test's sleeps run late on busy cores.
         let (interrupted, _) = try await renderSession([
-            "render", script, "-o", folder.path("out.wav"), "--cache", "Fixtures/cache", "--offline", "--loudness",
+            "render", script, "-o", folder.path("out.flac"), "--cache", "Fixtures/cache", "--offline", "--loudness",
             "off",
         ]) { process in
             let deadline = Date().addingTimeInterval(30)
