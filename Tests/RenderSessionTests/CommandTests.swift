@@ -68,14 +68,14 @@ struct CommandTests {
     static let script = "Fixtures/scripts/ten-minute-session.json"
     static let cache = ["--cache", "Fixtures/cache"]
 
-    @Test("render writes the WAV, prints only its path on stdout and a summary on stderr")
+    @Test("render writes the WAV and its timeline beside it, prints only their paths on stdout and a summary on stderr")
     func render() async throws {
         let folder = try TemporaryFolder()
         let result = try await renderSession(
             ["render", Self.script, "-o", folder.path("s.wav"), "--seed", "7"] + Self.cache
         )
         #expect(result.status == 0)
-        #expect(result.standardOutput == folder.path("s.wav") + "\n")
+        #expect(result.standardOutput == folder.path("s.wav") + "\n" + folder.path("s.wav.timeline.json") + "\n")
         #expect(
             result.standardError.hasPrefix(
                 "Rendered ten-minute-session: 10:12.0, 13494600 frames at 22050 Hz mono, seed 7, voice espeak:en-us (default), 8 clips (8 cached), speech -"
@@ -88,7 +88,7 @@ struct CommandTests {
             "the summary gives the speech and program loudness, the range, the true peak and the limiter's work"
         )
         #expect(result.standardError.hasSuffix(" → \(folder.path("s.wav"))\n"))
-        #expect(try folder.contents() == ["s.wav"])
+        #expect(try folder.contents() == ["s.wav", "s.wav.timeline.json"])
     }
 
     @Test("timeline prints JSON that follows the schema's rules and matches what render writes")
@@ -183,7 +183,8 @@ struct CommandTests {
             )
         }
         #expect(written.encoding == AudioEncoding(container: "wav", codec: "pcm_s16le"))
-        written.encoding = nil
+        #expect(written.audioFile != nil)
+        (written.encoding, written.audioFile) = (nil, nil)
         #expect(String(decoding: TimelineJSON.encode(written), as: UTF8.self) == result.standardOutput)
         let measured = try AudioFileDecoder.measure(path: folder.path("s.wav"))
         #expect(measured.frameCount == Frames(Int64(cursor)))

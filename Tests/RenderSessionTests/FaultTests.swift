@@ -70,7 +70,10 @@ struct FaultTests {
 
         let again = try await renderSession(arguments)
         #expect(again.status == 0)
-        #expect(try folder.contents() == ["five-hours.json", "out.wav"], "the stale temporary is gone")
+        #expect(
+            try folder.contents() == ["five-hours.json", "out.wav", "out.wav.timeline.json"],
+            "the stale temporary is gone"
+        )
     }
 
     @Test("SIGINT stops a render, removes its temporary and exits 130")

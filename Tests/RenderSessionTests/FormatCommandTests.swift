@@ -133,7 +133,7 @@ struct FormatCommandTests {
         let message =
             "mp3 at \(rate) Hz mono takes a bit rate of \(allowed) kb/s (the MPEG bit rates whose frames hold the gapless tag), not \(kilobits)"
         switch status {
-        case 0: #expect(try folder.contents() == ["s.mp3"])
+        case 0: #expect(try folder.contents() == ["s.mp3", "s.mp3.timeline.json"])
         case 65: #expect(result.standardError == "error: Cannot write \(path): \(message)\n")
         default: #expect(result.standardError.hasPrefix("Error: --format: \(message)\n"))
         }

@@ -408,7 +408,10 @@ struct MistakeTests {
         let quiet = try await renderSession(arguments + ["-q"])
         #expect(quiet.status == 0)
         #expect(quiet.standardError.isEmpty)
-        #expect(quiet.standardOutput == folder.path("s.wav") + "\n", "the data asked for is still printed")
+        #expect(
+            quiet.standardOutput == folder.path("s.wav") + "\n" + folder.path("s.wav.timeline.json") + "\n",
+            "the data asked for is still printed"
+        )
         let quietError = try await renderSession(arguments + ["--quiet", "--bell", "gnog"])
         #expect(quietError.status == 65)
         #expect(quietError.standardError.hasPrefix(#"error: Bell "gnog" is not in the sound library"#))

@@ -42,10 +42,12 @@ struct OutputTests {
         let printed = try await renderSession([
             "timeline", Self.script, "--cache", "Fixtures/cache", "--seed", "3", "--loudness", "off",
         ])
-        timeline.encoding = nil
+        let bytes = try Data(contentsOf: folder.url.appendingPathComponent("a.wav")).count
+        #expect(timeline.audioFile?.bytes == Int64(bytes))
+        (timeline.encoding, timeline.audioFile) = (nil, nil)
         #expect(
             printed.standardOutput == String(decoding: TimelineJSON.encode(timeline), as: UTF8.self),
-            "the same JSON as `timeline`, but for how the audio was encoded"
+            "the same JSON as `timeline`, but for how the audio was encoded and the file's stamp"
         )
     }
 
@@ -103,7 +105,10 @@ struct OutputTests {
         let folder = try TemporaryFolder()
         let result = try await renderSession(Self.render + ["-o", folder.path("new/deeper/s.wav")])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput == folder.path("new/deeper/s.wav") + "\n")
+        #expect(
+            result.standardOutput == folder.path("new/deeper/s.wav") + "\n"
+                + folder.path("new/deeper/s.wav.timeline.json") + "\n"
+        )
     }
 
     @Test(

@@ -16,7 +16,7 @@ struct PrepareCommandTests {
             "render", Self.script, "-o", folder.path("s.wav"), "--cache", folder.path("cache"), "--seed", "5",
         ])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput == folder.path("s.wav") + "\n")
+        #expect(result.standardOutput == folder.path("s.wav") + "\n" + folder.path("s.wav.timeline.json") + "\n")
         let lines = result.standardError.split(separator: "\n")
         #expect(lines.count == 1, "one summary line says how the clips were had")
         #expect(

@@ -44,10 +44,13 @@ struct PrintedTextTests {
         let runs: [(String, [String], [String: String]?, String)] = [
             ("show", ["show", folder.path("hostile.timeline.json")], nil, "\\u{1b}]0;pwned\\u{7}\\u{202e}y\\u{200b}z"),
             (
-                "verify", ["verify", wav], nil,
+                "verify", ["verify", wav, "--no-timeline"], nil,
                 "clipx\\u{1b}]0;pwned\\u{7}\\u{202e}y\\u{200b}z.wav: is not a well-formed WAV"
             ),
-            ("verify --json", ["verify", "--json", wav], nil, "clipx\\u001b]0;pwned\\u0007\\u202ey\\u200bz.wav"),
+            (
+                "verify --json", ["verify", "--json", "--no-timeline", wav], nil,
+                "clipx\\u001b]0;pwned\\u0007\\u202ey\\u200bz.wav"
+            ),
             (
                 "sounds", ["sounds", "--sounds", folder.path("lib")], nil,
                 "rain\tRainx\\u{1b}]0;pwned\\u{7}\\u{202e}y\\u{200b}z\t-\t-\tmissing"

@@ -195,7 +195,7 @@ struct SpeechCheckCommandTests {
     }
 
     @Test(
-        "verify --speech without a timeline is a usage error; without the recognizer, an error naming the setup script"
+        "verify --speech without a timeline is an error, with --no-timeline a usage error; without the recognizer, an error naming the setup script"
     )
     func missingParts() async throws {
         let folder = try TemporaryFolder()
@@ -206,11 +206,16 @@ struct SpeechCheckCommandTests {
         ])
         #expect(render.status == 0, "\(render.standardError)")
         let noTimeline = try await renderSession(["verify", file, "--speech"])
-        #expect(noTimeline.status == 64)
+        #expect(noTimeline.status == 65)
         #expect(
-            noTimeline.standardError.contains(
-                "--speech needs the file's timeline: \(file).timeline.json does not exist"
+            noTimeline.standardError.hasPrefix(
+                "error: Cannot verify \(file): it has no timeline (\(file).timeline.json does not exist)"
             )
+        )
+        let leftOut = try await renderSession(["verify", file, "--speech", "--no-timeline"])
+        #expect(leftOut.status == 64)
+        #expect(
+            leftOut.standardError.hasPrefix("Error: --speech needs the file's timeline, which --no-timeline leaves out")
         )
 
         var environment = ProcessInfo.processInfo.environment

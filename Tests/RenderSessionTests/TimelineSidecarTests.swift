@@ -10,7 +10,7 @@ struct TimelineSidecarTests {
     }
 
     @Test(
-        "timeline prints a render's timeline JSON without exactly what a render measures: encoding, loudness's measurements, phases' speech loudness",
+        "timeline prints a render's timeline JSON without exactly what a render measures: encoding, the file's stamp, loudness's measurements, phases' speech loudness",
         arguments: [[String](), ["--loudness", "off"]]
     )
     func sidecarLessRenderFields(extra: [String]) async throws {
@@ -31,6 +31,7 @@ struct TimelineSidecarTests {
 
         #expect(timeline["encoding"] == nil)
         #expect(written.removeValue(forKey: "encoding") != nil, "a render records how it encoded the file")
+        #expect(written.removeValue(forKey: "audioFile") != nil, "and the file's size and SHA-256")
         if extra.isEmpty {
             let measured = try #require(written["loudness"] as? [String: Any])
             let planned = try #require(timeline["loudness"] as? [String: Any])

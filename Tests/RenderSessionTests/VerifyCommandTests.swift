@@ -44,6 +44,7 @@ struct VerifyCommandTests {
             ) + 8
         for frame in 300_000..<300_010 { (bytes[data + 2 * frame], bytes[data + 1 + 2 * frame]) = (0xFF, 0x7F) }
         try Data(bytes).write(to: folder.url.appendingPathComponent("clipped.wav"))
+        try removeAudioFileStamp(fromTimelineAt: folder.path("x.timeline.json"))
         let clipped = try await renderSession([
             "verify", folder.path("clipped.wav"), "--timeline", folder.path("x.timeline.json"),
         ])
@@ -87,17 +88,23 @@ struct VerifyCommandTests {
         #expect(problems.first?["item"] as? Int == 4 && (problems.first?["key"] as? String)?.count == 64)
     }
 
-    @Test("Without a timeline or sidecar, one line says what was not checked and a clean file exits 0")
+    @Test("Without a timeline or sidecar it is an error; with --no-timeline a clean file exits 0")
     func noTimeline() async throws {
         let folder = try TemporaryFolder()
         try await Self.render(in: folder)
         try FileManager.default.moveItem(atPath: folder.path("x.wav"), toPath: folder.path("alone.wav"))
         let alone = try await renderSession(["verify", folder.path("alone.wav")])
-        #expect(alone.status == 0)
+        #expect(alone.status == 65)
         #expect(alone.standardOutput == "")
         #expect(
             alone.standardError
-                == "warning: no timeline (\(folder.path("alone.wav.timeline.json")) does not exist): length and placement were not checked\nverified \(folder.path("alone.wav")): 0 problems, 790,767 frames at 22050 Hz\n"
+                == "error: Cannot verify \(folder.path("alone.wav")): it has no timeline (\(folder.path("alone.wav.timeline.json")) does not exist); name it with --timeline, or check only that it decodes and does not clip with --no-timeline\n"
+        )
+        let unchecked = try await renderSession(["verify", folder.path("alone.wav"), "--no-timeline"])
+        #expect(unchecked.status == 0)
+        #expect(unchecked.standardOutput == "")
+        #expect(
+            unchecked.standardError == "verified \(folder.path("alone.wav")): 0 problems, 790,767 frames at 22050 Hz\n"
         )
 
         let missing = try await renderSession([

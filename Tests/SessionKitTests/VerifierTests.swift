@@ -15,9 +15,14 @@ let lamePath: String? = ["/usr/bin/lame", "/usr/local/bin/lame"].first {
 struct VerifierTests {
     /// The edge-cases fixture rendered to `x.wav` and planned, in `folder`. Its item 3 is the
     /// segment `tie` (clip 086967d1…) at frame 231,525, after a silence from frame 178,320.
+    /// Without its ``Timeline/audioFile`` stamp: the tests judge doctored copies of the file by
+    /// it, which the stamp would refuse as other files before any check ran.
     static func render(in folder: TemporaryFolder) async throws -> Timeline {
         let pipeline = RenderTests.pipeline(audio: folder.path("x.wav"))
-        return try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
+        var timeline = try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
+        #expect(timeline.audioFile != nil)
+        timeline.audioFile = nil
+        return timeline
     }
 
     /// Writes 16-bit `values` as a mono WAV file at `rate`.

@@ -31,10 +31,8 @@ final class BatchManifest: Sendable {
     }
 
     /// An output file's size and SHA-256, taken when it was written.
-    struct Stamp: Codable, Equatable {
-        let bytes: Int64
-        let sha256: String
-    }
+    /// A file's size and SHA-256, as a timeline records the file its render wrote.
+    typealias Stamp = AudioFileStamp
 
     private struct File: Codable {
         var version = 1

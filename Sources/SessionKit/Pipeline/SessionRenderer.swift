@@ -22,6 +22,7 @@ enum SessionRenderer {
         progress: (Frames) -> Void
     ) throws(SessionError) -> Timeline {
         var pending: [AtomicFile] = []
+        var audioFile: AtomicFile?
         let plan = try LoudnessPlan(timeline, encoder: encoder)
         var (timeline, headroom) = (plan.anchored, plan.headroom)
         var dips = CeilingDips(sampleRate: timeline.sampleRate)
@@ -44,7 +45,7 @@ enum SessionRenderer {
                     )
                     timeline.encoding = written.encoding
                     guard let measurement, var loudness = timeline.loudness else {
-                        if let file = written.pending { pending.append(file) }
+                        audioFile = written.pending
                         break
                     }
                     loudness.record(measurement)
@@ -82,8 +83,17 @@ enum SessionRenderer {
                         }
                     }
                     timeline.loudness = loudness
-                    if let file = written.pending { pending.append(file) }
+                    audioFile = written.pending
                     break
+                }
+            }
+            if let audioFile {
+                pending.append(audioFile)
+                timeline.audioFile = try Self.stamp(audioFile)
+                if case .path(let path) = audio?.destination,
+                    let stale = Self.staleSidecar(of: path, besides: timelineJSON)
+                {
+                    try Self.remove(staleSidecar: stale)
                 }
             }
             if let timelineJSON, let file = try write(TimelineJSON.encode(timeline), to: timelineJSON) {
@@ -105,6 +115,45 @@ enum SessionRenderer {
             throw error
         }
         return timeline
+    }
+
+    /// The size and SHA-256 of the audio written to `file`'s temporary, for its timeline.
+    private static func stamp(_ file: AtomicFile) throws(SessionError) -> AudioFileStamp {
+        switch BatchManifest.stamp(file.temporaryPath) {
+        case .success(let stamp): return stamp
+        case .failure(let unreadable):
+            throw SessionError(
+                .cannotWrite,
+                "Cannot write \(file.destination): cannot read it back: \(unreadable.reason)"
+            )
+        }
+    }
+
+    /// The sidecar timeline beside `audio` (``SessionVerifier/sidecarTimelinePath(for:)``) when
+    /// this render does not write it: it describes the file being replaced, and left in place
+    /// `verify`, `show` and the page would take it for the new file's. `nil` when there is none
+    /// (a FIFO or folder there is not a timeline, and is not touched).
+    private static func staleSidecar(of audio: String, besides timeline: OutputTarget?) -> String? {
+        let sidecar = SessionVerifier.sidecarTimelinePath(for: audio)
+        if let timeline, OutputTarget.sameFile(timeline.destination, .path(sidecar)) { return nil }
+        switch try? FileSystem.kindOfItem(at: sidecar) {
+        case .regularFile, .symbolicLink: return sidecar
+        default: return nil
+        }
+    }
+
+    /// Removes a stale sidecar before anything is committed: should that fail, the render
+    /// fails with the old audio and its timeline still together.
+    private static func remove(staleSidecar path: String) throws(SessionError) {
+        do {
+            try FileSystem.removeFile(path)
+        } catch {
+            throw SessionError(
+                .cannotWrite,
+                "Cannot remove \(path), the timeline of the file this render replaces: \(error.reason(folder: (path as NSString).deletingLastPathComponent))",
+                underlyingError: error
+            )
+        }
     }
 
     /// Writes `data` to `target`; returns the temporary still to be committed, if any.

@@ -179,6 +179,18 @@ public enum OutputDestination: Sendable, Equatable, CustomStringConvertible {
         case .path(let path): path
         }
     }
+
+    /// Where the timeline of audio written here goes unless told otherwise: beside it, `x.wav`'s
+    /// in `x.wav.timeline.json` (``SessionVerifier/sidecarTimelinePath(for:)``), where `verify`,
+    /// `show` and the page look for it. `nil` for standard output, a FIFO or a device: they have
+    /// no folder of their own to be beside.
+    package var sidecarTimeline: OutputDestination? {
+        guard case .path(let path) = self else { return nil }
+        switch try? FileSystem.kindOfItem(at: (path as NSString).resolvingSymlinksInPath) {
+        case nil, .regularFile: return .path(SessionVerifier.sidecarTimelinePath(for: path))
+        default: return nil
+        }
+    }
 }
 
 /// What a render writes and where.

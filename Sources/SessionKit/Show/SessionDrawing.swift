@@ -31,6 +31,15 @@ package enum SessionDrawing {
             throw SessionError(.invalidSetting, "Cannot draw \(path): a queue has no picture; draw its timeline")
         }
         let audio = named ?? self.audio(beside: path)
+        if let audio, audio != path {
+            // (A file named as FILE had its timeline checked when it was read.)
+            try SessionVerifier.refuseForeign(
+                timeline,
+                named: path == "-" ? "the timeline on standard input" : path,
+                for: audio,
+                doing: "draw"
+            )
+        }
         switch kind {
         case .picture(let format):
             let overview = try audio.map { (audio) throws(SessionError) in
@@ -71,15 +80,18 @@ package enum SessionDrawing {
     }
 
     /// The timeline or queue at `path` (a JSON file, or standard input for `-`), or the timeline
-    /// beside the audio file at `path`.
+    /// beside the audio file at `path`, which must describe that file
+    /// (``SessionVerifier/refuseForeign(_:named:for:doing:)``).
     package static func document(at path: String) throws(SessionError) -> SessionDocument {
         if path == "-" || path.hasSuffix(".json") { return try SessionDocument.read(path) }
-        let sidecar = SessionVerifier.sidecarTimelinePath(for: path)
+        var sidecar = SessionVerifier.sidecarTimelinePath(for: path)
         let legacy = SessionVerifier.legacySidecarTimelinePath(for: path)
         let manager = FileManager.default
-        if !manager.fileExists(atPath: sidecar) && manager.fileExists(atPath: legacy) {
-            return try SessionDocument.read(legacy)
+        if !manager.fileExists(atPath: sidecar) && manager.fileExists(atPath: legacy) { sidecar = legacy }
+        let document = try SessionDocument.read(sidecar)
+        if case .timeline(let timeline) = document {
+            try SessionVerifier.refuseForeign(timeline, named: sidecar, for: path, doing: "show")
         }
-        return try SessionDocument.read(sidecar)
+        return document
     }
 }

@@ -37,6 +37,9 @@ package enum SessionVerifier {
                 "Cannot verify \(path) against \(timelineName ?? "its timeline"): the timeline is of a .\(recorded.fileExtension) file (\(encoding.codec) at \(timeline?.sampleRate.description ?? "")), not a .\(named.fileExtension) one"
             )
         }
+        if let timeline {
+            try refuseForeign(timeline, named: timelineName ?? "its timeline", for: path, doing: "verify")
+        }
         let decoder: AudioFileDecoder
         do {
             decoder = try AudioFileDecoder(path: path)
@@ -180,6 +183,36 @@ package enum SessionVerifier {
             checkedTimeline: placed != nil,
             problems: problems,
             loudness: loudness
+        )
+    }
+
+    /// Refuses `timeline` for the file at `path` when the timeline records another file (its
+    /// ``Timeline/audioFile`` stamp: the size, then the SHA-256), naming the timeline, the file and
+    /// the session the timeline belongs to. A timeline without a stamp (written before stamps
+    /// were, or alongside a stream) is taken as it is: the length checks that follow still apply.
+    /// - Parameter verb: what was asked of the file, for the error (`verify`, `draw`, `show`).
+    /// - Throws: ``SessionError/Code-swift.struct/unreadableTimeline``; `unreadableAudio` when the
+    ///   file cannot be read to hash it.
+    package static func refuseForeign(
+        _ timeline: Timeline,
+        named timelineName: String,
+        for path: String,
+        doing verb: String
+    ) throws(SessionError) {
+        guard let recorded = timeline.audioFile else { return }
+        let found: AudioFileStamp
+        switch BatchManifest.stamp(path, followingLinks: true) {
+        case .success(let stamp): found = stamp
+        case .failure(let unreadable):
+            throw SessionError(.unreadableAudio, "Cannot \(verb) \(path): \(unreadable.reason)")
+        }
+        guard found != recorded else { return }
+        func described(_ stamp: AudioFileStamp) -> String {
+            "\(VerificationText.grouped(stamp.bytes)) bytes, SHA-256 \(stamp.sha256.prefix(16))…"
+        }
+        throw SessionError(
+            .unreadableTimeline,
+            "Cannot \(verb) \(path): \(timelineName) describes another file, rendered from session \"\(printable(timeline.scriptId, limit: 80))\" (\"\(printable(timeline.title, limit: 80))\", seed \(timeline.seed)) to \(described(recorded)), not this one (\(described(found))); give the timeline written with it, or render it again"
         )
     }
 

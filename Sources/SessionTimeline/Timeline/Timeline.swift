@@ -41,6 +41,9 @@ public struct Timeline: Sendable, Equatable, Codable {
     package var definedPhases: [TimelinePhase]?
     /// How the audio file was encoded, once one is written; `nil` for a timeline alone.
     public var encoding: AudioEncoding?
+    /// The size and SHA-256 of the file the render wrote; `nil` for a timeline alone, or for audio
+    /// written to standard output or a FIFO, which leave no file to check.
+    package var audioFile: AudioFileStamp?
     /// The voice the clips are spoken in (`piper:en_US-joe-medium`, `espeak:en-us`); `nil` when not known.
     public var voice: String?
     /// The voice asked for, when it could not be had and ``voice`` stood in for it; `nil` otherwise.
@@ -146,7 +149,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         case schemaVersion, scriptId, category, title, seed, sampleRate, totalFrames, durationSeconds, items
         case leadInFrames, leadInSeconds, overlays, phases, skippedSounds, loudness
         case sessionKind = "kind"
-        case encoding, voice, requestedVoice
+        case encoding, audioFile, voice, requestedVoice
         /// The JSON name of ``Timeline/channelCount``.
         case channelCount = "channels"
     }
@@ -199,6 +202,7 @@ public struct Timeline: Sendable, Equatable, Codable {
             try container.encodeNil(forKey: .loudness)
         }
         try container.encodeIfPresent(encoding, forKey: .encoding)
+        try container.encodeIfPresent(audioFile, forKey: .audioFile)
     }
 
     /// The timeline with every item and overlay `decibels` louder than it plays now.
@@ -243,6 +247,7 @@ public struct Timeline: Sendable, Equatable, Codable {
         sessionKind = try container.decodeIfPresent(String.self, forKey: .sessionKind)
         category = try container.decodeIfPresent(String.self, forKey: .category)
         encoding = try container.decodeIfPresent(AudioEncoding.self, forKey: .encoding)
+        audioFile = try container.decodeIfPresent(AudioFileStamp.self, forKey: .audioFile)
         voice = try container.decodeIfPresent(String.self, forKey: .voice)
         requestedVoice = try container.decodeIfPresent(String.self, forKey: .requestedVoice)
         definedPhases = nil

@@ -13,17 +13,17 @@ struct RenderCommand: AsyncParsableCommand {
             output); progress and a summary go to standard error. A file appears only when \
             complete; an existing file is replaced (a symbolic link keeps pointing at the new \
             file), unless -n is given. `-` reads the script from standard input, or writes the \
-            audio or the timeline to standard output. The output's folder is created if needed.
+            audio or the timeline to standard output. The output's folder is created if needed. \
+            The timeline goes beside the audio (out/session.wav.timeline.json), recording the \
+            file's size and SHA-256, unless --timeline or --no-timeline says otherwise.
 
             Examples:
               render-session render Fixtures/scripts/ten-minute-session.json \\
-                -o out/session.wav --timeline out/session.wav.timeline.json \\
-                --cache Fixtures/cache --seed 7
+                -o out/session.wav --cache Fixtures/cache --seed 7
               render-session render Fixtures/scripts/edge-cases.json -o - \\
                 --cache Fixtures/cache --offline --seed 3 > out/edge-cases.wav
               render-session render Fixtures/scripts/ten-minute-session.json \\
-                -o out/session.mp3 --timeline out/session.mp3.timeline.json \\
-                --cache Fixtures/cache --seed 7 --verify
+                -o out/session.mp3 --cache Fixtures/cache --seed 7 --verify
             """
     )
 
@@ -41,9 +41,18 @@ struct RenderCommand: AsyncParsableCommand {
     var output: String
 
     @Option(
-        help: ArgumentHelp("Also write the timeline JSON to this file; - for standard output.", valueName: "file.json")
+        help: ArgumentHelp(
+            "Write the timeline JSON to this file; - for standard output. (default: beside the audio, out.wav.timeline.json)",
+            valueName: "file.json"
+        )
     )
     var timeline: String?
+
+    @Flag(
+        help:
+            "Write no timeline; one left beside the audio by an earlier render (out.wav.timeline.json) is removed, as it no longer describes the file."
+    )
+    var noTimeline = false
 
     @Option(
         help: ArgumentHelp(
@@ -71,7 +80,7 @@ struct RenderCommand: AsyncParsableCommand {
     var options: PipelineOptions {
         var output = encoding.settings(
             audio: OutputDestination(argument: output),
-            timeline: timeline.map(OutputDestination.init(argument:)),
+            timeline: timelineDestination,
             replaceExisting: !overwrite.noOverwrite
         )
         output.verifies = verify
@@ -79,7 +88,18 @@ struct RenderCommand: AsyncParsableCommand {
         return session.options(output: output)
     }
 
+    /// Where the timeline goes: `--timeline`, else beside a file the audio is written to (a FIFO
+    /// or device has no beside), unless `--no-timeline`.
+    var timelineDestination: OutputDestination? {
+        if noTimeline { return nil }
+        if let timeline { return OutputDestination(argument: timeline) }
+        return OutputDestination(argument: output).sidecarTimeline
+    }
+
     func validate() throws {
+        if noTimeline, timeline != nil {
+            throw ValidationError("--no-timeline and --timeline contradict each other; give one")
+        }
         try options.validate()
         if json, output == "-" || timeline == "-" {
             throw ValidationError(

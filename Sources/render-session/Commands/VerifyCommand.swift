@@ -12,10 +12,11 @@ struct VerifyCommand: AsyncParsableCommand {
             Decodes the file (\(FormatNames.names)) and checks that its length is the \
             timeline's, that its silences are silent (digital zero when lossless, below -60 dBFS \
             when lossy), that every clip's sound starts where the timeline puts it, and that \
-            nothing clips (docs/verify.md). Without --timeline, FILE's sidecar \
-            (out/x.mp3 → out/x.mp3.timeline.json, else the older out/x.timeline.json) is used if \
-            it exists, and a timeline of another format is refused; else only decoding and \
-            clipping are checked.
+            nothing clips (docs/verify.md). Without --timeline, FILE's sidecar is used \
+            (out/x.mp3 → out/x.mp3.timeline.json, else the older out/x.timeline.json), and there \
+            must be one: with --no-timeline only decoding and clipping are checked. A timeline \
+            that records another file than FILE (its size and SHA-256: an older render's, another \
+            session's) or another format is refused, naming the session it belongs to.
 
             With --speech, every spoken item's sound in the file is transcribed by an offline \
             recognizer and compared with its text: an item that does not say it (more than 4 words \
@@ -28,8 +29,8 @@ struct VerifyCommand: AsyncParsableCommand {
             The example checks out/session.mp3 against out/session.mp3.timeline.json, beside it.
 
             Exit statuses: 0 no problems; 1 problems found; 65 the file or the timeline cannot be \
-            read, or the timeline is of another format's render; 64 a usage error; 69 the speech \
-            check's recognizer is not installed or does not load.
+            read, there is no timeline, or the timeline is another render's; 64 a usage error; 69 \
+            the speech check's recognizer is not installed or does not load.
 
             Example:
               render-session verify out/session.mp3
@@ -49,6 +50,9 @@ struct VerifyCommand: AsyncParsableCommand {
     )
     var timeline: String?
 
+    @Flag(help: "Check the file without a timeline: only that it decodes and does not clip.")
+    var noTimeline = false
+
     @Flag(help: "Print the report as JSON instead of one line per problem.")
     var json = false
 
@@ -58,26 +62,25 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup var speechCheck: SpeechCheckOptions
 
     func validate() throws {
+        if noTimeline, timeline != nil {
+            throw ValidationError("--no-timeline and --timeline contradict each other; give one")
+        }
+        if noTimeline, speech {
+            throw ValidationError("--speech needs the file's timeline, which --no-timeline leaves out")
+        }
         if speechCheck.speechModel != nil && !speech {
             throw ValidationError("--speech-model is the speech check's model; give --speech as well")
         }
     }
 
     func run() async throws {
-        let (file, timelinePath, json) = (file, timeline, json)
+        let (file, timelinePath, withoutTimeline, json) = (file, timeline, noTimeline, json)
         let check = speech ? speechCheck.check : nil
-        if speech && timelinePath == nil
-            && ![SessionVerifier.sidecarTimelinePath(for: file), SessionVerifier.legacySidecarTimelinePath(for: file)]
-                .contains(where: FileManager.default.fileExists(atPath:))
-        {
-            throw ValidationError(
-                "--speech needs the file's timeline: \(SessionVerifier.sidecarTimelinePath(for: file)) does not exist (--timeline names another)"
-            )
-        }
         try await runCommand { _ in
             var report: VerificationReport
             do {
-                let (timeline, name) = try Self.timeline(at: timelinePath, for: file)
+                let (timeline, name) =
+                    withoutTimeline ? (nil, nil) : try Self.timeline(at: timelinePath, for: file)
                 // The command runs on its pool: decoding a long file blocks one of its threads.
                 report = try SessionVerifier.verify(file: file, timeline: timeline, timelineName: name)
                 if let check, let timeline {
@@ -100,8 +103,10 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    /// The timeline given, else the file's sidecar if there is one (`x.mp3.timeline.json`, else
-    /// the older `x.timeline.json`), with its path; `nil` (said on standard error) when there is none.
+    /// The timeline given, else the file's sidecar (`x.mp3.timeline.json`, else the older
+    /// `x.timeline.json`), with its path.
+    /// - Throws: ``SessionError`` (`unreadableTimeline`) when there is none: a file verified
+    ///   against nothing would pass with "0 problems" whatever its content.
     static func timeline(at path: String?, for file: String) throws(SessionError) -> (Timeline?, String?) {
         if let path { return (try SessionVerifier.readTimeline(at: path), path) }
         let sidecar = SessionVerifier.sidecarTimelinePath(for: file)
@@ -109,7 +114,9 @@ struct VerifyCommand: AsyncParsableCommand {
         where FileManager.default.fileExists(atPath: candidate) {
             return (try SessionVerifier.readTimeline(at: candidate), candidate)
         }
-        Console.warning("no timeline (\(sidecar) does not exist): length and placement were not checked")
-        return (nil, nil)
+        throw SessionError(
+            .unreadableTimeline,
+            "Cannot verify \(file): it has no timeline (\(sidecar) does not exist); name it with --timeline, or check only that it decodes and does not clip with --no-timeline"
+        )
     }
 }
