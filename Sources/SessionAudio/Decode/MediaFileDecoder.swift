@@ -367,12 +367,13 @@ final class MediaFileDecoder {
         if let data = av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 4 {
             skip = Int64(UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24)
         }
+        let iTunes = container == .mp4 && !layout.hasEditList ? iTunesGapless : nil
         switch container {
-        case .mp4 where !layout.hasEditList && iTunesGapless != nil:
+        case .mp4 where iTunes != nil:
             // An iTunes-era file, gapless by iTunSMPB alone: libavformat 5.1 skips its priming
             // in some files and not in others (not in ours with the edit list made a free box),
             // never trims the padding, and counts both in the track's duration.
-            guard let (priming, frames) = iTunesGapless else { return }
+            guard let (priming, frames) = iTunes else { return }
             declaredFrameCount = frames
             framesToSkip = skip > 0 ? 0 : priming
             countsFrames = true
