@@ -111,9 +111,9 @@ struct FormatCommandTests {
     @Test(
         "render -o x.mp3 --bitrate at the fixtures' 22,050 Hz: the edge bit rates, and the message that lists those allowed",
         arguments: [
-            ([String](), 8, Int32(65)), ([], 16, 65), ([], 48, 65), ([], 56, 0), ([], 160, 0),
-            (["--sample-rate", "22050"], 8, 64), (["--sample-rate", "44100"], 56, 0),
-            (["--sample-rate", "44100"], 48, 64), (["--loudness", "speech"], 32, 65),
+            ([String](), 8, Int32(0)), ([], 50, 65), ([], 160, 0), (["--sample-rate", "22050"], 50, 64),
+            (["--sample-rate", "44100"], 32, 0), (["--sample-rate", "44100"], 24, 64),
+            (["--loudness", "speech"], 50, 65),
         ]
     )
     func mp3Bitrates(extra: [String], kilobits: Int, status: Int32) async throws {
@@ -129,13 +129,46 @@ struct FormatCommandTests {
         let rate = extra.first == "--sample-rate" ? extra[1] : "22050"
         let allowed =
             rate == "22050"
-            ? "56, 64, 80, 96, 112, 128, 144 or 160" : "56, 64, 80, 96, 112, 128, 160, 192, 224, 256 or 320"
-        let message =
-            "mp3 at \(rate) Hz mono takes a bit rate of \(allowed) kb/s (the MPEG bit rates whose frames hold the gapless tag), not \(kilobits)"
+            ? "8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144 or 160"
+            : "32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256 or 320"
+        let message = "mp3 at \(rate) Hz takes a bit rate of \(allowed) kb/s (its MPEG version's), not \(kilobits)"
         switch status {
         case 0: #expect(try folder.contents() == ["s.mp3", "s.mp3.timeline.json"])
         case 65: #expect(result.standardError == "error: Cannot write \(path): \(message)\n")
         default: #expect(result.standardError.hasPrefix("Error: --format: \(message)\n"))
         }
+    }
+
+    @Test(
+        "A speech-rate MP3 (32 kb/s at 22,050 Hz mono) is gapless: every audio frame at 32 kb/s, the tag in a 64 kb/s frame, ffmpeg and libmpg123 decode exactly totalFrames",
+        .requiresFFmpeg
+    )
+    func speechRateMP3() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("s.mp3")
+        let result = try await renderSession([
+            "render", "Fixtures/scripts/ten-minute-session.json", "--cache", "Fixtures/cache", "--offline",
+            "--seed", "7", "-o", path, "--bitrate", "32", "--verify",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("verified \(path): 0 problems, 13,494,600 frames"), "libmpg123, gapless")
+        #expect(try await FFmpeg.decodedFrameCount(path) == 13_494_600)
+        let timeline = try JSONDecoder().decode(
+            Timeline.self,
+            from: Data(contentsOf: URL(fileURLWithPath: path + ".timeline.json"))
+        )
+        #expect(timeline.encoding?.bitrate == 32)
+        // The frames after the ID3v2 tag: their headers' bit rates (MPEG-2: index 4 is 32 kb/s, 8 is 64).
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var offset =
+            10 + (Int(bytes[6]) << 21 | Int(bytes[7]) << 14 | Int(bytes[8]) << 7 | Int(bytes[9]))
+        var rates: [Int] = []
+        while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
+            let kilobits = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160][Int(bytes[offset + 2] >> 4)]
+            rates.append(kilobits)
+            offset += 72_000 * kilobits / 22_050 + Int(bytes[offset + 2] >> 1 & 1)
+        }
+        #expect(offset == bytes.count, "every byte after the ID3v2 tag is in a frame")
+        #expect(rates.first == 64 && rates.dropFirst().allSatisfy { $0 == 32 } && rates.count > 1_000, "\(Set(rates))")
     }
 }

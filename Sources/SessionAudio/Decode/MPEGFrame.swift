@@ -65,6 +65,11 @@ struct MPEGFrameHeader: Equatable {
         return isMPEG1 ? (mono ? 17 : 32) : (mono ? 9 : 17)
     }
 
+    /// The same header at `kilobits`, unpadded; `nil` when its MPEG version has no such bit rate.
+    func with(kilobits: Int) -> MPEGFrameHeader? {
+        (1..<15).lazy.compactMap { self.with(bitrateIndex: $0) }.first { $0.kilobits == kilobits }
+    }
+
     /// The same header at another bit rate index, unpadded.
     func with(bitrateIndex index: Int) -> MPEGFrameHeader? {
         MPEGFrameHeader(bits: bits & ~(UInt32(15) << 12) & ~(UInt32(1) << 9) | UInt32(index) << 12)

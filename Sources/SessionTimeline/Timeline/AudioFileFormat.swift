@@ -307,7 +307,7 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
     /// Why these settings cannot write a session at `sampleRate` (when known) with `channelCount`
     /// channels, naming the values allowed: the format's
     /// ``AudioFileFormat/problem(sampleRate:channelCount:)``, then an MP3 bit rate the session's
-    /// rate does not have (``mp3ConstantBitrates(sampleRate:channelCount:)``); `nil` when they can.
+    /// rate does not have (``mp3Bitrates(sampleRate:)``); `nil` when they can.
     package func problem(sampleRate: Int?, channelCount: Int) -> String? {
         if let problem = format.problem(sampleRate: sampleRate, channelCount: channelCount) {
             return problem
@@ -322,45 +322,36 @@ package struct EncoderSettings: Sendable, Equatable, Encodable {
             return nil
         }
         guard format == .mp3, let bitrate, let sampleRate else { return nil }
-        let allowed = Self.mp3ConstantBitrates(sampleRate: sampleRate, channelCount: channelCount)
+        let allowed = Self.mp3Bitrates(sampleRate: sampleRate)
         guard !allowed.contains(bitrate) else { return nil }
         let list = allowed.dropLast().map(String.init).joined(separator: ", ") + " or \(allowed.last ?? 0)"
-        let channels = channelCount == 1 ? "mono" : "stereo"
-        return
-            "mp3 at \(sampleRate) Hz \(channels) takes a bit rate of \(list) kb/s (the MPEG bit rates whose frames hold the gapless tag), not \(bitrate)"
+        return "mp3 at \(sampleRate) Hz takes a bit rate of \(list) kb/s (its MPEG version's), not \(bitrate)"
     }
 
-    /// The constant bit rates in kb/s an MP3 at `sampleRate` with `channelCount` (1 or 2) channels
-    /// can be written at with exact timing.
-    ///
-    /// They are the Layer III bit rates of the rate's MPEG version (MPEG-1 at 32, 44.1 and 48 kHz:
-    /// 32 to 320; MPEG-2 at 16, 22.05 and 24 kHz: 8 to 160; MPEG-2.5 below: 8 to 64, as LAME has
-    /// it) whose frame holds LAME's gapless tag: the header and side information and the 156-byte
-    /// Xing/LAME tag. LAME leaves the tag out of a smaller frame, and without it no decoder knows
-    /// the encoder delay and padding to drop. A frame is `⌊144,000 × kb/s ÷ rate⌋` bytes (MPEG-1),
-    /// `⌊72,000 × kb/s ÷ rate⌋` (MPEG-2 and 2.5). Empty for a rate MP3 does not have.
-    package static func mp3ConstantBitrates(sampleRate: Int, channelCount: Int) -> [Int] {
-        let table: [Int]
-        let bytesPerKilobit: Int
-        let sideInformation: Int
+    /// The constant bit rates in kb/s an MP3 at `sampleRate` can be written at: the Layer III bit
+    /// rates of the rate's MPEG version (MPEG-1 at 32, 44.1 and 48 kHz: 32 to 320; MPEG-2 at 16,
+    /// 22.05 and 24 kHz: 8 to 160; MPEG-2.5 below: 8 to 64, as LAME has it). Each is written with
+    /// exact timing, the gapless tag in a frame that holds it (``mp3FrameHoldsTag(kilobits:sampleRate:channelCount:)``).
+    /// Empty for a rate MP3 does not have.
+    package static func mp3Bitrates(sampleRate: Int) -> [Int] {
         switch sampleRate {
-        case 32_000, 44_100, 48_000:
-            table = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
-            bytesPerKilobit = 144_000
-            sideInformation = channelCount == 1 ? 17 : 32
-        case 16_000, 22_050, 24_000:
-            table = [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
-            bytesPerKilobit = 72_000
-            sideInformation = channelCount == 1 ? 9 : 17
-        case 8_000, 11_025, 12_000:
-            table = [8, 16, 24, 32, 40, 48, 56, 64]
-            bytesPerKilobit = 72_000
-            sideInformation = channelCount == 1 ? 9 : 17
-        default:
-            return []
+        case 32_000, 44_100, 48_000: [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
+        case 16_000, 22_050, 24_000: [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
+        case 8_000, 11_025, 12_000: [8, 16, 24, 32, 40, 48, 56, 64]
+        default: []
         }
-        let tagFrameBytes = 4 + sideInformation + 156
-        return table.filter { bytesPerKilobit * $0 / sampleRate >= tagFrameBytes }
+    }
+
+    /// Whether an MP3 frame at `kilobits` holds LAME's gapless tag: the header, the side
+    /// information and the 156-byte Xing/LAME tag. A frame is `⌊144,000 × kb/s ÷ rate⌋` bytes
+    /// (MPEG-1), `⌊72,000 × kb/s ÷ rate⌋` (MPEG-2 and 2.5). In a constant-rate stream LAME writes
+    /// the tag at the stream's rate and leaves it out of a smaller frame (32 kb/s at 22,050 Hz is
+    /// 104 bytes), and without it no decoder knows the encoder delay and padding to drop; the
+    /// encoder then writes the tag frame at a rate that holds it (``MP3Encoder``).
+    package static func mp3FrameHoldsTag(kilobits: Int, sampleRate: Int, channelCount: Int) -> Bool {
+        let isMPEG1 = sampleRate >= 32_000
+        let sideInformation = isMPEG1 ? (channelCount == 1 ? 17 : 32) : (channelCount == 1 ? 9 : 17)
+        return (isMPEG1 ? 144_000 : 72_000) * kilobits / sampleRate >= 4 + sideInformation + 156
     }
 
     /// The highest bit rate in kb/s AAC-LC holds at `sampleRate` with `channelCount` channels:

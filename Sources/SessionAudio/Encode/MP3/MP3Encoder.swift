@@ -1,4 +1,5 @@
 internal import CLame
+internal import SessionTimeline
 
 /// Encodes PCM to MP3 with libmp3lame, at a constant bit rate or a variable quality.
 ///
@@ -47,6 +48,18 @@ final class MP3Encoder {
         lame_set_num_channels(flags, Int32(channelCount))
         lame_set_mode(flags, channelCount == 1 ? MONO : JOINT_STEREO)
         switch rateControl {
+        case .constant(let kilobits)
+        where writesTag
+            && !EncoderSettings.mp3FrameHoldsTag(kilobits: kilobits, sampleRate: sampleRate, channelCount: channelCount):
+            // LAME leaves its gapless tag out of a constant-rate frame too small for it. Its
+            // average rate held to the one bit rate (`lame --abr K -b K -B K -F`) writes every
+            // audio frame at that rate all the same, and the tag in a frame of LAME's own choice
+            // (64 kb/s at MPEG-2), as a variable rate's is.
+            lame_set_VBR(flags, vbr_abr)
+            lame_set_VBR_mean_bitrate_kbps(flags, Int32(kilobits))
+            lame_set_VBR_min_bitrate_kbps(flags, Int32(kilobits))
+            lame_set_VBR_max_bitrate_kbps(flags, Int32(kilobits))
+            lame_set_VBR_hard_min(flags, 1)
         case .constant(let kilobits):
             lame_set_VBR(flags, vbr_off)
             lame_set_brate(flags, Int32(kilobits))

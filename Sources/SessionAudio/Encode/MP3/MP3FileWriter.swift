@@ -99,7 +99,9 @@ package final class MP3FileWriter: AudioFileSink {
         } catch {
             throw AudioError(.cannotEncode, path: path, reason: error.reason, libraryCode: error.libraryCode)
         }
-        guard let header = MPEGFrameHeader(sample) else {
+        // (The first frame is the tag's, whose bit rate may be above a constant one's.)
+        guard let first = MPEGFrameHeader(sample), let header = settings.bitrate.map(first.with(kilobits:)) ?? first
+        else {
             throw AudioError(.cannotEncode, path: path, reason: "LAME's first frame has no valid MPEG header")
         }
         silentFrame = SilentMPEGFrame.bytes(like: header, constantRate: settings.bitrate != nil)
