@@ -44,7 +44,7 @@ struct RenderSession: AsyncParsableCommand {
         }
         if let problem = unknownCommand(in: arguments) {
             Console.writeStandardError(
-                "Error: \(problem)\nUsage: render-session <subcommand>\n  See 'render-session --help' for more information.\n"
+                "error: \(problem)\nUsage: render-session <subcommand>\n  See 'render-session --help' for more information.\n"
             )
             ProcessControl.exit(status: ExitCode.validationFailure.rawValue)
         }
@@ -52,7 +52,7 @@ struct RenderSession: AsyncParsableCommand {
             try await parseAndRun(arguments)
         } catch {
             let code = exitCode(for: error)
-            let message = withoutOppositeSuggestion(fullMessage(for: error))
+            let message = lowercasingErrorPrefix(withoutOppositeSuggestion(fullMessage(for: error)))
             if !message.isEmpty {
                 if code == .success {
                     Console.writeStandardOutput(Data((message + "\n").utf8))
@@ -85,6 +85,12 @@ struct RenderSession: AsyncParsableCommand {
         let near = nearestNames(to: first, among: names).map { "'\($0)'" }
         let suggestion = near.isEmpty ? "" : " (did you mean \(near.joined(separator: " or "))?)"
         return "unknown command '\(printable(first, limit: 100))'\(suggestion)"
+    }
+
+    /// ArgumentParser's `Error: …` as every other error of the tool begins, `error: …` (as git's
+    /// and GCC's do), so that a log filter or a person finds them all with one word.
+    static func lowercasingErrorPrefix(_ message: String) -> String {
+        message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message
     }
 
     /// ArgumentParser's message with a suggestion dropped when it is the option's opposite:

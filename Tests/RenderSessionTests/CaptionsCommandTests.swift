@@ -124,7 +124,7 @@ struct CaptionsCommandTests {
         #expect(wrong.status == 64)
         #expect(
             wrong.standardError.hasPrefix(
-                "Error: -o: cannot write captions to \(folder.path("s.txt")); the name must end in .vtt, .srt or .json"
+                "error: -o: cannot write captions to \(folder.path("s.txt")); the name must end in .vtt, .srt or .json"
             ),
             "\(wrong.standardError)"
         )
@@ -133,7 +133,7 @@ struct CaptionsCommandTests {
         ])
         #expect(
             wrongRender.status == 64
-                && wrongRender.standardError.hasPrefix("Error: --captions: cannot write captions to t.txt")
+                && wrongRender.standardError.hasPrefix("error: --captions: cannot write captions to t.txt")
         )
         #expect(!FileManager.default.fileExists(atPath: folder.path("t.wav")), "refused before any work")
 
@@ -186,6 +186,6 @@ struct CaptionsCommandTests {
         #expect(wrongBatch.status == 64 && wrongBatch.standardError.contains("--captions: txt is not vtt, srt or json"))
 
         let drawn = try await renderSession(["show", folder.path("s.json"), "--words", "-o", folder.path("s.svg")])
-        #expect(drawn.status == 64 && drawn.standardError.hasPrefix("Error: --words: only the table lists words"))
+        #expect(drawn.status == 64 && drawn.standardError.hasPrefix("error: --words: only the table lists words"))
     }
 }

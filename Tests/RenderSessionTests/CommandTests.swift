@@ -269,21 +269,21 @@ struct CommandTests {
     @Test(
         "Bad option values are usage errors (exit 64)",
         arguments: [
-            (["--speed", "9"], "Error: --speed: 9.0 is outside 0.25…4.0\n"),
+            (["--speed", "9"], "error: --speed: 9.0 is outside 0.25…4.0\n"),
             (
                 ["--sample-rate", "100"],
-                "Error: The value '100' is invalid for '--sample-rate <hz>': a sample rate is a whole number of hertz from 1000 to 768000\n"
+                "error: The value '100' is invalid for '--sample-rate <hz>': a sample rate is a whole number of hertz from 1000 to 768000\n"
             ),
-            (["--channels", "0"], "Error: The value '0' is invalid for '--channels <n>': 0 is outside 1 to 8\n"),
+            (["--channels", "0"], "error: The value '0' is invalid for '--channels <n>': 0 is outside 1 to 8\n"),
             (
                 ["--seed", "-1"],
-                "Error: The value '-1' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"
+                "error: The value '-1' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"
             ),
             (
                 ["--seed", "x"],
-                "Error: The value 'x' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"
+                "error: The value 'x' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"
             ),
-            (["--speed", "-2"], "Error: --speed: -2.0 is outside 0.25…4.0\n"),
+            (["--speed", "-2"], "error: --speed: -2.0 is outside 0.25…4.0\n"),
         ]
     )
     func badOptions(arguments: [String], message: String) async throws {

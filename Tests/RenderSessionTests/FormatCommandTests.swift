@@ -135,7 +135,7 @@ struct FormatCommandTests {
         switch status {
         case 0: #expect(try folder.contents() == ["s.mp3", "s.mp3.timeline.json"])
         case 65: #expect(result.standardError == "error: Cannot write \(path): \(message)\n")
-        default: #expect(result.standardError.hasPrefix("Error: --format: \(message)\n"))
+        default: #expect(result.standardError.hasPrefix("error: --format: \(message)\n"))
         }
     }
 

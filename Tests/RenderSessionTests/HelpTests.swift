@@ -187,7 +187,7 @@ struct HelpTests {
             folder.path("out.aiff"),
         ])
         #expect(result.status == 64)
-        #expect(result.standardError.split(separator: "\n").first == "Error: \(quoted)")
+        #expect(result.standardError.split(separator: "\n").first == "error: \(quoted)")
     }
 
     @Test("The root help says the session becomes one audio file, in any of the formats")

@@ -318,7 +318,7 @@ struct LoudnessTargetTests {
         #expect(flag.status == 64)
         #expect(
             flag.standardError.hasPrefix(
-                "Error: The value 'podcats' is invalid for '--loudness <lufs|preset|off>': a loudness is a number of LUFS, such as -16, a preset (podcast, streaming, ebu-r128, speech), or off (did you mean \"podcast\"?)\n"
+                "error: The value 'podcats' is invalid for '--loudness <lufs|preset|off>': a loudness is a number of LUFS, such as -16, a preset (podcast, streaming, ebu-r128, speech), or off (did you mean \"podcast\"?)\n"
             ),
             "\(flag.standardError)"
         )

@@ -157,7 +157,7 @@ struct MistakeTests {
 
         let clash = try await renderSession(["render", Self.script, "-o", "-", "--json"] + Self.offline)
         #expect(clash.status == 64)
-        #expect(clash.standardError.hasPrefix("Error: --json: standard output carries the audio or timeline"))
+        #expect(clash.standardError.hasPrefix("error: --json: standard output carries the audio or timeline"))
     }
 
     @Test(
@@ -165,11 +165,11 @@ struct MistakeTests {
         arguments: [
             (
                 "x.wav", "mp3",
-                #"Error: --output: OUT names a .wav file, but --format says mp3; name the file .mp3, or leave the format to its extension"#
+                #"error: --output: OUT names a .wav file, but --format says mp3; name the file .mp3, or leave the format to its extension"#
             ),
             (
                 "x.mp3", "flac",
-                #"Error: --output: OUT names a .mp3 file, but --format says flac; name the file .flac, or leave the format to its extension"#
+                #"error: --output: OUT names a .mp3 file, but --format says flac; name the file .flac, or leave the format to its extension"#
             ),
             ("x.ogg", "opus", nil),
         ]
@@ -195,7 +195,7 @@ struct MistakeTests {
             "silence", "--seconds", "1", "--sample-rate", "7000", "-o", folder.path("x.mp3"),
         ])
         #expect(bad.status == 64)
-        #expect(bad.standardError.hasPrefix("Error: --format: mp3 cannot hold 7000 Hz; it takes one of 8000, "))
+        #expect(bad.standardError.hasPrefix("error: --format: mp3 cannot hold 7000 Hz; it takes one of 8000, "))
         let opus = try await renderSession(["silence", "--seconds", "1", "-o", folder.path("x.opus")])
         #expect(opus.status == 0, "\(opus.standardError)")
         #expect(opus.standardError == "Wrote 48000 frames of silence at 48000 Hz → \(folder.path("x.opus"))\n")
@@ -223,7 +223,7 @@ struct MistakeTests {
             #expect(run.termination == .exited(64), "\(arguments): \(text)")
             #expect(
                 text.hasPrefix(
-                    "Error: -o -: standard output is a terminal, not a place for audio; redirect it (> out.wav) or pipe it"
+                    "error: -o -: standard output is a terminal, not a place for audio; redirect it (> out.wav) or pipe it"
                 ),
                 "\(text)"
             )
@@ -234,17 +234,17 @@ struct MistakeTests {
     @Test(
         "A misspelled command is named as one, with the nearest; an option is never corrected to its opposite",
         arguments: [
-            (["rendr", "x.json", "-o", "x.wav"], "Error: unknown command 'rendr' (did you mean 'render'?)"),
-            (["verfy", "x.wav"], "Error: unknown command 'verfy' (did you mean 'verify'?)"),
-            (["xyzzy"], "Error: unknown command 'xyzzy'"),
-            (["render", "x.json", "-o", "x.wav", "--no-verify"], "Error: Unknown option '--no-verify'"),
+            (["rendr", "x.json", "-o", "x.wav"], "error: unknown command 'rendr' (did you mean 'render'?)"),
+            (["verfy", "x.wav"], "error: unknown command 'verfy' (did you mean 'verify'?)"),
+            (["xyzzy"], "error: unknown command 'xyzzy'"),
+            (["render", "x.json", "-o", "x.wav", "--no-verify"], "error: Unknown option '--no-verify'"),
             (
                 ["render", "x.json", "-o", "x.wav", "--no-encode-silence"],
-                "Error: Unknown option '--no-encode-silence'"
+                "error: Unknown option '--no-encode-silence'"
             ),
             (
                 ["render", "x.json", "-o", "x.wav", "--sead", "3"],
-                "Error: Unknown option '--sead'. Did you mean '--seed'?"
+                "error: Unknown option '--sead'. Did you mean '--seed'?"
             ),
         ]
     )
@@ -426,7 +426,7 @@ struct MistakeTests {
         #expect(stages.allSatisfy { $0.contains(#/: [0-9]+\.[0-9]{2} s$/#) }, "\(stages)")
         let both = try await renderSession(arguments + ["-q", "-v"])
         #expect(both.status == 64)
-        #expect(both.standardError.hasPrefix("Error: -q/--quiet and -v/--verbose ask for opposite things; give one\n"))
+        #expect(both.standardError.hasPrefix("error: -q/--quiet and -v/--verbose ask for opposite things; give one\n"))
         for command in [
             "render", "timeline", "prepare", "batch", "import", "list", "queue", "silence", "sounds", "verify",
             "position",

@@ -116,35 +116,35 @@ struct OutputTests {
         arguments: [
             (
                 ["-o", "X.wav", "--timeline", "X.wav"],
-                "Error: --timeline: the timeline and the audio cannot both go to X.wav\n"
+                "error: --timeline: the timeline and the audio cannot both go to X.wav\n"
             ),
             (
                 ["-o", "X.wav", "--timeline", "./sub/../X.wav"],
-                "Error: --timeline: the timeline and the audio cannot both go to ./sub/../X.wav\n"
+                "error: --timeline: the timeline and the audio cannot both go to ./sub/../X.wav\n"
             ),
             (
                 ["-o", "-", "--timeline", "-"],
-                "Error: --timeline: the timeline and the audio cannot both go to standard output\n"
+                "error: --timeline: the timeline and the audio cannot both go to standard output\n"
             ),
             (
                 ["-o", "X.aiff"],
-                "Error: --output: cannot write .aiff files; the formats written are .wav, .flac, .mp3, .opus, .ogg, .m4a and .m4b (or name one with --format)\n"
+                "error: --output: cannot write .aiff files; the formats written are .wav, .flac, .mp3, .opus, .ogg, .m4a and .m4b (or name one with --format)\n"
             ),
             (
                 ["-o", "X.Opus", "--sample-rate", "22050"],
-                "Error: --format: opus cannot hold 22050 Hz; it takes 48000 Hz\n"
+                "error: --format: opus cannot hold 22050 Hz; it takes 48000 Hz\n"
             ),
             (
                 ["-o", "X.mp3", "--bitrate", "64", "--quality", "2"],
-                "Error: --format: give --bitrate (constant) or --quality (variable), not both\n"
+                "error: --format: give --bitrate (constant) or --quality (variable), not both\n"
             ),
             (
                 ["-o", "X.mp3", "--channels", "3"],
-                "Error: --format: mp3 cannot hold 3 channels; it takes 1 to 2\n"
+                "error: --format: mp3 cannot hold 3 channels; it takes 1 to 2\n"
             ),
             (
                 ["-o", "-", "--verify"],
-                "Error: --verify: standard output cannot be read back; write a file to verify it\n"
+                "error: --verify: standard output cannot be read back; write a file to verify it\n"
             ),
         ]
     )
@@ -171,7 +171,7 @@ struct OutputTests {
         #expect(result.status == 64)
         #expect(
             result.standardError.hasPrefix(
-                "Error: --timeline: the timeline and the audio cannot both go to \(folder.path("b.json"))\n"
+                "error: --timeline: the timeline and the audio cannot both go to \(folder.path("b.json"))\n"
             )
         )
     }
@@ -212,15 +212,15 @@ struct OutputTests {
         arguments: [
             (
                 ["silence", "--seconds", "-3", "-o", "x.wav"],
-                "Error: --seconds: -3.0 is outside the range above 0 up to 86400\n"
+                "error: --seconds: -3.0 is outside the range above 0 up to 86400\n"
             ),
             (
                 ["batch", "Fixtures/scripts", "-o", "x", "--seed", "-1"],
-                "Error: The value '-1' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"
+                "error: The value '-1' is invalid for '--seed <n>': a seed is a whole number from 0 to 18446744073709551615\n"
             ),
             (
                 ["batch", "Fixtures/scripts", "-o", "x", "--jobs", "-2"],
-                "Error: The value '-2' is invalid for '--jobs <n>': -2 is outside 1 to 64\n"
+                "error: The value '-2' is invalid for '--jobs <n>': -2 is outside 1 to 64\n"
             ),
         ]
     )
@@ -326,7 +326,7 @@ struct OutputTests {
             let extra = command[0] == "show" ? folder.path("s.svg") : path
             let result = try await renderSession(command + ["-o", extra, "-n", "-y"])
             #expect(result.status == 64)
-            #expect(result.standardError.hasPrefix("Error: -n and -y contradict each other; give one\n"))
+            #expect(result.standardError.hasPrefix("error: -n and -y contradict each other; give one\n"))
         }
     }
 }

@@ -129,22 +129,22 @@ struct PositionCommandTests {
         arguments: [
             (
                 ["--at", "1", "--item", "0", "--offset", "0"],
-                "Error: Give either --at or --item with --offset, not both\n"
+                "error: Give either --at or --item with --offset, not both\n"
             ),
-            (["--item", "0"], "Error: --item needs --offset, the time into the item\n"),
-            (["--offset", "1"], "Error: --offset needs --item, the item it is into\n"),
-            ([], "Error: Give --at SECONDS, or --item N with --offset SECONDS\n"),
+            (["--item", "0"], "error: --item needs --offset, the time into the item\n"),
+            (["--offset", "1"], "error: --offset needs --item, the item it is into\n"),
+            ([], "error: Give --at SECONDS, or --item N with --offset SECONDS\n"),
             (
                 ["--at", "x"],
-                "Error: The value 'x' is invalid for '--at <[[h:]m:]s>': a time is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)\n"
+                "error: The value 'x' is invalid for '--at <[[h:]m:]s>': a time is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)\n"
             ),
             (
                 ["--at", "2:60"],
-                "Error: The value '2:60' is invalid for '--at <[[h:]m:]s>': a time is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)\n"
+                "error: The value '2:60' is invalid for '--at <[[h:]m:]s>': a time is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)\n"
             ),
             (
                 ["--at", "1:2:3:4"],
-                "Error: The value '1:2:3:4' is invalid for '--at <[[h:]m:]s>': a time is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)\n"
+                "error: The value '1:2:3:4' is invalid for '--at <[[h:]m:]s>': a time is seconds, m:ss or h:mm:ss (150, 2:30, 1:02:03.5)\n"
             ),
         ]
     )

@@ -143,7 +143,7 @@ struct PrepareCommandTests {
         #expect(missingURL.status == 64)
         #expect(
             missingURL.standardError.hasPrefix(
-                "Error: --provider proxy needs --tts-url, the backend's base URL (the part before /tts/synthesize)\n"
+                "error: --provider proxy needs --tts-url, the backend's base URL (the part before /tts/synthesize)\n"
             )
         )
         let badHeader = try await renderSession(["prepare", Self.script, "--header", "no colon here"])

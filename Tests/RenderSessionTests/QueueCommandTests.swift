@@ -123,7 +123,7 @@ struct QueueCommandTests {
             ["queue", "Fixtures/scripts/ten-minute-session.json", "--offline"] + arguments
         )
         #expect(result.status == 64)
-        #expect(result.standardError.hasPrefix("Error: \(message)\n"), "\(result.standardError)")
+        #expect(result.standardError.hasPrefix("error: \(message)\n"), "\(result.standardError)")
         #expect(!FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent("out/never").path))
     }
 }

@@ -162,7 +162,7 @@ struct ShardCommandTests {
         // Parsed into a share when the arguments are, so worded as every option's bad value is.
         #expect(
             wrong.standardError.hasPrefix(
-                "Error: The value '4/3' is invalid for '--shard <I/N|auto>': the shard is 1 to 3\n"
+                "error: The value '4/3' is invalid for '--shard <I/N|auto>': the shard is 1 to 3\n"
             ),
             "\(wrong.standardError)"
         )
@@ -170,19 +170,19 @@ struct ShardCommandTests {
         #expect(notAShard.status == 64)
         #expect(
             notAShard.standardError.hasPrefix(
-                "Error: The value 'two' is invalid for '--shard <I/N|auto>': a shard is I/N, such as 2/3, or auto\n"
+                "error: The value 'two' is invalid for '--shard <I/N|auto>': a shard is I/N, such as 2/3, or auto\n"
             ),
             "\(notAShard.standardError)"
         )
         let named = try await renderSession(Self.batch(folder, into: "out", ["--shard", "1/3", "--shards", "3"]))
         #expect(named.status == 64)
         #expect(
-            named.standardError.hasPrefix("Error: --shards goes with --shard auto; --shard 1/3 names its count\n"),
+            named.standardError.hasPrefix("error: --shards goes with --shard auto; --shard 1/3 names its count\n"),
             "\(named.standardError)"
         )
         let stray = try await renderSession(Self.batch(folder, into: "out", ["--shards", "3"]))
         #expect(stray.status == 64)
-        #expect(stray.standardError.hasPrefix("Error: --shards goes with --shard auto\n"), "\(stray.standardError)")
+        #expect(stray.standardError.hasPrefix("error: --shards goes with --shard auto\n"), "\(stray.standardError)")
 
         var environment = ProcessInfo.processInfo.environment
         environment[BatchShard.indexVariable] = nil

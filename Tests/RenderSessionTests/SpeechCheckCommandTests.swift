@@ -215,7 +215,7 @@ struct SpeechCheckCommandTests {
         let leftOut = try await renderSession(["verify", file, "--speech", "--no-timeline"])
         #expect(leftOut.status == 64)
         #expect(
-            leftOut.standardError.hasPrefix("Error: --speech needs the file's timeline, which --no-timeline leaves out")
+            leftOut.standardError.hasPrefix("error: --speech needs the file's timeline, which --no-timeline leaves out")
         )
 
         var environment = ProcessInfo.processInfo.environment

@@ -62,7 +62,7 @@ struct TimelineStampTests {
 
         let both = try await renderSession(Self.render + ["-o", audio, "--no-timeline", "--timeline", "t.json"])
         #expect(both.status == 64)
-        #expect(both.standardError.hasPrefix("Error: --no-timeline and --timeline contradict each other"))
+        #expect(both.standardError.hasPrefix("error: --no-timeline and --timeline contradict each other"))
     }
 
     @Test("verify, show, the picture and the page refuse a timeline of another render, naming its session")

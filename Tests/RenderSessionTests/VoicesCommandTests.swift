@@ -234,6 +234,6 @@ struct VoicesCommandTests {
             "--sentence-pause", "11",
         ])
         #expect(result.status == 64)
-        #expect(result.standardError.hasPrefix("Error: --sentence-pause: 11.0 is outside 0.0…10.0 seconds\n"))
+        #expect(result.standardError.hasPrefix("error: --sentence-pause: 11.0 is outside 0.0…10.0 seconds\n"))
     }
 }
