@@ -92,9 +92,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 throw error.exitStatus
             }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                Console.writeStandardOutput(Console.printableJSON(try encoder.encode(report)) + Data("\n".utf8))
+                Console.printJSON(report)
             } else {
                 Console.printLines(report.problems.map { "\(file): \($0.message)" })
             }

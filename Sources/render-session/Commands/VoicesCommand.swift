@@ -58,7 +58,8 @@ struct VoicesCommand: AsyncParsableCommand {
     static func list(_ catalog: VoiceCatalog, json: Bool) {
         if json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            // One line, keys sorted, as every command's --json (Console.printJSON).
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(catalog)) ?? Data()
             let json = namingSettings(in: String(decoding: data, as: UTF8.self), PipelineOptions.flag)
             Console.writeStandardOutput(Console.printableJSON(Data(json.utf8)) + Data("\n".utf8))
