@@ -250,6 +250,16 @@ struct HostileInputCommandTests {
                 #""startFrame": 3750, "frameCount": 1250"#, #""startFrame": 3750, "frameCount": 950000000"#,
                 "items[4]: ends past ten days at 1000 Hz"
             ),
+            (
+                #""totalFrames": 5000,"#,
+                #""totalFrames": 5000, "audioFile": {"bytes": 10, "sha256": "../../etc/passwd"},"#,
+                "audioFile.sha256: a SHA-256 is 64 lowercase hexadecimal digits"
+            ),
+            (
+                #""totalFrames": 5000,"#,
+                #""totalFrames": 5000, "audioFile": {"bytes": -1, "sha256": "\#(String(repeating: "a", count: 64))"},"#,
+                "audioFile.bytes: a size is not negative"
+            ),
         ]
     )
     func hostileFrames(original: String, hostile: String, problem: String) async throws {

@@ -199,17 +199,24 @@ final class BatchManifest: Sendable {
 
     /// Records an output, by its audio file's name `audioFile`: merges it into the manifest on
     /// disk, under the update lock, atomically, with the size and SHA-256 of each of its files
-    /// (`outputs`, their paths) as they are now.
+    /// (`outputs`, their paths) as they are now. `known` are stamps already taken, by path: the
+    /// render stamps its audio file for the timeline (``Timeline/audioFile``), and a batch of long
+    /// sessions should not read and hash each one a second time.
     func record(
         hash: String,
         seed: UInt64,
         file audioFile: String,
         format: AudioFileFormat,
         outputs: [String],
+        known: [String: Stamp] = [:],
         lateness: BatchLateness
     ) {
         var files: [String: Stamp] = [:]
         for path in outputs {
+            if let stamp = known[path] {
+                files[(path as NSString).lastPathComponent] = stamp
+                continue
+            }
             // A file that cannot be read back is not recorded: the next run renders the session again.
             guard case .success(let stamp) = Self.stamp(path) else { return }
             files[(path as NSString).lastPathComponent] = stamp

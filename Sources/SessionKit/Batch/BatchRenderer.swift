@@ -345,6 +345,7 @@ package enum BatchRenderer {
                 file: record,
                 format: pipeline.output.resolvedFormat,
                 outputs: outputs,
+                known: rendered.audioFile.map { [session.outputPath: $0] } ?? [:],
                 lateness: BatchLateness(rendered)
             )
             return .rendered(RenderOutcome(timeline: rendered, clips: clips, warnings: job.warnings.all))

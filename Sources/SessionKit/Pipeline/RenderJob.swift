@@ -312,7 +312,7 @@ struct RenderJob: Sendable {
         -> VerificationReport?
     {
         guard pipeline.output.verifies, case .path(let path)? = destination else { return nil }
-        return try SessionVerifier.verify(file: path, timeline: timeline)
+        return try SessionVerifier.verify(file: path, timeline: timeline, checkingStamp: false)
     }
 }
 

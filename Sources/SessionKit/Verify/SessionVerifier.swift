@@ -19,10 +19,14 @@ package enum SessionVerifier {
     /// the report, never errors: a file that cannot be decoded at all is one `undecodable` problem.
     /// - Throws: ``SessionError/Code-swift.struct/unreadableAudio`` when there is no file to read (no
     ///   such file, a folder, permission denied); ``SessionError/cancelled`` when the task is cancelled.
+    /// - Parameter checkingStamp: whether to refuse a timeline whose ``Timeline/audioFile`` describes
+    ///   another file (``refuseForeign(_:named:for:doing:)``). A render verifying what it has just
+    ///   written and stamped passes `false`: the check cannot fail there, and it reads the whole file.
     package static func verify(
         file path: String,
         timeline: Timeline?,
-        timelineName: String? = nil
+        timelineName: String? = nil,
+        checkingStamp: Bool = true
     ) throws(SessionError) -> VerificationReport {
         if let reason = unreadableReason(path) {
             throw SessionError(.unreadableAudio, "Cannot verify \(path): \(reason)")
@@ -37,7 +41,7 @@ package enum SessionVerifier {
                 "Cannot verify \(path) against \(timelineName ?? "its timeline"): the timeline is of a .\(recorded.fileExtension) file (\(encoding.codec) at \(timeline?.sampleRate.description ?? "")), not a .\(named.fileExtension) one"
             )
         }
-        if let timeline {
+        if let timeline, checkingStamp {
             try refuseForeign(timeline, named: timelineName ?? "its timeline", for: path, doing: "verify")
         }
         let decoder: AudioFileDecoder
