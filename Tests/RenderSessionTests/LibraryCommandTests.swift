@@ -24,6 +24,60 @@ struct LibraryCommandTests {
         )
     }
 
+    @Test("import takes a meditation's length from Duration:, else from its last speech, and warns of a silent end")
+    func importDuration() async throws {
+        let folder = try TemporaryFolder()
+        let markdown = """
+            # Calm
+
+            ## 1. Five Minutes
+            *Ends early*
+            Duration: 10:00
+
+            [0:00]
+            Welcome.
+
+            [4:30]
+            Goodbye, and thank you for sitting today.
+
+            ## 2. As Long As It Speaks
+            *No silence appended*
+
+            [0:00]
+            Welcome.
+
+            [2:00]
+            Goodbye.
+
+            """
+        try Data(markdown.utf8).write(to: URL(fileURLWithPath: folder.path("calm.md")))
+        let result = try await renderSession(["import", folder.path("calm.md"), "-o", folder.path("scripts")])
+        #expect(result.status == 0)
+        #expect(
+            result.standardError.hasPrefix(
+                "warning: \(folder.path("calm.md")):5: meditation 1 (\"Five Minutes\") lasts 10:00, but its last speech ([4:30]) ends at about 4:33 at 150 words per minute: 5:27 of silence at the end; give it its own Duration: line, or none to end with its speech\n"
+            )
+        )
+        let lengths = try (1...2).map { number in
+            try Script(json: Data(contentsOf: URL(fileURLWithPath: folder.path("scripts/calm-0\(number).json"))))
+                .durationSeconds
+        }
+        // The second has no Duration: and ends 10 s after its last marker, or with the speech there.
+        #expect(lengths == [600, 130])
+
+        // An empty Duration: is an error at its line, and nothing is written.
+        try Data(markdown.replacingOccurrences(of: "Duration: 10:00", with: "Duration:").utf8).write(
+            to: URL(fileURLWithPath: folder.path("calm.md"))
+        )
+        let refused = try await renderSession(["import", folder.path("calm.md"), "-o", folder.path("again")])
+        #expect(refused.status == 65)
+        #expect(
+            refused.standardError
+                == "error: \(folder.path("calm.md")):5: Duration: \"\" is not a length; write m:ss or h:mm:ss, such as 'Duration: 10:00'\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: folder.path("again")))
+    }
+
     @Test("import of a malformed file names the line and writes nothing")
     func importError() async throws {
         let folder = try TemporaryFolder()

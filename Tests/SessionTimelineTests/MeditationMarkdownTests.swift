@@ -50,7 +50,9 @@ struct MeditationMarkdownTests {
         #expect(category.scripts.map(\.id) == ["body-scan-01", "body-scan-02"])
         let first = category.scripts[0]
         #expect(first.title == "Feet First" && first.subtitle == "Starting from the ground" && first.orderIndex == 1)
-        #expect(first.category == "body-scan" && first.durationSeconds == 600)
+        // No Duration: line: it ends 10 s after its last marker, or with the speech there.
+        #expect(first.category == "body-scan" && first.durationSeconds == 520)
+        #expect(first.sound == nil && first.voice == nil && category.warnings.isEmpty)
         #expect(
             first.guided.segments == [
                 .init(
@@ -69,6 +71,85 @@ struct MeditationMarkdownTests {
             ]
         )
         #expect(category.scripts[1].guided.segments.map(\.phase) == ["opening"])
+        #expect(category.scripts[1].durationSeconds == 10)
+    }
+
+    @Test("A header sets the length, voice and sound: the file's for every meditation, a meditation's for itself")
+    func header() throws {
+        let text = """
+            # Timer Talks
+            Duration: 5:00
+            Voice: espeak:en
+            Sound:
+            ```json
+            {"ambience": "rain", "ambienceGain": 0.2}
+            ```
+
+            ## 1. Short
+            *Five minutes*
+
+            [0:00]
+            Welcome.
+
+            [4:00]
+            - Breathe.
+
+            ## 2. Long
+            *An hour*
+            Duration: 1:00:00
+            Voice: espeak:de
+
+            [0:00]
+            Willkommen.
+
+            [59:00]
+            Auf Wiedersehen.
+            """
+        let category = try MeditationMarkdown.parse(text)
+        let (short, long) = (category.scripts[0], category.scripts[1])
+        #expect(short.durationSeconds == 300 && long.durationSeconds == 3600)
+        #expect(short.voice == "espeak:en" && long.voice == "espeak:de")
+        #expect(short.sound?.ambience == "rain" && short.sound?.ambienceGain == 0.2 && long.sound == short.sound)
+        // The window reaches to the end, no further: 4:00 ± 10 s.
+        #expect(short.guided.interjections.map(\.windowEndSeconds) == [250])
+        #expect(category.warnings.isEmpty)
+        // What import writes reads back as the same script.
+        #expect(try Script(json: MeditationMarkdown.json(short)) == short)
+    }
+
+    @Test("A duration that leaves more than a minute of silence after the last speech is a warning at its line")
+    func appendedSilence() throws {
+        let text = """
+            # C
+
+            Duration: 10:00
+
+            ## 1. Five Minutes
+            *Ends early*
+
+            [0:00]
+            Welcome.
+
+            [4:30]
+            Goodbye, and thank you for sitting today.
+
+            ## 2. Nine Minutes
+            *Ends on time*
+
+            [0:00]
+            Welcome.
+
+            [9:00]
+            Goodbye.
+            """
+        let category = try MeditationMarkdown.parse(text)
+        #expect(category.scripts.map(\.durationSeconds) == [600, 600])
+        // Seven words at 150 a minute: 2.8 s, so speech ends at about 4:33, leaving 5:27.
+        #expect(
+            category.warnings.map(\.description) == [
+                "line 3: meditation 1 (\"Five Minutes\") lasts 10:00, but its last speech ([4:30]) ends at about 4:33 at 150 words per minute: 5:27 of silence at the end; give it its own Duration: line, or none to end with its speech"
+            ]
+        )
     }
 
     @Test(
@@ -83,7 +164,7 @@ struct MeditationMarkdownTests {
             ),
             (
                 "# C\n## 1. T\n*s*\n\nprose without a marker",
-                "line 5: expected a time marker such as '[2:00]' alone on a line"
+                "line 5: expected a time marker such as '[2:00]' alone on a line, or a header line (Duration:, Voice:, Sound:)"
             ),
             (
                 "# C\n## 1. T\n*s*\n[2:00]\nx\n[1:00]\ny",
@@ -97,7 +178,42 @@ struct MeditationMarkdownTests {
                 "# C\n## 1. T\n*s*\n[6:00]\n- only options",
                 "line 2: the meditation has no spoken section; expected '[0:00]' and prose"
             ),
-            ("# C\n## 1. T\n*s*\n[10:00]\nx", "line 4: the marker is at or past the end of the meditation (600 s)"),
+            (
+                "# C\nDuration: 10:00\n## 1. T\n*s*\n[10:00]\nx",
+                "line 5: the marker is at or past the end of the meditation (Duration: 10:00, line 2)"
+            ),
+            (
+                "# C\n## 1. T\n*s*\nDuration: 1:00:00\n[1:00:00]\nx",
+                "line 5: \"[1:00:00]\" is not a time marker: it has more than one ':'; a marker is m:ss alone on its line, such as '[2:00]'"
+            ),
+            (
+                "# C\n## 1. T\n*s*\nDuration: 5:00\nDuration: 6:00\n[0:00]\nx",
+                "line 5: Duration: is given twice in this header"
+            ),
+            (
+                "# C\n## 1. T\n*s*\nDuration: 5 minutes\n[0:00]\nx",
+                "line 4: Duration: \"5 minutes\" is not a length; write m:ss or h:mm:ss, such as 'Duration: 10:00'"
+            ),
+            (
+                "# C\n## 1. T\n*s*\nDuration: 25:00:00\n[0:00]\nx",
+                "line 4: Duration: 25:00:00 is longer than the longest session, 24:00:00"
+            ),
+            (
+                "# C\nLength: 10:00\n## 1. T\n*s*\n[0:00]\nx",
+                "line 2: expected the first meditation, '## 1. Title', or a header line (Duration:, Voice:, Sound:)"
+            ),
+            (
+                "# C\n## 1. T\n*s*\nSound:\n```json\n{\"ambience\": \"../rain\"}\n```\n[0:00]\nx",
+                "line 5: Sound: sound.ambience: \"../rain\" is a path; a script names a sound by its name in the sound library, and only the command line gives a sound file's path"
+            ),
+            (
+                "# C\n## 1. T\n*s*\nSound:\n```json\n{\"ambience\": \"rain\"}\n[0:00]\nx",
+                "line 5: Sound: the JSON block has no closing '```'"
+            ),
+            (
+                "# C\n## 1. T\n*s*\nSound: rain\n[0:00]\nx",
+                "line 4: Sound: expected nothing after it, and its JSON block on the next lines"
+            ),
             (
                 "# C\n## 1. T\n*s*\n[0:00]\nx\n- a list in prose",
                 "line 6: a list item inside prose; put interjection options under their own marker"
@@ -110,7 +226,7 @@ struct MeditationMarkdownTests {
             // when multiplied by 60 trapped instead of being reported.
             (
                 "# t\n## 1. e\n*S*\n[919999999999999999:00]",
-                "line 4: the marker is at or past the end of the meditation (600 s)"
+                "line 4: the marker is past the longest session, 24:00:00"
             ),
         ]
     )

@@ -98,9 +98,15 @@ package struct ScriptSummary: Sendable, Equatable, Encodable {
 /// Turning a Markdown file of meditations into script files.
 package enum MeditationImport {
     /// Reads `markdownPath` and writes one script JSON per meditation into `folder`
-    /// (`{id}.json`, each written atomically). Returns the paths written, in order.
+    /// (`{id}.json`, each written atomically). Returns the paths written, in order. `warn` is told
+    /// what is probably a mistake, as `FILE.md:LINE: what` (a duration that leaves more than a
+    /// minute of silence after the last speech).
     /// - Throws: ``SessionError``: `FILE.md:LINE: what was expected`, before anything is written.
-    package static func run(markdownPath: String, into folder: String) throws(SessionError) -> [String] {
+    package static func run(
+        markdownPath: String,
+        into folder: String,
+        warn: (String) -> Void = { _ in }
+    ) throws(SessionError) -> [String] {
         let text: String
         do {
             text = try String(contentsOfFile: markdownPath, encoding: .utf8)
@@ -121,6 +127,9 @@ package enum MeditationImport {
                 problem.line.map { "\(markdownPath):\($0): \(problem.rule)" } ?? "\(markdownPath): \(problem.rule)",
                 underlyingError: error
             )
+        }
+        for warning in category.warnings {
+            warn(warning.line.map { "\(markdownPath):\($0): \(warning.rule)" } ?? "\(markdownPath): \(warning.rule)")
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

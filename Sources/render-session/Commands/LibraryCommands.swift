@@ -10,7 +10,9 @@ struct ImportCommand: AsyncParsableCommand {
         discussion: """
             Writes one script per meditation, {category}-{NN}.json, and prints their paths. The \
             format is in docs/meditations.md; a malformed file fails with its line number and \
-            what was expected, and nothing is written.
+            what was expected, and nothing is written. A meditation lasts its Duration: line's \
+            length (its own, else the file header's); without one it ends with its last speech. \
+            A duration that leaves more than a minute of silence after the last speech is a warning.
 
             Example:
               render-session import Fixtures/meditations/reactivity.md -o out/scripts
@@ -31,7 +33,11 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let (markdownPath, output) = (markdownPath, output)
         try await runCommand { _ in
-            let written = try MeditationImport.run(markdownPath: markdownPath, into: output)
+            let written = try MeditationImport.run(
+                markdownPath: markdownPath,
+                into: output,
+                warn: Console.warning
+            )
             Console.printLines(written)
             Console.status("Imported \(written.count) scripts from \(markdownPath) into \(output)")
         }
