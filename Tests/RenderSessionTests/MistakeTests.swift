@@ -83,7 +83,7 @@ struct MistakeTests {
     }
 
     @Test(
-        "Late speech: the summary counts it; --max-late below the worst fails before rendering, at or above it renders"
+        "Late speech: each late clip is a line naming its place and what overran it, and --json lists them; --max-late below the worst fails before rendering, at or above it renders"
     )
     func lateSpeech() async throws {
         let folder = try TemporaryFolder()
@@ -98,10 +98,25 @@ struct MistakeTests {
         let count = try #require(late["count"] as? Int)
         let worst = try #require(late["worstSeconds"] as? Double)
         #expect(count > 0 && worst > 1, "edge-cases.json has clips that run past the next one's start")
+        #expect(count == 3 && worst == 2.89)
+        let name = Self.script
         #expect(
-            plain.standardError.contains(", \(count) clips late (worst \(String(format: "%.1f", worst)) s), in "),
+            plain.standardError.hasPrefix(
+                """
+                warning: \(name): segments[1] ("late") starts 2.4 s late: segments[0] ("first") runs to 0:04.440
+                warning: \(name): interjections[0] ("Tied.") starts 2.9 s late: segments[2] ("tie") runs to 0:13.387
+                warning: \(name): interjections[1] ("Breathe in.") starts 0.1 s late: interjections[0] ("Tied.") runs to 0:14.103
+                Rendered edge-cases: 0:35.9 at 22050 Hz mono, speech -16.0 LUFS, -1.3 dBTP, 3 clips late (worst 2.9 s), in
+                """
+            ),
             "\(plain.standardError)"
         )
+        let items = try #require(late["items"] as? [[String: Any]])
+        #expect(items.map { $0["path"] as? String } == ["segments[1]", "interjections[0]", "interjections[1]"])
+        #expect(items.map { $0["overrunBy"] as? String } == ["segments[0]", "segments[2]", "interjections[0]"])
+        #expect(items.map { $0["lateSeconds"] as? Double } == [2.44, 2.89, 0.1])
+        #expect(items.map { $0["overrunEndSeconds"] as? Double } == [4.44, 13.39, 14.1])
+        #expect(items.first?["id"] as? String == "late" && items.dropFirst().allSatisfy { $0["id"] == nil })
 
         let refused = try await renderSession(
             ["render", Self.script, "-o", folder.path("b.wav"), "--max-late", "1"] + Self.offline
@@ -110,8 +125,8 @@ struct MistakeTests {
         let lines = refused.standardError.split(separator: "\n")
         #expect(lines.count == 1)
         #expect(
-            lines.first?.contains("s late") == true
-                && lines.first?.hasSuffix("more than the 1 s allowed: the clip before it runs past its start") == true,
+            lines.first
+                == #"error: \#(name): interjections[0] ("Tied.") starts 2.9 s late: segments[2] ("tie") runs to 0:13.387, more than the 1 s --max-late allows (and 1 more past it)"#,
             "\(lines)"
         )
         #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))

@@ -257,20 +257,22 @@ struct RenderJob: Sendable {
         let requested = pipeline.requestedClips(for: script).voice
         timeline.voice = identity.voice.id
         timeline.requestedVoice = requested == identity.voice ? nil : requested.id
-        try checkLateness(of: timeline)
+        try checkLateness(of: timeline, script: script)
         return try LoudnessPlan(timeline, encoder: encoder).anchored
     }
 
-    /// Refuses a plan whose speech starts later than ``PlanSettings/maximumLateSeconds``.
-    private func checkLateness(of timeline: Timeline) throws(SessionError) {
+    /// Refuses a plan whose speech starts later than ``PlanSettings/maximumLateSeconds``, naming
+    /// the latest clip, where it is in `script`, and the clip that overran it.
+    private func checkLateness(of timeline: Timeline, script: Script) throws(SessionError) {
         guard let maximum = pipeline.plan.maximumLateSeconds else { return }
         let rate = timeline.sampleRate
-        let late = TimelineLateness(timeline, beyond: rate.frames(atSeconds: maximum) ?? .zero)
-        guard let worst = late.worst else { return }
-        let others = late.lateCount > 1 ? " (and \(late.lateCount - 1) more past it)" : ""
+        let allowed = rate.seconds(of: rate.frames(atSeconds: maximum) ?? .zero)
+        let late = LateClip.all(in: timeline, script: script).filter { $0.lateSeconds > allowed }
+        guard let worst = late.max(by: { $0.lateSeconds < $1.lateSeconds }) else { return }
+        let others = late.count > 1 ? " (and \(late.count - 1) more past it)" : ""
         throw SessionError(
             .lateSpeech,
-            "\(quoted(printable(worst.text, limit: 60))) starts \(String(format: "%.1f", rate.seconds(of: worst.frames))) s late\(others), more than the \(formatted(maximum)) s allowed: the clip before it runs past its start"
+            "\(worst.line), more than the \(formatted(maximum)) s --max-late allows\(others)"
         )
     }
 

@@ -127,15 +127,20 @@ struct RenderCommand: AsyncParsableCommand {
         try await runCommand { pool in
             let clock = ContinuousClock()
             let started = clock.now
-            let (outcome, voiceOrigin) = try await options.run(scriptAt: scriptPath, on: pool, summarizingCache: false)
+            let (outcome, voiceOrigin, script) = try await options.run(
+                scriptAt: scriptPath,
+                on: pool,
+                summarizingCache: false
+            )
             let summary = SessionSummary(
                 outcome.timeline,
+                script: script,
                 prepared: outcome.clips,
                 voiceOrigin: voiceOrigin,
                 output: options.output,
                 elapsed: clock.now - started
             )
-            Console.status(summary.line(verb: "Rendered"))
+            for line in summary.lines(verb: "Rendered") { Console.status(line) }
             if json {
                 Console.printJSON(summary)
             } else {
@@ -217,20 +222,28 @@ extension PipelineOptions {
     /// Loads the script at `path` and runs the pipeline on it, its blocking work on `pool`; with
     /// `--offline`, missing clips end with what to do about them. The cache's filling is said in
     /// a line of its own only if `summarizingCache` (a render's summary says it instead).
-    /// - Returns: what the render came to, and where the voice asked for came from (`--voice`,
-    ///   `$RENDER_SESSION_VOICE`, `script`, `default`).
+    /// Each clip that starts late is a warning of its own, naming the script, the clip's place in
+    /// it and the clip that overran it.
+    /// - Returns: what the render came to, where the voice asked for came from (`--voice`,
+    ///   `$RENDER_SESSION_VOICE`, `script`, `default`), and the script.
     @discardableResult
     func run(
         scriptAt path: String,
         on pool: BlockingPool,
         summarizingCache: Bool = true
-    ) async throws -> (outcome: RenderOutcome, voiceOrigin: String) {
+    ) async throws -> (outcome: RenderOutcome, voiceOrigin: String, script: Script) {
         let pipeline = try pipeline(observer: Console.observer(summarizingCache: summarizingCache), pool: pool)
         let script = try ScriptFile.load(path, strict: plan.sound.strict, warn: Console.warning)
         let origin = script.voice == nil ? clip.voiceChoice(for: source.provider).origin : "script"
+        let name = path == "-" ? ScriptFile.standardInputName : path
         do {
-            return (try await pipeline.run(script), origin)
+            let outcome = try await pipeline.run(script)
+            for late in LateClip.all(in: outcome.timeline, script: script) { Console.warning("\(name): \(late.line)") }
+            return (outcome, origin, script)
         } catch {
+            if error.code == .lateSpeech {
+                throw SessionError(.lateSpeech, "\(name): \(error.lines[0])", underlyingError: error)
+            }
             guard error.code == .missingClips, plan.offline else { throw error }
             let cache = clip.cache.map { " --cache \($0)" } ?? ""
             let voice = clip.voice.map { " --voice \($0)" } ?? ""

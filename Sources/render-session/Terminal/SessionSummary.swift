@@ -37,15 +37,18 @@ struct SessionSummary: Encodable {
         var failed: Int
     }
 
-    /// How many clips start after their planned start, and the latest.
+    /// How many clips start after their planned start, the latest, and each of them.
     struct Late: Encodable {
         var count: Int
         var worstSeconds: Double?
         var worstText: String?
+        /// Every late clip, where it is in the script and what overran it.
+        var items: [LateClip]
     }
 
     init(
         _ timeline: Timeline,
+        script source: Script?,
         prepared: PreparedClips?,
         voiceOrigin: String?,
         output: OutputSettings,
@@ -71,7 +74,8 @@ struct SessionSummary: Encodable {
         late = Late(
             count: lateness.lateCount,
             worstSeconds: lateness.worst.map { Timeline.rounded(rate.seconds(of: $0.frames)) },
-            worstText: lateness.worst?.text
+            worstText: lateness.worst?.text,
+            items: LateClip.all(in: timeline, script: source)
         )
         elapsedSeconds = (elapsed.seconds * 1_000).rounded() / 1_000
     }
@@ -104,16 +108,26 @@ struct SessionSummary: Encodable {
         }
     }
 
-    /// `Rendered s: 9:58.4, 13191000 frames at 22050 Hz mono, seed 7, voice espeak:en-us (default),
-    /// 24 clips (24 cached), speech -16.0 LUFS, program -16.2 LUFS, LRA 2.1 LU, -1.3 dBTP,
-    /// 2 clips late (worst 6.9 s), in 0.21 s → out.wav`.
-    func line(verb: String) -> String {
-        var parts = [
-            "\(Console.duration(durationSeconds)), \(totalFrames) frames at \(sampleRate) Hz \(Self.layout(channels)), seed \(seed)"
-        ]
+    /// The summary: one line under 160 characters before the path, with what a person checks
+    /// first, then indented lines with the rest.
+    ///
+    ///     Rendered s: 9:58.4 at 22050 Hz mono, speech -16.0 LUFS, -1.3 dBTP, 2 clips late (worst 6.9 s), in 0.21 s → out.wav
+    ///       13191000 frames, seed 7, voice espeak:en-us (default), 24 clips (24 cached)
+    ///       loudness: program -16.2 LUFS, LRA 2.1 LU, leveler up to 6.2 dB (9.8 s over 1 dB)
+    func lines(verb: String) -> [String] {
+        var first = ["\(Console.duration(durationSeconds)) at \(sampleRate) Hz \(Self.layout(channels))"]
+        func lufs(_ value: Double) -> String { String(format: "%.1f", value) }
+        if let speech = loudness?.speech { first.append("speech \(lufs(speech)) LUFS") }
+        if let peak = loudness?.truePeak { first.append("\(lufs(peak)) dBTP") }
+        if late.count > 0, let worst = late.worstSeconds {
+            first.append("\(late.count) clip\(late.count == 1 ? "" : "s") late (worst \(lufs(worst)) s)")
+        }
+        first.append("in \(String(format: "%.2f", elapsedSeconds)) s")
+
+        var facts = ["\(totalFrames) frames", "seed \(seed)"]
         if let voice {
             let origin = voice.origin == "script" ? "the script's" : voice.origin
-            parts.append(
+            facts.append(
                 voice.requested.map { "voice \(voice.used) standing in for \($0) (\(origin))" }
                     ?? "voice \(voice.used) (\(origin))"
             )
@@ -122,16 +136,19 @@ struct SessionSummary: Encodable {
             var made = ["\(clips.cached) cached"]
             if clips.synthesized > 0 { made.append("\(clips.synthesized) synthesized") }
             if clips.failed > 0 { made.append("\(clips.failed) failed") }
-            parts.append("\(clips.needed) clip\(clips.needed == 1 ? "" : "s") (\(made.joined(separator: ", ")))")
+            facts.append("\(clips.needed) clip\(clips.needed == 1 ? "" : "s") (\(made.joined(separator: ", ")))")
         }
-        if let loudness { parts.append(Self.describe(loudness)) }
-        if late.count > 0, let worst = late.worstSeconds {
-            parts.append(
-                "\(late.count) clip\(late.count == 1 ? "" : "s") late (worst \(String(format: "%.1f", worst)) s)"
-            )
+        var lines = [
+            "\(verb) \(script): \(first.joined(separator: ", "))\(audio.map { " → \($0)" } ?? "")",
+            "  " + facts.joined(separator: ", "),
+        ]
+        if let loudness {
+            var rest = loudness
+            (rest.speech, rest.truePeak) = (nil, nil)
+            let described = Self.describe(rest)
+            if !described.isEmpty { lines.append("  loudness: \(described)") }
         }
-        parts.append("in \(String(format: "%.2f", elapsedSeconds)) s")
-        return "\(verb) \(script): \(parts.joined(separator: ", "))\(audio.map { " → \($0)" } ?? "")"
+        return lines
     }
 }
 
