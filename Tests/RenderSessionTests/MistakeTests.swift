@@ -126,7 +126,7 @@ struct MistakeTests {
         #expect(lines.count == 1)
         #expect(
             lines.first
-                == #"error: \#(name): interjections[0] ("Tied.") starts 2.9 s late: segments[2] ("tie") runs to 0:13.387, more than the 1 s --max-late allows (and 1 more past it)"#,
+                == #"error: \#(name): interjections[0] ("Tied.") starts 2.9 s late: segments[2] ("tie") runs to 0:13.387, more than the 1 s allowed (and 1 more past it)"#,
             "\(lines)"
         )
         #expect(!FileManager.default.fileExists(atPath: folder.path("b.wav")))

@@ -272,7 +272,7 @@ struct RenderJob: Sendable {
         let others = late.count > 1 ? " (and \(late.count - 1) more past it)" : ""
         throw SessionError(
             .lateSpeech,
-            "\(worst.line), more than the \(formatted(maximum)) s --max-late allows\(others)"
+            "\(worst.line), more than the \(formatted(maximum)) s allowed\(others)"
         )
     }
 
