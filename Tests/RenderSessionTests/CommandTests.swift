@@ -149,7 +149,11 @@ struct CommandTests {
                 #expect(item["words"] != nil && item["sentences"] != nil, "the fixture clips' words")
             case "interjection":
                 #expect(keys == common.union(clipKeys))
-                #expect(item["phase"] as? String == "interjection")
+                // One phase name per item: the phase of `phases` it starts in, as positions and queues say.
+                let within = phases.last { ($0["startFrame"] as? Int ?? .max) <= cursor - frames }
+                #expect(
+                    item["phase"] as? String == within?["name"] as? String && within?["name"] as? String == "silence"
+                )
             case "silence": #expect(keys == common)
             case "bell":
                 #expect(item["source"] as? String == "builtin")

@@ -165,7 +165,12 @@ struct RenderTests {
         )
         let clips = timeline.items.compactMap(\.clip)
         #expect(clips[1].lateByFrames > .zero, "the clip planned at 2 s starts late")
-        #expect(clips[2].segmentId == "tie" && clips[3].phase == "interjection", "on a tie the segment goes first")
+        #expect(clips[2].segmentId == "tie" && clips[3].segmentId == nil, "on a tie the segment goes first")
+        let interjection = try #require(timeline.items.first { $0.kind == .interjection })
+        #expect(
+            interjection.clip?.phase == timeline.phases.last { $0.startFrame <= interjection.startFrame }?.name,
+            "an interjection's phase is the one it starts in"
+        )
         #expect(clips[3].plannedStartFrame == Frames(504_000), "a window inside one second plans at its start, 10.5 s")
         let last = try #require(timeline.items.first { $0.clip?.segmentId == "past-the-end" })
         #expect(

@@ -271,7 +271,7 @@ struct ScriptPlanningTests {
         #expect(timeline.totalFrames == Frames(68_000))
         #expect(timeline.items[3].clip?.plannedStartFrame == Frames(20_000))
         #expect(timeline.items[2].clip?.segmentId == "b")
-        #expect(timeline.items[3].clip?.phase == "interjection")
+        #expect(timeline.items[3].clip?.phase == "teachings", "an interjection is in the phase it starts in")
         #expect(timeline.items[3].clip?.segmentId == nil)
     }
 

@@ -133,6 +133,7 @@ extension Timeline {
                 LaneClip(
                     clip: PlacedClip(
                         text: interjection.text,
+                        // Named once placed: the phase it starts in (namingInterjectionPhases).
                         phase: "interjection",
                         segmentId: nil,
                         plannedStartFrame: frames(atSeconds: interjection.plannedSeconds),
@@ -181,7 +182,23 @@ extension Timeline {
         OverlayPlanner.place(layers, intervalStarts: intervalStarts, in: &timeline, skipped: &skipped)
         timeline.skippedSounds = skipped
         if layers.marksSilence { timeline = timeline.markingSilence() }
-        return timeline
+        return namingInterjectionPhases(timeline)
+    }
+
+    /// `timeline` with each interjection's `phase` the name of the phase it starts in (a `silence`
+    /// phase, or the phase of the segments around it), as the phases, positions and queues name
+    /// it: one phase name per item everywhere. Its kind already says it is an interjection.
+    private static func namingInterjectionPhases(_ timeline: Timeline) -> Timeline {
+        var named = timeline
+        let phases = timeline.phases
+        for (index, item) in timeline.items.enumerated() {
+            guard case .interjection(var clip, let audio) = item.content,
+                let phase = phases.last(where: { $0.startFrame <= item.startFrame })
+            else { continue }
+            clip.phase = phase.name
+            named.items[index].content = .interjection(clip, audio)
+        }
+        return named
     }
 }
 

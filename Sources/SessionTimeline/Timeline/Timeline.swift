@@ -547,7 +547,7 @@ package struct RecordedItem: Sendable, Equatable {
 public struct PlacedClip: Sendable, Equatable {
     /// The spoken text.
     public var text: String
-    /// The segment's phase, or `interjection`.
+    /// The segment's phase; for an interjection, the phase of ``Timeline/phases`` it starts in.
     public var phase: String
     /// The segment's id; `nil` for interjections.
     public var segmentId: String?
