@@ -258,7 +258,7 @@ struct LayersTests {
         #expect(overlays[0]["loopCrossfadeFrames"] as? Int == 2_000)
         #expect(overlays[1]["name"] as? String == "gong" && overlays[1]["loop"] as? Bool == false)
         #expect(overlays[1]["loudness"] as? Double == -12)
-        #expect(overlays[1]["source"] as? String == "/sounds/gong.flac")
+        #expect(overlays[1]["source"] as? String == "gong.flac", "a file's name, not this machine's path")
         let loudness = try #require(object["loudness"] as? [String: Any])
         #expect(loudness["program"] as? Double == -16.12)
         #expect(loudness["speech"] as? Double == -16.5 && loudness["anchor"] as? String == "speech")
@@ -274,7 +274,7 @@ struct LayersTests {
 
         var decoded = try JSONDecoder().decode(Timeline.self, from: data)
         decoded.loudness?.program = timeline.loudness?.program
-        #expect(decoded == timeline)
+        #expect(decoded == timeline.asWritten)
         // Version 2 named the ceiling and the program loudness differently.
         var version2 = object
         version2["schemaVersion"] = 2

@@ -277,7 +277,7 @@ struct QueuePlannerTests {
                       "lane" : "cues",
                       "loop" : false,
                       "name" : "gong",
-                      "source" : "library/gong.wav",
+                      "source" : "gong.wav",
                       "sourceFrames" : 22050,
                       "sourceSampleRate" : 22050,
                       "startFrame" : 0,

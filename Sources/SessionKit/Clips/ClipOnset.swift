@@ -7,9 +7,16 @@ enum ClipOnset {
     /// The frames at `rate` before `item`'s source first reaches ``VerificationRules/onsetLevel``
     /// once played at the item's gain; `nil` when the source cannot be read (no path, built in,
     /// gone) or never gets that loud. Decodes only as far as that first frame.
+    ///
+    /// A timeline read from a file names a clip by its file name in the cache, not by a path
+    /// (docs/timeline.md): such a clip is looked for in the default clip cache.
     static func lead(of item: TimelineItem, at rate: SampleRate) -> Frames? {
-        guard let source = item.source, let path = source.path, path != AudioSourceInfo.builtinName,
-            item.gain > 0, let decoder = try? AudioFileDecoder(path: path, inside: source.libraryFolder)
+        guard let source = item.source, let path = source.path, path != AudioSourceInfo.builtinName, item.gain > 0
+        else { return nil }
+        let cached = item.clip != nil && !path.contains("/") ? ClipCache.defaultDirectory() + "/" + path : nil
+        guard
+            let decoder = (try? AudioFileDecoder(path: path, inside: source.libraryFolder))
+                ?? cached.flatMap({ try? AudioFileDecoder(path: $0) })
         else { return nil }
         let level = VerificationRules.onsetLevel / Float(item.gain)
         let channels = decoder.channelCount.count

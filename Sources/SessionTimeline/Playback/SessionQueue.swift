@@ -254,7 +254,7 @@ extension SessionQueue: Encodable {
             try itemContainer.encode(item.sourceSampleRate, forKey: .sourceSampleRate)
             try itemContainer.encode(item.phase, forKey: .phase)
             try itemContainer.encodeIfPresent(item.text, forKey: .text)
-            try itemContainer.encodeIfPresent(item.name, forKey: .name)
+            try itemContainer.encodeIfPresent(item.name.map(AudioSourceInfo.writtenName), forKey: .name)
             try itemContainer.encode(item.gain, forKey: .gain)
             try itemContainer.encodeIfPresent(item.words, forKey: .words)
             try itemContainer.encodeIfPresent(item.sentences, forKey: .sentences)

@@ -195,7 +195,7 @@ public struct Timeline: Sendable, Equatable, Codable {
                 try phaseContainer.encode(phaseSpeech[index].map(Self.rounded), forKey: .speechLoudness)
             }
         }
-        try container.encode(skippedSounds, forKey: .skippedSounds)
+        try container.encode(skippedSounds.map(\.written), forKey: .skippedSounds)
         if let loudness {
             try container.encode(loudness, forKey: .loudness)
         } else {
@@ -455,7 +455,7 @@ public struct TimelineItem: Sendable, Equatable, Decodable {
             try container.encodeIfPresent(clip.sentences, forKey: .sentences)
             try container.encodeIfPresent(clip.wordsUnavailable, forKey: .wordsUnavailable)
         }
-        try container.encodeIfPresent(name, forKey: .name)
+        try container.encodeIfPresent(name.map(AudioSourceInfo.writtenName), forKey: .name)
         try cue?.encode(to: encoder)
         if let audio {
             try container.encode(audio.gain, forKey: .gain)
@@ -674,6 +674,25 @@ extension AudioSourceInfo {
 }
 
 extension AudioSourceInfo {
+    /// How a file's `path` is written in a timeline or a queue, which apps read on other machines:
+    /// never a folder of this one. A file in `folder` (the sound library a name found it in) is its
+    /// path within the folder; any other (a clip in the cache, a sound given as a file) its name.
+    package static func written(_ path: String, inside folder: String? = nil) -> String {
+        if let folder {
+            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+            if path.hasPrefix(prefix), path.count > prefix.count { return String(path.dropFirst(prefix.count)) }
+        }
+        return path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// How a sound's `name` (a library name, or the path it was chosen by) is written: as it was
+    /// given, but a path from the root as its file name.
+    package static func writtenName(_ name: String) -> String {
+        name.hasPrefix("/") ? written(name) : name
+    }
+}
+
+extension AudioSourceInfo {
     /// The keys a source is written under, beside its item's or overlay's own.
     private enum CodingKeys: String, CodingKey {
         case source, sourceSampleRate, sourceFrames, gapless, loudness, truePeak, leveledLoudness
@@ -685,7 +704,7 @@ extension AudioSourceInfo {
     /// Writes the source's fields into the keyed container of the item or overlay `encoder` is writing.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path ?? Self.builtinName, forKey: .source)
+        try container.encode(path.map { Self.written($0, inside: libraryFolder) } ?? Self.builtinName, forKey: .source)
         try container.encode(sampleRate, forKey: .sourceSampleRate)
         try container.encode(frameCount, forKey: .sourceFrames)
         try container.encode(gapless, forKey: .gapless)

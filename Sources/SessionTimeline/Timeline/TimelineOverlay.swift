@@ -123,6 +123,17 @@ public struct SkippedSound: Sendable, Equatable, Codable {
         self.name = name
         self.lookedFor = lookedFor
     }
+
+    /// As a timeline writes it: the name and each path looked at without this machine's folders
+    /// (``AudioSourceInfo/written(_:inside:)``).
+    package var written: SkippedSound {
+        SkippedSound(
+            lane: lane,
+            kind: kind,
+            name: AudioSourceInfo.writtenName(name),
+            lookedFor: lookedFor.map { AudioSourceInfo.written($0) }
+        )
+    }
 }
 
 /// A stretch of the session under one narration phase (`opening`, `teachings`, …), for an app's
@@ -361,7 +372,7 @@ extension TimelineOverlay: Decodable {
         try container.encode(index, forKey: .index)
         try container.encode(lane, forKey: .lane)
         try container.encode(kind, forKey: .kind)
-        try container.encode(name, forKey: .name)
+        try container.encode(AudioSourceInfo.writtenName(name), forKey: .name)
         try container.encode(startFrame, forKey: .startFrame)
         try container.encode(frameCount, forKey: .frameCount)
         try container.encode(sampleRate.seconds(of: startFrame), forKey: .startSeconds)
