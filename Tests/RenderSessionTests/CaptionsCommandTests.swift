@@ -3,15 +3,10 @@ import TestSupport
 import Testing
 
 /// Why Debian's WebVTT and SubRip parsers cannot be run here, or `nil` when they can.
-private let parsersMissing: String? = {
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: BrowserSupport.python)
-    probe.arguments = ["-c", "import webvtt, pysrt"]
-    probe.standardError = FileHandle.nullDevice
-    guard (try? probe.run()) != nil else { return "\(BrowserSupport.python) cannot be run" }
-    probe.waitUntilExit()
-    return probe.terminationStatus == 0 ? nil : "no webvtt or pysrt (apt-get install python3-webvtt python3-pysrt)"
-}()
+private let parsersMissing = BrowserSupport.pythonMissing(
+    "import webvtt, pysrt",
+    install: "no webvtt or pysrt (apt-get install python3-webvtt python3-pysrt)"
+)
 
 /// Reads captions with parsers we did not write: Debian's python3-webvtt and python3-pysrt; each
 /// cue as [start, end, text] (times as the parser prints them; WebVTT's text with its tags).

@@ -24,6 +24,19 @@ public enum BrowserSupport {
 
     /// The Python that Debian's `python3-selenium` belongs to.
     public static let python = "/usr/bin/python3"
+
+    /// Why ``python`` cannot run `statement` (an import of Debian's Python packages), or `nil` when
+    /// it can, `install` saying what to install. Waited for in place, as ``missing`` is: for a
+    /// trait's reason, known before any test runs.
+    public static func pythonMissing(_ statement: String, install: String) -> String? {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: python)
+        probe.arguments = ["-c", statement]
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return "\(python) cannot be run" }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0 ? nil : install
+    }
 }
 
 extension Trait where Self == ConditionTrait {
