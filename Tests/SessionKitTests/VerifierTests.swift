@@ -122,6 +122,35 @@ struct VerifierTests {
         )
     }
 
+    @Test("A timeline read from a file finds its clips by name in the cache given, and nothing outside it")
+    func sourcesByName() async throws {
+        let folder = try TemporaryFolder()
+        let timeline = try await Self.render(in: folder)
+        let values = try readPCM16(folder.path("x.wav")).values
+        try Self.write(
+            Self.moving(3, by: 6_615, in: values, timeline: timeline),
+            rate: 22_050,
+            to: folder.path("late.wav")
+        )
+        // As a file holds it: the clip by its name in the cache, no machine's path.
+        let written = try JSONDecoder().decode(Timeline.self, from: JSONEncoder().encode(timeline))
+        let source = try #require(written.items[3].source?.path)
+        #expect(!source.contains("/") && source.hasSuffix(".mp3"))
+        func verify(clips: String) throws -> String? {
+            try SessionVerifier.verify(
+                file: folder.path("late.wav"),
+                timeline: written,
+                sources: SourceFolders(clips: clips, sounds: folder.path("no-sounds"))
+            ).problems.first?.message
+        }
+        // Found in the cache: how late, to the frame (the clip's own lead-in read from its file).
+        let found = try verify(clips: Repository.cache.path)
+        #expect(found?.contains(" starts about ") == true && found?.contains(", its clip's at frame ") == true)
+        // Not there (another cache): only that it may start late.
+        try FileManager.default.createDirectory(atPath: folder.path("empty"), withIntermediateDirectories: false)
+        #expect(try verify(clips: folder.path("empty"))?.contains(" may start late: ") == true)
+    }
+
     @Test("A sample in a silence, a clipped run, an emptied clip: one complaint each, worded exactly")
     func corruptions() async throws {
         let folder = try TemporaryFolder()

@@ -295,7 +295,17 @@ package enum BatchRenderer {
             clips: clips
         )
         if options.writesPreviews {
-            report.previews = try BatchPreview.write(report, names: all.map(\.name), folder: folder, manifest: manifest)
+            let sources = SourceFolders(
+                clips: pipeline.clips.cacheFolder,
+                sounds: pipeline.plan.soundLibrary ?? SoundLibrary.defaultFolder()
+            )
+            report.previews = try BatchPreview.write(
+                report,
+                names: all.map(\.name),
+                folder: folder,
+                manifest: manifest,
+                sources: sources
+            )
         }
         return report
     }

@@ -41,11 +41,12 @@ package enum BatchPreview {
         _ report: BatchReport,
         names: [String],
         folder: String,
-        manifest: BatchManifest
+        manifest: BatchManifest,
+        sources: SourceFolders
     ) throws(SessionError) -> [Row] {
         var rows: [Row] = []
         for (session, result) in zip(report.sessions, report.results) {
-            rows.append(row(session, result))
+            rows.append(row(session, result, sources: sources))
         }
         let index = (folder as NSString).appendingPathComponent("\(indexName).html")
         try manifest.recordPreviews(rows) { (recorded) throws(SessionError) in
@@ -61,7 +62,7 @@ package enum BatchPreview {
     }
 
     /// The session's page written, and its row; a failure to write it becomes the row's verdict.
-    static func row(_ session: BatchSession, _ result: BatchResult) -> Row {
+    static func row(_ session: BatchSession, _ result: BatchResult, sources: SourceFolders) -> Row {
         var row = Row(
             name: session.name,
             page: nil,
@@ -78,12 +79,12 @@ package enum BatchPreview {
         switch result {
         case .rendered, .upToDate:
             row.isRendered = true
-            return page(session, into: row)
+            return page(session, into: row, sources: sources)
         case .failed, .lacksClips: return row
         }
     }
 
-    private static func page(_ session: BatchSession, into row: Row) -> Row {
+    private static func page(_ session: BatchSession, into row: Row, sources: SourceFolders) -> Row {
         var row = row
         do throws(SessionError) {
             let timeline = try SessionVerifier.readTimeline(at: session.timelinePath)
@@ -93,7 +94,7 @@ package enum BatchPreview {
             row.speechLoudness = timeline.loudness?.speech
             row.programLoudness = timeline.loudness?.program
             row.lateClips = timeline.lateness.lateCount
-            let report = try SessionVerifier.verify(file: session.outputPath, timeline: timeline)
+            let report = try SessionVerifier.verify(file: session.outputPath, timeline: timeline, sources: sources)
             row.isClean = report.isClean
             row.verification = report.problems.first?.message ?? "passed"
             let page = (session.outputPath as NSString).deletingPathExtension + ".html"

@@ -19,14 +19,19 @@ package enum SessionVerifier {
     /// the report, never errors: a file that cannot be decoded at all is one `undecodable` problem.
     /// - Throws: ``SessionError/Code-swift.struct/unreadableAudio`` when there is no file to read (no
     ///   such file, a folder, permission denied); ``SessionError/cancelled`` when the task is cancelled.
-    /// - Parameter checkingStamp: whether to refuse a timeline whose ``Timeline/audioFile`` describes
-    ///   another file (``refuseForeign(_:named:for:doing:)``). A render verifying what it has just
-    ///   written and stamped passes `false`: the check cannot fail there, and it reads the whole file.
+    /// - Parameters:
+    ///   - checkingStamp: whether to refuse a timeline whose ``Timeline/audioFile`` describes
+    ///     another file (``refuseForeign(_:named:for:doing:)``). A render verifying what it has
+    ///     just written and stamped passes `false`: the check cannot fail there, and it reads the
+    ///     whole file.
+    ///   - sources: where the clips and sounds of a timeline read from a file are; `nil` for a
+    ///     timeline a render holds, whose sources are their files' paths.
     package static func verify(
         file path: String,
         timeline: Timeline?,
         timelineName: String? = nil,
-        checkingStamp: Bool = true
+        checkingStamp: Bool = true,
+        sources: SourceFolders? = nil
     ) throws(SessionError) -> VerificationReport {
         if let reason = unreadableReason(path) {
             throw SessionError(.unreadableAudio, "Cannot verify \(path): \(reason)")
@@ -152,7 +157,13 @@ package enum SessionVerifier {
         scan.finish()
 
         let decoded = Frames(scan.position)
-        let judge = Judgement(scan: scan, rules: rules, rate: decoder.sampleRate, decodedFrames: decoded)
+        let judge = Judgement(
+            scan: scan,
+            rules: rules,
+            rate: decoder.sampleRate,
+            decodedFrames: decoded,
+            sources: sources
+        )
         if let placed { problems += judge.lengthProblems(timeline: placed) }
         if let decodingProblem { problems.append(decodingProblem) }
         problems += judge.clippingProblems(timeline: placed)

@@ -7,6 +7,8 @@ struct Judgement {
     let rules: VerificationRules
     let rate: SampleRate
     let decodedFrames: Frames
+    /// Where the sources of a timeline read from a file are (``ClipOnset/lead(of:at:in:)``).
+    let sources: SourceFolders?
 
     /// The frames of one measuring window (20 ms).
     private var windowFrames: Int64 {
@@ -100,7 +102,7 @@ struct Judgement {
         let lead = firstSound - statistics.start
         let tolerance = frames(seconds: VerificationRules.onsetToleranceSeconds) + rules.guardBeforeSound.count
         guard lead > tolerance else { return nil }
-        if let clipLead = ClipOnset.lead(of: item, at: rate)?.count {
+        if let clipLead = ClipOnset.lead(of: item, at: rate, in: sources)?.count {
             let late = lead - clipLead
             guard late > tolerance else { return nil }
             return problem(
@@ -127,7 +129,7 @@ struct Judgement {
         let peak = VerificationText.decibels(span.peak)
         if let after = span.itemAfter, span.end <= decodedFrames.count, lastLoud >= span.end - windowFrames {
             let item = timeline.items[after]
-            let clipLead = ClipOnset.lead(of: item, at: rate)?.count
+            let clipLead = ClipOnset.lead(of: item, at: rate, in: sources)?.count
             let early = span.spanEnd - firstLoud + (clipLead ?? 0)
             let about = clipLead == nil ? "at least " : "about "
             return problem(

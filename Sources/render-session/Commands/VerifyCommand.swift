@@ -56,6 +56,22 @@ struct VerifyCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON instead of one line per problem.")
     var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The clip cache the file was rendered from: where a clip's own lead-in is read, to tell how late it starts. (default: $XDG_CACHE_HOME/render-session/tts, else ~/.cache/render-session/tts)",
+            valueName: "dir"
+        )
+    )
+    var cache: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The sound library the file was rendered with. (default: the built-in library, docs/sound.md)",
+            valueName: "dir"
+        )
+    )
+    var sounds: String?
+
     @Flag(help: "Also transcribe each spoken item and check that it says its text (docs/speech-check.md).")
     var speech = false
 
@@ -76,13 +92,22 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let (file, timelinePath, withoutTimeline, json) = (file, timeline, noTimeline, json)
         let check = speech ? speechCheck.check : nil
+        let sources = SourceFolders(
+            clips: cache ?? ClipCache.defaultDirectory(),
+            sounds: sounds ?? SoundLibrary.defaultFolder()
+        )
         try await runCommand { _ in
             var report: VerificationReport
             do {
                 let (timeline, name) =
                     withoutTimeline ? (nil, nil) : try Self.timeline(at: timelinePath, for: file)
                 // The command runs on its pool: decoding a long file blocks one of its threads.
-                report = try SessionVerifier.verify(file: file, timeline: timeline, timelineName: name)
+                report = try SessionVerifier.verify(
+                    file: file,
+                    timeline: timeline,
+                    timelineName: name,
+                    sources: sources
+                )
                 if let check, let timeline {
                     try await SessionVerifier.checkSpeech(of: &report, timeline: timeline, check: check)
                 }
