@@ -81,9 +81,8 @@ struct LoudnessTargetTests {
 
         func one(_ value: Double) -> String { String(format: "%.1f", value) }
         #expect(
-            render.standardError.contains(
-                "speech \(one(speech)) LUFS, program \(one(program)) LUFS, LRA \(one(range)) LU, "
-            ),
+            render.standardError.contains(", speech \(one(speech)) LUFS, ")
+                && render.standardError.contains("\n  loudness: program \(one(program)) LUFS, LRA \(one(range)) LU, "),
             "\(render.standardError)"
         )
     }
@@ -295,7 +294,10 @@ struct LoudnessTargetTests {
                 ["render"] + Self.layered + options + ["-o", path, "--timeline", path + ".json"]
             )
             #expect(render.status == 0, "\(render.standardError)")
-            #expect(render.standardError.contains(" Hz \(layout), seed 7"), "\(name): \(render.standardError)")
+            #expect(
+                render.standardError.contains(" Hz \(layout), speech ") && render.standardError.contains(", seed 7, "),
+                "\(name): \(render.standardError)"
+            )
             let timeline = try Self.timeline(path + ".json")
             #expect(timeline.loudness?.target == target, "\(name)")
             let speech = timeline.items.filter { $0.clip != nil }.map {

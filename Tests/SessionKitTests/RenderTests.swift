@@ -123,7 +123,7 @@ struct RenderTests {
             Timeline.self,
             from: Data(contentsOf: folder.url.appendingPathComponent("s.json"))
         )
-        #expect(written == timeline)
+        #expect(written == timeline.asWritten)
     }
 
     @Test("Rendering twice with one seed gives byte-identical files; another seed changes the draws")

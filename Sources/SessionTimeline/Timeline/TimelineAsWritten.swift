@@ -1,9 +1,8 @@
-import SessionTimeline
-
 extension Timeline {
     /// The timeline as its JSON reads back: each source's path and each sound's name as a
     /// timeline writes them, without this machine's folders (``AudioSourceInfo/written(_:inside:)``).
-    var asWritten: Timeline {
+    /// What a test compares a timeline read from a file with.
+    package var asWritten: Timeline {
         func written(_ audio: ItemAudio) -> ItemAudio {
             var audio = audio
             audio.source = written(audio.source)
