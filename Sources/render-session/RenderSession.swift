@@ -42,10 +42,12 @@ struct RenderSession: AsyncParsableCommand {
             Console.writeStandardOutput(Data(await versionReport().utf8))
             return
         }
+        Console.wantsJSON.withLock { $0 = arguments.prefix { $0 != "--" }.contains("--json") }
         if let problem = unknownCommand(in: arguments) {
             Console.writeStandardError(
                 "error: \(problem)\nUsage: render-session <subcommand>\n  See 'render-session --help' for more information.\n"
             )
+            Console.failureJSON(exitStatus: ExitCode.validationFailure.rawValue, extra: [problem])
             ProcessControl.exit(status: ExitCode.validationFailure.rawValue)
         }
         do {
@@ -60,6 +62,9 @@ struct RenderSession: AsyncParsableCommand {
                     Console.writeStandardError(message + "\n")
                 }
             }
+            // A usage error's first line is the error; the rest is usage.
+            let usage = message.split(separator: "\n").first.map { [String($0)] } ?? []
+            Console.failureJSON(exitStatus: code.rawValue, extra: usage)
             ProcessControl.exit(status: code.rawValue)
         }
     }

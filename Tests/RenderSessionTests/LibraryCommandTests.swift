@@ -163,17 +163,55 @@ struct LibraryCommandTests {
         #expect(lines.first == "error: \(folder.path("scripts/broken.json")): id: is required but missing")
         #expect(
             lines.last?.hasPrefix(
-                "Batch of 1 sessions into \(folder.path("out")): 1 rendered, 0 up to date, 1 failed (\(folder.path("scripts/broken.json"))), 1 with late speech (worst "
+                "Batch of 1 session and 1 invalid script into \(folder.path("out")): 1 rendered, 0 up to date, 1 failed (\(folder.path("scripts/broken.json"))), 1 with late speech (worst "
             ) == true
         )
         #expect(FileManager.default.fileExists(atPath: folder.path("out/edge-cases.wav")))
+
+        // Offline with an empty cache: each missing clip once, what to do, and counts that add up;
+        // --json names the invalid script's problems and no file the failed session did not write.
+        let empty = try await renderSession(
+            ["batch", folder.path("scripts"), "-o", folder.path("empty-out"), "--cache", folder.path("c")]
+                + ["--offline", "--json"]
+        )
+        #expect(empty.status == 1)
+        let errors = empty.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        #expect(errors.count { $0.contains("No clip for ") } == 7, "each of the 7 clips once: \(errors)")
+        #expect(
+            errors.last
+                == "error: The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(folder.path("scripts")) --cache \(folder.path("c"))`, or run without --offline"
+        )
+        #expect(
+            empty.standardError.split(separator: "\n").last?.hasPrefix(
+                "Batch of 1 session and 1 invalid script into \(folder.path("empty-out")): 0 rendered, 0 up to date, 2 failed (\(folder.path("scripts/broken.json")), edge-cases), in "
+            ) == true,
+            "\(empty.standardError)"
+        )
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(empty.standardOutput.utf8)) as? [String: Any]
+        )
+        let invalid = try #require(summary["invalidScripts"] as? [[String: Any]])
+        #expect(invalid.first?["path"] as? String == folder.path("scripts/broken.json"))
+        // Each problem as standard error says it, without the path the entry names.
+        let problems = try #require(invalid.first?["problems"] as? [String])
+        let printed = empty.standardError.split(separator: "\n").compactMap { line in
+            let prefix = "error: \(folder.path("scripts/broken.json")): "
+            return line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)) : nil
+        }
+        #expect(problems.first == "id: is required but missing" && problems == printed)
+        let session = try #require((summary["sessions"] as? [[String: Any]])?.first)
+        #expect(session["result"] as? String == "lacksClips" && session["audio"] == nil && session["timeline"] == nil)
+        #expect(session["problems"] as? [String] == ["7 clips could not be had (listed once for the batch)"])
+        #expect(
+            summary["rendered"] as? Int == 0 && summary["upToDate"] as? Int == 0 && summary["failed"] as? Int == 2
+        )
 
         try FileManager.default.removeItem(atPath: folder.path("scripts/broken.json"))
         let again = try await renderSession(arguments)
         #expect(again.status == 0)
         #expect(
             again.standardError.hasPrefix(
-                "Batch of 1 sessions into \(folder.path("out")): 0 rendered, 1 up to date, 0 failed, 1 with late speech (worst "
+                "Batch of 1 session into \(folder.path("out")): 0 rendered, 1 up to date, 0 failed, 1 with late speech (worst "
             )
         )
     }

@@ -65,7 +65,7 @@ struct MistakeTests {
                 environment: environment
             )
             #expect(result.status == 0, "\(result.standardError)")
-            #expect(result.standardError.contains(", \(said), 7 clips (7 cached), "), "\(result.standardError)")
+            #expect(result.standardError.contains(", \(said), 7 clips (7 cached)\n"), "\(result.standardError)")
         }
     }
 
@@ -135,6 +135,37 @@ struct MistakeTests {
             ["render", Self.script, "-o", folder.path("c.wav"), "--max-late", "\(worst + 0.01)"] + Self.offline
         )
         #expect(allowed.status == 0, "\(allowed.standardError)")
+    }
+
+    @Test(
+        "--json on a failure still prints one JSON object, the errors and the exit status: a usage error's 64, a script's 65"
+    )
+    func jsonOnFailure() async throws {
+        let folder = try TemporaryFolder()
+        try Data("{}".utf8).write(to: folder.url.appendingPathComponent("bad.json"))
+        let cases: [([String], Int32)] = [
+            (["render", folder.path("bad.json"), "-o", folder.path("x.wav"), "--json"], 65),
+            (["render", Self.script, "-o", folder.path("x.wav"), "--json", "--bogus"], 64),
+            (["verify", folder.path("none.wav"), "--json"], 65),
+            (["batch", folder.path("bad.json"), "-o", folder.path("out"), "--json", "--seed", "-1"], 64),
+        ]
+        for (arguments, status) in cases {
+            let result = try await renderSession(arguments)
+            #expect(result.status == status, "\(arguments): \(result.standardError)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any],
+                "\(arguments): \(result.standardOutput)"
+            )
+            #expect(result.standardOutput.split(separator: "\n").count == 1, "one line")
+            #expect(object["exitStatus"] as? Int == Int(status))
+            // Each error line of standard error, without its "error: ".
+            let printed = result.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+            #expect(object["errors"] as? [String] == printed.map { String($0.dropFirst(7)) }, "\(arguments)")
+            #expect(!printed.isEmpty)
+        }
+        // Without --json, standard output stays empty.
+        let plain = try await renderSession(["render", folder.path("bad.json"), "-o", folder.path("x.wav")])
+        #expect(plain.status == 65 && plain.standardOutput.isEmpty)
     }
 
     @Test("--json prints one JSON object on stdout with the summary's facts, and the timeline agrees")
@@ -361,8 +392,8 @@ struct MistakeTests {
                 == #"warning: \#(folder.path("typo.json")): sound.ambiance: is not a field of the sound block (did you mean "ambience"?); it is ignored"#
         )
         #expect(
-            lines.count == 2
-                && lines[1].contains(", voice espeak:en-gb (the script's), 1 clip (0 cached, 1 synthesized), "),
+            lines.count == 4
+                && lines[2].hasSuffix(", voice espeak:en-gb (the script's), 1 clip (0 cached, 1 synthesized)"),
             "\(lines)"
         )
         let strict = try await renderSession(arguments + ["--strict"])

@@ -336,8 +336,9 @@ package enum BatchRenderer {
                 return .upToDate(manifest.lateness(of: record))
             }
         }
-        // Clips that could not be made were reported once, for the whole batch.
-        let failed = Set(clips.problems.compactMap { if case .failed = $0.state { $0.entry.key } else { nil } })
+        // Clips that could not be had (made, found under --offline, or read) were reported once,
+        // for the whole batch: the session only counts them.
+        let failed = Set(clips.problems.map(\.entry.key))
         let identity = pipeline.clips(for: session.script)
         let needed = texts.filter { failed.contains(identity.entry(for: $0).key) }
         if !needed.isEmpty && !pipeline.plan.allowMissing { return .lacksClips(needed.count) }

@@ -141,6 +141,7 @@ struct BatchCommand: AsyncParsableCommand {
             paths, output, shard, shards, json, preview, captions
         )
         let (pipelineOptions, seed, variants, force) = (options, seed, variants, force)
+        let offlineHint = plan.offline ? clip.offlineHint(for: paths) : nil
         let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         // One thread of the pool for each session rendered at once.
         try await runCommand(threads: jobs) { pool in
@@ -180,6 +181,9 @@ struct BatchCommand: AsyncParsableCommand {
             for line in clipProblems {
                 if options.pipeline.plan.allowMissing { Console.warning(line) } else { Console.error(line) }
             }
+            if let offlineHint, !clipProblems.isEmpty, !options.pipeline.plan.allowMissing {
+                Console.error(offlineHint)
+            }
             var counts = (rendered: 0, upToDate: 0)
             let late = report.results.compactMap(\.lateness).filter { $0.lateClips > 0 }
             for (session, result) in zip(report.sessions, report.results) {
@@ -196,11 +200,17 @@ struct BatchCommand: AsyncParsableCommand {
                 }
             }
             var previewText = ""
+            var unverified: [String: String] = [:]
             if let rows = report.previews {
-                // A session verify faults, or whose page cannot be made, failed though it rendered.
+                // A session verify faults, or whose page cannot be made, failed though it rendered:
+                // it counts as failed, not as rendered or up to date.
                 for row in rows where row.isRendered && !row.isClean {
                     Console.error("\(row.name): \(row.verification)")
                     failedNames.append(row.name)
+                    unverified[row.name] = row.verification
+                }
+                for (session, result) in zip(report.sessions, report.results) where unverified[session.name] != nil {
+                    if case .upToDate = result { counts.upToDate -= 1 } else { counts.rendered -= 1 }
                 }
                 let index = (folder as NSString).appendingPathComponent("index.html")
                 previewText = ", previews in \(index) (\(rows.count { $0.isClean }) verified clean)"
@@ -208,9 +218,15 @@ struct BatchCommand: AsyncParsableCommand {
             let failedText =
                 failedNames.isEmpty
                 ? "0 failed" : "\(failedNames.count) failed (\(failedNames.joined(separator: ", ")))"
+            let sessions = "\(report.sessions.count) session\(report.sessions.count == 1 ? "" : "s")"
+            let invalid =
+                library.problems.isEmpty
+                ? ""
+                : " and \(library.problems.count) invalid script\(library.problems.count == 1 ? "" : "s")"
+            // rendered + up to date + failed = the sessions + the invalid scripts.
             let share =
-                report.shard.map { "\(report.sessions.count) of \(report.totalCount) sessions (shard \($0))" }
-                ?? "\(report.sessions.count) sessions"
+                (report.shard.map { "\(report.sessions.count) of \(report.totalCount) sessions (shard \($0))" }
+                    ?? sessions) + invalid
             let worst = late.compactMap(\.worstSeconds).max()
             let lateText =
                 late.isEmpty
@@ -223,7 +239,15 @@ struct BatchCommand: AsyncParsableCommand {
                     BatchSummary(
                         report: report,
                         folder: folder,
-                        invalidScripts: library.problems.map(\.path),
+                        invalidScripts: library.problems.map { problem in
+                            // Each line without the path the entry names already.
+                            let prefix = problem.path + ": "
+                            let lines = problem.error.lines.map {
+                                $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0
+                            }
+                            return BatchSummary.InvalidScript(path: problem.path, problems: lines)
+                        },
+                        unverified: unverified,
                         elapsed: clock.now - started
                     )
                 )
@@ -238,8 +262,9 @@ struct BatchCommand: AsyncParsableCommand {
 struct BatchSummary: Encodable {
     struct Session: Encodable {
         var name: String
-        var audio: String
-        var timeline: String
+        /// The audio and timeline written; absent when the session failed and wrote none.
+        var audio: String?
+        var timeline: String?
         /// Its captions, with `--captions`.
         var captions: String?
         /// `rendered`, `upToDate`, `failed` or `lacksClips`.
@@ -255,11 +280,25 @@ struct BatchSummary: Encodable {
     var upToDate: Int
     var failed: Int
     var lateSessions: Int
-    var invalidScripts: [String]
+    var invalidScripts: [InvalidScript]
     var sessions: [Session]
     var elapsedSeconds: Double
 
-    init(report: BatchReport, folder: String, invalidScripts: [String], elapsed: Duration) {
+    /// A script that could not be read, with why: one line per problem, as on standard error.
+    struct InvalidScript: Encodable {
+        var path: String
+        var problems: [String]
+    }
+
+    /// `rendered + upToDate + failed` is every session and invalid script: a session whose
+    /// preview verify faulted (`unverified`, its name and the first problem) is `failed`.
+    init(
+        report: BatchReport,
+        folder: String,
+        invalidScripts: [InvalidScript],
+        unverified: [String: String] = [:],
+        elapsed: Duration
+    ) {
         self.folder = folder
         shard = report.shard.map { "\($0)" }
         self.invalidScripts = invalidScripts
@@ -273,8 +312,18 @@ struct BatchSummary: Encodable {
                 lateClips: result.lateness?.lateClips,
                 worstLateSeconds: result.lateness?.worstSeconds
             )
-            if case .failed(let lines) = result {
+            switch result {
+            case .failed(let lines):
                 entry.problems = lines.map { namingSettings(in: $0, PipelineOptions.flag) }
+                (entry.audio, entry.timeline, entry.captions) = (nil, nil, nil)
+            case .lacksClips(let count):
+                entry.problems = ["\(count) clip\(count == 1 ? "" : "s") could not be had (listed once for the batch)"]
+                (entry.audio, entry.timeline, entry.captions) = (nil, nil, nil)
+            case .rendered, .upToDate:
+                if let problem = unverified[session.name] {
+                    entry.result = "failed"
+                    entry.problems = [problem]
+                }
             }
             return entry
         }

@@ -245,13 +245,11 @@ extension PipelineOptions {
                 throw SessionError(.lateSpeech, "\(name): \(error.lines[0])", underlyingError: error)
             }
             guard error.code == .missingClips, plan.offline else { throw error }
-            let cache = clip.cache.map { " --cache \($0)" } ?? ""
-            let voice = clip.voice.map { " --voice \($0)" } ?? ""
-            // The prepare that fills the cache must name clips as this render looks for them.
-            let scheme = clip.cacheKey == .textVoiceSpeed ? "" : " --cache-key \(clip.cacheKey.rawValue)"
-            let hint =
-                "The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(path)\(cache)\(scheme)\(voice)`, or run without --offline"
-            throw SessionError(.missingClips, lines: error.flagLines + [hint], underlyingError: error)
+            throw SessionError(
+                .missingClips,
+                lines: error.flagLines + [clip.offlineHint(for: [path])],
+                underlyingError: error
+            )
         }
     }
 }

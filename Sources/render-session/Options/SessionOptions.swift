@@ -90,6 +90,18 @@ struct ClipOptions: ParsableArguments {
     }
 }
 
+extension ClipOptions {
+    /// What to do when `--offline` finds clips missing from the cache: the `prepare` that fills it
+    /// for the scripts at `paths`, naming clips as the run that lacked them does.
+    func offlineHint(for paths: [String]) -> String {
+        let cache = self.cache.map { " --cache \($0)" } ?? ""
+        let voice = self.voice.map { " --voice \($0)" } ?? ""
+        let scheme = cacheKey == .textVoiceSpeed ? "" : " --cache-key \(cacheKey.rawValue)"
+        return
+            "The cache lacks these clips and --offline makes none: fill it with `render-session prepare \(paths.joined(separator: " "))\(cache)\(scheme)\(voice)`, or run without --offline"
+    }
+}
+
 /// Where missing clips come from.
 struct ProviderOptions: ParsableArguments {
     @Option(

@@ -22,8 +22,37 @@ enum Console {
     /// The level the command was given; set once, before it runs.
     static let level = Locked(Level.normal)
 
+    /// Whether the command line asks for `--json`: then a run that fails without printing its
+    /// JSON prints ``failureJSON(exitStatus:extra:)`` instead, so that `… --json | jq` always
+    /// reads an object. Set once, before the command is parsed.
+    static let wantsJSON = Locked(false)
+    /// Whether JSON was printed on standard output.
+    private static let printedJSON = Locked(false)
+    /// Every error line printed, in order: what the failure's JSON lists.
+    private static let errorLines = Locked([String]())
+
     static func error(_ line: String) {
-        writeStandardError("\(lineStart)error: \(printable(line, limit: maximumLineLength))\n")
+        let line = printable(line, limit: maximumLineLength)
+        errorLines.withLock { $0.append(line) }
+        writeStandardError("\(lineStart)error: \(line)\n")
+    }
+
+    /// Marks that JSON was printed on standard output (``printJSON(_:)`` does).
+    static func notePrintedJSON() {
+        printedJSON.withLock { $0 = true }
+    }
+
+    /// Under `--json`, when the command ends with `exitStatus` (not 0) and printed no JSON:
+    /// `{"errors": [...], "exitStatus": N}` on standard output, one line, keys sorted, with every
+    /// error line printed and `extra` (a usage error's message), each without its `error: `.
+    static func failureJSON(exitStatus: Int32, extra: [String] = []) {
+        guard wantsJSON.withLock({ $0 }), exitStatus != 0, !printedJSON.withLock({ $0 }) else { return }
+        struct Failure: Encodable {
+            var errors: [String]
+            var exitStatus: Int32
+        }
+        let errors = errorLines.withLock { $0 } + extra.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 }
+        printJSON(Failure(errors: errors, exitStatus: exitStatus))
     }
 
     @Sendable static func warning(_ line: String) {

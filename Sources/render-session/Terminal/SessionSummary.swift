@@ -158,6 +158,7 @@ extension Console {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return }
+        notePrintedJSON()
         writeStandardOutput(printableJSON(data) + Data("\n".utf8))
     }
 }
