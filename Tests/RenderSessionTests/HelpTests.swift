@@ -252,4 +252,36 @@ struct HelpTests {
             #expect(result.status == Int32(status), "\(hertz) Hz: \(result.standardError)")
         }
     }
+
+    @Test(
+        "Completion names files of each option's kind, folders, fixed values, and asks the tool for voices and sounds"
+    )
+    func completions() async throws {
+        let bash = try await renderSession(["--generate-completion-script", "bash"])
+        #expect(bash.status == 0)
+        for expected in [
+            // Scripts and timelines, Markdown for import, audio for -o and verify.
+            "-fX '!*.@(json)'", "-fX '!*.@(md)'", "-fX '!*.@(wav|flac|mp3|opus|ogg|m4a|m4b)'",
+            // --format's and --loudness's values.
+            "'wav'$'\\n''flac'$'\\n''mp3'$'\\n''opus'$'\\n''ogg'$'\\n''m4a'$'\\n''m4b'",
+            "'off'$'\\n''podcast'$'\\n''streaming'$'\\n''ebu-r128'$'\\n''speech'",
+            // Voices and sounds are asked of the tool when tab is pressed.
+            "---completion render -- --voice", "---completion render -- --ambience",
+        ] {
+            #expect(bash.standardOutput.contains(expected), "\(expected)")
+        }
+        // What the tool answers: the library's names, this machine's voices, by the word typed.
+        let sounds = try await renderSession(
+            [
+                "---completion", "render", "--", "--start-gong", "3", "1", "render-session", "render", "--start-gong",
+                "g",
+            ]
+        )
+        #expect(sounds.status == 0 && sounds.standardOutput == "gong\ngong-dreimal\ngong-ende\n")
+        let voices = try await renderSession(
+            ["---completion", "render", "--", "--voice", "3", "9", "render-session", "render", "--voice", "espeak:en"]
+        )
+        let listed = voices.standardOutput.split(separator: "\n")
+        #expect(listed.contains("espeak:en-us") && listed.allSatisfy { $0.hasPrefix("espeak:en") }, "\(listed)")
+    }
 }

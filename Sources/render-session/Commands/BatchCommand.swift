@@ -37,10 +37,17 @@ struct BatchCommand: AsyncParsableCommand {
 
     @OptionGroup var verbosity: VerbosityOptions
 
-    @Argument(help: ArgumentHelp("The folder of script JSON files (or script files).", valueName: "folder"))
+    @Argument(
+        help: ArgumentHelp("The folder of script JSON files (or script files).", valueName: "folder"),
+        completion: Completions.script
+    )
     var paths: [String]
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The output folder (created if needed).", valueName: "dir"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The output folder (created if needed).", valueName: "dir"),
+        completion: Completions.folder
+    )
     var output: String
 
     @Option(

@@ -27,7 +27,10 @@ struct CaptionsCommand: AsyncParsableCommand {
 
     @OptionGroup var verbosity: VerbosityOptions
 
-    @Argument(help: ArgumentHelp("The timeline JSON; - for standard input.", valueName: "file.json"))
+    @Argument(
+        help: ArgumentHelp("The timeline JSON; - for standard input.", valueName: "file.json"),
+        completion: Completions.json
+    )
     var file: String
 
     @Option(

@@ -21,12 +21,13 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var verbosity: VerbosityOptions
 
-    @Argument(help: ArgumentHelp("The Markdown file.", valueName: "file.md"))
+    @Argument(help: ArgumentHelp("The Markdown file.", valueName: "file.md"), completion: Completions.markdown)
     var markdownPath: String
 
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("The folder to write the scripts into (created if needed).", valueName: "folder")
+        help: ArgumentHelp("The folder to write the scripts into (created if needed).", valueName: "folder"),
+        completion: Completions.folder
     )
     var output: String
 
@@ -60,7 +61,10 @@ struct ListCommand: AsyncParsableCommand {
 
     @OptionGroup var verbosity: VerbosityOptions
 
-    @Argument(help: ArgumentHelp("Folders of script JSON files, or script files.", valueName: "folder"))
+    @Argument(
+        help: ArgumentHelp("Folders of script JSON files, or script files.", valueName: "folder"),
+        completion: Completions.script
+    )
     var paths: [String]
 
     @Flag(help: "Print JSON instead of a table.")

@@ -34,7 +34,10 @@ struct PositionCommand: AsyncParsableCommand {
 
     @OptionGroup var verbosity: VerbosityOptions
 
-    @Argument(help: ArgumentHelp("The timeline or queue JSON; - for standard input.", valueName: "file.json"))
+    @Argument(
+        help: ArgumentHelp("The timeline or queue JSON; - for standard input.", valueName: "file.json"),
+        completion: Completions.json
+    )
     var file: String
 
     @Option(

@@ -34,7 +34,11 @@ struct QueueCommand: AsyncParsableCommand {
 
     @OptionGroup var session: SessionOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The folder to write the queue into.", valueName: "dir"))
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("The folder to write the queue into.", valueName: "dir"),
+        completion: Completions.folder
+    )
     var output: String
 
     @Flag(

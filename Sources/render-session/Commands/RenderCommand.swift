@@ -36,7 +36,8 @@ struct RenderCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The audio file to write (\(FormatNames.extensions)); - for standard output.",
             valueName: "out.wav"
-        )
+        ),
+        completion: Completions.audio
     )
     var output: String
 
@@ -44,7 +45,8 @@ struct RenderCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Write the timeline JSON to this file; - for standard output. (default: beside the audio, out.wav.timeline.json)",
             valueName: "file.json"
-        )
+        ),
+        completion: Completions.json
     )
     var timeline: String?
 
@@ -202,7 +204,10 @@ struct TimelineCommand: AsyncParsableCommand {
 
 /// The options of one session, shared by `render` and `timeline`.
 struct SessionOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The script JSON file; - for standard input.", valueName: "script"))
+    @Argument(
+        help: ArgumentHelp("The script JSON file; - for standard input.", valueName: "script"),
+        completion: Completions.script
+    )
     var scriptPath: String
 
     @OptionGroup var clip: ClipOptions

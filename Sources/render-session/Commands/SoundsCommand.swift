@@ -28,7 +28,8 @@ struct SoundsCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "A sound library: a folder of sound files, with or without a sounds.json (default: the built-in library).",
             valueName: "dir"
-        )
+        ),
+        completion: Completions.folder
     )
     var sounds: String?
 

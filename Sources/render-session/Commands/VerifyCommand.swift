@@ -39,14 +39,15 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @OptionGroup var verbosity: VerbosityOptions
 
-    @Argument(help: ArgumentHelp("The audio file to check.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The audio file to check.", valueName: "file"), completion: Completions.audio)
     var file: String
 
     @Option(
         help: ArgumentHelp(
             "The timeline JSON the file was rendered from; default: the file's sidecar.",
             valueName: "file.json"
-        )
+        ),
+        completion: Completions.json
     )
     var timeline: String?
 
@@ -60,7 +61,8 @@ struct VerifyCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The clip cache the file was rendered from: where a clip's own lead-in is read, to tell how late it starts. (default: $XDG_CACHE_HOME/render-session/tts, else ~/.cache/render-session/tts)",
             valueName: "dir"
-        )
+        ),
+        completion: Completions.folder
     )
     var cache: String?
 
@@ -68,7 +70,8 @@ struct VerifyCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The sound library the file was rendered with. (default: the built-in library, docs/sound.md)",
             valueName: "dir"
-        )
+        ),
+        completion: Completions.folder
     )
     var sounds: String?
 

@@ -10,6 +10,7 @@ struct EncodingOptions: ParsableArguments {
             "The file format: \(FormatNames.names). (default: from the output's extension; wav for -)",
             valueName: "format"
         ),
+        completion: Completions.format,
         transform: { try EncodingOptions.parseFormat($0) }
     )
     var format: FormatChoice?

@@ -10,7 +10,8 @@ struct ClipOptions: ParsableArguments {
         help: ArgumentHelp(
             "The clip cache folder. (default: $XDG_CACHE_HOME/render-session/tts, else ~/.cache/render-session/tts)",
             valueName: "dir"
-        )
+        ),
+        completion: Completions.folder
     )
     var cache: String?
 
@@ -27,7 +28,8 @@ struct ClipOptions: ParsableArguments {
         help: ArgumentHelp(
             "The voice id; part of every clip's cache key unless --cache-key text. A script's own voice wins. (default: $RENDER_SESSION_VOICE, else espeak:en-us, or en-US-Chirp3-HD-Algenib with --provider proxy, alloy with --provider openai)",
             valueName: "id"
-        )
+        ),
+        completion: Completions.voice
     )
     var voice: String?
 
@@ -274,7 +276,8 @@ struct PiperModelOptions: ParsableArguments {
         help: ArgumentHelp(
             "A folder of Piper voice models (NAME.onnx with NAME.onnx.json), searched instead of $RENDER_SESSION_PIPER_MODELS and the installed voice packages; repeatable.",
             valueName: "dir"
-        )
+        ),
+        completion: Completions.folder
     )
     var piperModels: [String] = []
 

@@ -10,7 +10,8 @@ struct SoundOptions: ParsableArguments {
         help: ArgumentHelp(
             "The sound library folder that names are looked up in. (default: the built-in library, docs/sound.md)",
             valueName: "dir"
-        )
+        ),
+        completion: Completions.folder
     )
     var library: String?
 
@@ -24,7 +25,10 @@ struct SoundOptions: ParsableArguments {
     @Flag(help: "Fail on a key a script does not know, instead of warning about it.")
     var strict = false
 
-    @Option(help: ArgumentHelp("An ambience bed looped under the whole session.", valueName: "name|file"))
+    @Option(
+        help: ArgumentHelp("An ambience bed looped under the whole session.", valueName: "name|file"),
+        completion: Completions.sound
+    )
     var ambience: String?
 
     @Option(
@@ -53,13 +57,15 @@ struct SoundOptions: ParsableArguments {
 
     @Option(
         name: .customLong("start-gong"),
-        help: ArgumentHelp("A gong at the very start (0:00).", valueName: "name|file")
+        help: ArgumentHelp("A gong at the very start (0:00).", valueName: "name|file"),
+        completion: Completions.sound
     )
     var startGong: String?
 
     @Option(
         name: .customLong("interval-gong"),
-        help: ArgumentHelp("A gong every --interval-minutes from the script's 0.", valueName: "name|file")
+        help: ArgumentHelp("A gong every --interval-minutes from the script's 0.", valueName: "name|file"),
+        completion: Completions.sound
     )
     var intervalGong: String?
 
@@ -78,7 +84,8 @@ struct SoundOptions: ParsableArguments {
         help: ArgumentHelp(
             "The closing bell: a library name or an audio file. (default: the built-in singing bowl)",
             valueName: "name|file"
-        )
+        ),
+        completion: Completions.sound
     )
     var bell: String?
 
@@ -106,6 +113,7 @@ struct SoundOptions: ParsableArguments {
             "The integrated loudness to bring the anchor to, limiting the mix: LUFS, or podcast (-16), streaming (-14), ebu-r128 (-23), speech (-18); off for the clips' own levels. (default: -16)",
             valueName: "lufs|preset|off"
         ),
+        completion: Completions.loudness,
         transform: { try Parse.loudness($0) }
     )
     var loudness: SoundSettings.Loudness?
@@ -115,7 +123,8 @@ struct SoundOptions: ParsableArguments {
         help: ArgumentHelp(
             "What --loudness applies to: speech (every clip) or program (the whole file, one gain after the mix). (default: speech)",
             valueName: "speech|program"
-        )
+        ),
+        completion: .list(["speech", "program"])
     )
     var loudnessAnchor: LoudnessAnchor?
 
@@ -133,6 +142,7 @@ struct SoundOptions: ParsableArguments {
             "Even out the speech's loud syllables and peaks before the limiter (docs/sound.md). (default: on)",
             valueName: "on|off"
         ),
+        completion: Completions.onOff,
         transform: { try Parse.onOff($0) }
     )
     var speechLeveling: Bool?
@@ -155,6 +165,7 @@ struct SoundOptions: ParsableArguments {
             "Mark a silence phase where a guided script's phase has no more speech, only interjections, before the next (docs/sound.md). (default: on)",
             valueName: "on|off"
         ),
+        completion: Completions.onOff,
         transform: { try Parse.onOff($0) }
     )
     var silencePhase: Bool?

@@ -8,7 +8,8 @@ struct SpeechCheckOptions: ParsableArguments {
         help: ArgumentHelp(
             "A CTranslate2 Whisper model folder for the speech check; default: the tiny.en that scripts/setup-speech-check installs.",
             valueName: "dir"
-        )
+        ),
+        completion: Completions.folder
     )
     var speechModel: String?
 
