@@ -299,6 +299,9 @@ struct RenderJob: Sendable {
             captions: targets.captions
         ) { written in observer.rendering(written, total, timeline.sampleRate) }
         if let line = SessionPipeline.squashWarning(rendered.loudness) { observer.warning(line) }
+        if let audio = targets.audio, let line = SessionPipeline.offTargetWarning(rendered.loudness) {
+            observer.warning("\(audio.destination): \(line)")
+        }
         if targets.captions != nil, let leftOut = Captions.leftOut(of: rendered) {
             observer.warning("captions: \(leftOut)")
         }

@@ -279,6 +279,30 @@ public struct SessionPipeline: Sendable {
             + "anchored on the speech instead, the voice keeps the target without it"
     }
 
+    /// A warning when the file's anchor measured more than ``VerifiedLoudness/tolerance`` from the
+    /// target (as decoded, for a lossy file): the file ships, since the target may be out of
+    /// reach, but not quietly; `verify` and the batch index hold it to the same tolerance.
+    static func offTargetWarning(_ loudness: TimelineLoudness?) -> String? {
+        guard let loudness, let measured = loudness.anchor == .program ? loudness.program : loudness.speech,
+            abs(measured - loudness.target) > VerifiedLoudness.tolerance
+        else { return nil }
+        func tenths(_ value: Double) -> String { value.formatted(.number.precision(.fractionLength(1))) }
+        let off = measured - loudness.target
+        var line =
+            "the \(loudness.anchor.rawValue) measures \(tenths(measured)) LUFS as played, \(tenths(abs(off))) LU "
+            + "\(off < 0 ? "under" : "over") the target of \(loudness.target.formatted()) LUFS"
+        if let lowered = loudness.ceilingCorrection, loudness.ceilingCorrectedSeconds == nil {
+            line +=
+                ": the whole file was made \(tenths(-lowered)) dB quieter to hold the ceiling of "
+                + "\(loudness.ceiling.formatted()) dBTP as decoded"
+        } else if off < 0, let limiter = loudness.limiter, limiter.maxReductionDecibels > squashingDecibels {
+            line +=
+                ": the limiter already takes off up to \(tenths(limiter.maxReductionDecibels)) dB to hold the "
+                + "ceiling of \(loudness.ceiling.formatted()) dBTP; a lower target keeps the voice"
+        }
+        return line
+    }
+
     /// The encoder's settings, when every setting can be used.
     /// - Throws: ``SessionError`` (`invalidSetting`), a line for each ``problems`` entry.
     package func checkSettings() throws(SessionError) -> EncoderSettings {

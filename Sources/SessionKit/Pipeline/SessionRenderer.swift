@@ -82,6 +82,7 @@ enum SessionRenderer {
                             continue
                         }
                     }
+                    loudness.encodings = encoding + 1
                     timeline.loudness = loudness
                     audioFile = written.pending
                     break
@@ -189,7 +190,8 @@ enum SessionRenderer {
     /// ceiling all the same, each time the same mix made quieter by the overshoot
     /// (``LoudnessPlan/correcting(_:headroom:overshoot:)``). The codec probe predicts the room,
     /// so this is a safety net for the peaks it did not hold, not a loop; a codec is not exactly
-    /// linear, so a second may be needed.
+    /// linear, so a second may be needed. The timeline counts the encodings
+    /// (``TimelineLoudness/encodings``).
     static let correctiveEncodings = 2
 
     /// `file`'s temporary as decoded: its true peak as played at 48 kHz and its loudness, the

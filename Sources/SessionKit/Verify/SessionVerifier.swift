@@ -180,7 +180,8 @@ package enum SessionVerifier {
                 renderedProgram: target.program,
                 target: target.target,
                 anchor: target.anchor,
-                ceiling: target.ceiling
+                ceiling: target.ceiling,
+                speechAnchored: target.anchor == .speech && target.speechGain != nil
             )
             loudness = verified
             problems += verified.problems

@@ -116,6 +116,11 @@ package struct VerifiedLoudness: Sendable, Equatable, Encodable {
     package var target: Double
     package var anchor: LoudnessAnchor
     package var ceiling: Double
+    /// Whether the speech is held to the target: the speech anchor's gain was found on the mix
+    /// as limited (and decoded), so the speech measures the target (``TimelineLoudness/speechGain``).
+    /// Timelines without that gain brought each clip to the target before the limiter, which
+    /// takes some off peaky speech; their file is held to the speech the render measured alone.
+    package var speechAnchored = false
 
     /// How far the anchored figure may be from the target, LU.
     package static let tolerance = 1.0
@@ -129,13 +134,10 @@ package struct VerifiedLoudness: Sendable, Equatable, Encodable {
         return parts.joined(separator: ", ")
     }
 
-    /// The problems: a true peak over the ceiling; with the program anchor, the program more than
-    /// ``tolerance`` from the target; the speech or program more than ``tolerance`` from what the
-    /// render measured of them (the file is not what was rendered).
-    ///
-    /// With the speech anchor, every clip is brought to the target before the limiter, which takes
-    /// some loudness off peaky speech: the render reports the speech loudness it measured, and the
-    /// file is held to that.
+    /// The problems: a true peak over the ceiling; the anchor's figure (the program, or the speech
+    /// when ``speechAnchored``) more than ``tolerance`` from the target; the speech or program
+    /// more than ``tolerance`` from what the render measured of them (the file is not what was
+    /// rendered).
     var problems: [VerificationProblem] {
         var problems: [VerificationProblem] = []
         if let truePeak, truePeak > ceiling + 0.005 {
@@ -160,6 +162,8 @@ package struct VerifiedLoudness: Sendable, Equatable, Encodable {
         }
         if anchor == .program {
             check("program", program, against: target, "the target")
+        } else if speechAnchored {
+            check("speech", speech, against: target, "the target")
         }
         check("speech", speech, against: renderedSpeech, "the render's")
         check("program", program, against: renderedProgram, "the render's")

@@ -214,6 +214,9 @@ public struct TimelineLoudness: Sendable, Equatable {
     /// How long the moments lowered by ``ceilingCorrection`` last in all, seconds (JSON
     /// `ceilingCorrectedSeconds`).
     package var ceilingCorrectedSeconds: Double?
+    /// How many times the audio was encoded: 1, or 2 or 3 when a lossy file decoded over the
+    /// ceiling all the same and was encoded again (JSON `encodings`); `nil` before rendering.
+    package var encodings: Int?
     /// The speech loudness of each of ``Timeline/phases``, in their order (`nil` for a phase with
     /// no speech); empty before rendering.
     public var phaseSpeech: [Double?]
@@ -235,6 +238,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         codecHeadroom: Double? = nil,
         ceilingCorrection: Double? = nil,
         ceilingCorrectedSeconds: Double? = nil,
+        encodings: Int? = nil,
         phaseSpeech: [Double?] = []
     ) {
         self.target = target
@@ -253,6 +257,7 @@ public struct TimelineLoudness: Sendable, Equatable {
         self.codecHeadroom = codecHeadroom
         self.ceilingCorrection = ceilingCorrection
         self.ceilingCorrectedSeconds = ceilingCorrectedSeconds
+        self.encodings = encodings
         self.phaseSpeech = phaseSpeech
     }
 }
@@ -265,7 +270,7 @@ extension TimelineLoudness: Codable {
         case speech, program, range, maxShortTerm, truePeak, limiter, speechLeveling, leveler
         case codecHeadroom = "codecHeadroomDb"
         case ceilingCorrection = "ceilingCorrectionDb"
-        case ceilingCorrectedSeconds
+        case ceilingCorrectedSeconds, encodings
         /// Schema version 2's names of ``TimelineLoudness/ceiling`` and ``TimelineLoudness/program``, still read.
         case truePeakCeiling, integrated
     }
@@ -293,6 +298,7 @@ extension TimelineLoudness: Codable {
             ceilingCorrectedSeconds.map { ($0 * 1_000).rounded() / 1_000 },
             forKey: .ceilingCorrectedSeconds
         )
+        try container.encodeIfPresent(encodings, forKey: .encodings)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -320,7 +326,8 @@ extension TimelineLoudness: Codable {
             leveler: try container.decodeIfPresent(LimiterActivity.self, forKey: .leveler),
             codecHeadroom: try container.decodeIfPresent(Double.self, forKey: .codecHeadroom),
             ceilingCorrection: try container.decodeIfPresent(Double.self, forKey: .ceilingCorrection),
-            ceilingCorrectedSeconds: try container.decodeIfPresent(Double.self, forKey: .ceilingCorrectedSeconds)
+            ceilingCorrectedSeconds: try container.decodeIfPresent(Double.self, forKey: .ceilingCorrectedSeconds),
+            encodings: try container.decodeIfPresent(Int.self, forKey: .encodings)
         )
     }
 }

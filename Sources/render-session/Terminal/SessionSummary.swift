@@ -96,6 +96,8 @@ struct SessionSummary: Encodable {
                 "\(name) up to \(lufs(activity.maxReductionDecibels)) dB (\(lufs(activity.secondsOverOneDecibel)) s over 1 dB)"
             )
         }
+        // Once is the rule; more says the file decoded over the ceiling or off the target.
+        if let encodings = loudness.encodings, encodings > 1 { parts.append("encoded \(encodings) times") }
         return parts.joined(separator: ", ")
     }
 
