@@ -123,7 +123,11 @@ struct HostileInputCommandTests {
         ]
         let refused = try await renderSession(arguments + ["-o", "bare.wav"], directory: folder.url)
         #expect(refused.status == 65)
-        #expect(refused.standardError.hasPrefix("error: Bell \"secret.m4a\" is not in the sound library library"))
+        #expect(
+            refused.standardError.hasPrefix(
+                "error: Bell \"secret.m4a\" (sound.bell) is not in the sound library library"
+            )
+        )
         // The same file given on the command line is the user's choice, and plays.
         let chosen = try await renderSession(
             arguments + ["-o", "chosen.wav", "--bell", "secret.m4a"],

@@ -189,7 +189,8 @@ struct LayeredCommandTests {
     @Test(
         "A missing sound: one error line before any work, exit 1, no file; --allow-missing-sounds: one warning, exit 0, listed as skipped",
         arguments: [
-            ("--ambience", "forest", "Ambience", ""),
+            // No name near: the library's names instead (issue 42, item 7).
+            ("--ambience", "forest", "Ambience", #", which has "gong""#),
             ("--start-gong", "gongg", "Start gong", #" (did you mean "gong"?)"#),
             ("--bell", "gnog", "Bell", #" (did you mean "gong"?)"#),
         ]
@@ -203,7 +204,8 @@ struct LayeredCommandTests {
             "render", "Fixtures/scripts/edge-cases.json", "--cache", Repository.cache.path, "--offline",
             "--sounds", library, flag, name, "--timeline", folder.path("t.json"),
         ]
-        let notFound = #"\#(role) "\#(name)" is not in the sound library \#(library)\#(suggestion)"#
+        // The flag the name came from, in parentheses (issue 42, item 7).
+        let notFound = #"\#(role) "\#(name)" (\#(flag)) is not in the sound library \#(library)\#(suggestion)"#
         let refused = try await renderSession(arguments + ["-o", folder.path("b.wav")])
         #expect(refused.status == 65)
         #expect(refused.standardError == "error: \(notFound); --allow-missing-sounds leaves it out\n")

@@ -460,7 +460,7 @@ struct MistakeTests {
         )
         let quietError = try await renderSession(arguments + ["--quiet", "--bell", "gnog"])
         #expect(quietError.status == 65)
-        #expect(quietError.standardError.hasPrefix(#"error: Bell "gnog" is not in the sound library"#))
+        #expect(quietError.standardError.hasPrefix(#"error: Bell "gnog" (--bell) is not in the sound library"#))
         let verbose = try await renderSession(arguments + ["-v"])
         #expect(verbose.status == 0)
         let stages = verbose.standardError.split(separator: "\n").filter { $0.hasPrefix("stage ") }
@@ -495,6 +495,58 @@ struct MistakeTests {
         #expect(summary["scripts"] as? Int == 2)
         #expect(summary["clips"] as? [String: Int] == ["needed": 15, "cached": 15, "synthesized": 0, "failed": 0])
         #expect(summary["problems"] as? [String] == [] && summary["invalidScripts"] as? [String] == [])
+    }
+
+    @Test(
+        "A script with five mistakes takes one run: the key it ignores, its rule, its voice and both its sounds, each a line, the sounds naming where they came from; then a library entry whose file is absent says so (issue 42, item 7)"
+    )
+    func everyMistakeInOneRun() async throws {
+        let folder = try TemporaryFolder()
+        let library = folder.path("lib")
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let gong = try await renderSession(["silence", "--seconds", "0.5", "-o", library + "/gong.wav"])
+        #expect(gong.status == 0)
+        try Data(#"[{"id": "gong", "file": "gong"}, {"id": "ghost", "file": "ghost"}]"#.utf8)
+            .write(to: URL(fileURLWithPath: library + "/sounds.json"))
+        var json = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: Repository.root.appending(path: "Fixtures/scripts/ten-minute-session.json"))
+            ) as? [String: Any]
+        )
+        json["titel"] = "Typo"
+        json["durationSeconds"] = -5
+        json["voice"] = "espeak:en-uss"
+        json["sound"] = ["startGong": "gongg", "ambience": "waterfall"]
+        let script = folder.path("five.json")
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: script))
+        let arguments = ["render", script, "-o", folder.path("s.wav"), "--sounds", library] + Self.offline
+        let result = try await renderSession(arguments)
+        #expect(result.status == 65)
+        #expect(
+            result.standardError.split(separator: "\n").map(String.init) == [
+                #"warning: \#(script): titel: is not a field of a guided script (did you mean "title"?); it is ignored"#,
+                "error: \(script): durationSeconds: -5 must be greater than 0",
+                #"error: unknown voice "espeak:en-uss": eSpeak NG has no such voice (did you mean "espeak:en-us"?); `render-session voices` lists them"#,
+                #"error: Start gong "gongg" (sound.startGong) is not in the sound library \#(library) (did you mean "gong"?); --allow-missing-sounds leaves it out"#,
+                #"error: Ambience "waterfall" (sound.ambience) is not in the sound library \#(library), which has "ghost", "gong"; --allow-missing-sounds leaves it out"#,
+            ],
+            "\(result.standardError)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")))
+
+        // The script mended, the same run finds the library's entry without its file, from the command line.
+        json["titel"] = nil
+        json["durationSeconds"] = 600
+        json["voice"] = nil
+        json["sound"] = nil
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: script))
+        let ghost = try await renderSession(arguments + ["--ambience", "ghost", "--start-gong", "gong"])
+        #expect(ghost.status == 65)
+        #expect(
+            ghost.standardError
+                == #"error: Ambience "ghost" (--ambience) is in the sound library \#(library) as "ghost", but its file is absent (looked for ghost.caf, ghost.wav, ghost.flac, ghost.mp3, ghost.ogg, ghost.m4a, ghost.mp4, ghost.aac); --allow-missing-sounds leaves it out"#
+                + "\n"
+        )
     }
 
     @Test("A key a sounds.json entry does not have is one warning with the nearest key, from sounds and from a render")

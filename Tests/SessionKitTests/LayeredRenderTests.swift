@@ -144,7 +144,8 @@ struct LayeredRenderTests {
         let error = await #expect(throws: SessionError.self) {
             try await pipeline.run(ScriptFile.load(Repository.script("edge-cases").path)).timeline
         }
-        let notFound = #"Start gong "gnog" is not in the sound library \#(library.url.path) (did you mean "gong"?)"#
+        let notFound =
+            #"Start gong "gnog" (the start gong setting) is not in the sound library \#(library.url.path) (did you mean "gong"?)"#
         #expect(error?.code == .missingSound)
         #expect(error?.lines == [notFound + "; allowing missing sounds leaves it out"])
         #expect(!FileManager.default.fileExists(atPath: folder.path("s.wav")))

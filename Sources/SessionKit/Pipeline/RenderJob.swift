@@ -41,11 +41,14 @@ struct RenderJob: Sendable {
         return job
     }
 
-    /// `observer`, its warnings kept in `log` as well.
+    /// `observer`, its warnings kept in `log` as well, the settings they mention named as the
+    /// observer names them.
     private static func logging(_ observer: PipelineObserver, into log: WarningLog) -> PipelineObserver {
         var logged = observer
         let told = observer.warning
-        logged.warning = { line in
+        let name = observer.settingName
+        logged.warning = { marked in
+            let line = namingSettings(in: marked, name)
             log.add(line)
             told(line)
         }
@@ -67,7 +70,12 @@ struct RenderJob: Sendable {
     /// Refuses, before any work, a voice `scripts` are spoken in (or the fallback voice) that
     /// names no voice of its engine, each voice checked once.
     func checkVoices(of scripts: [Script]) throws(SessionError) {
-        var voices = Set(scripts.map { pipeline.requestedClips(for: $0).voice })
+        try check(voices: Set(scripts.map { pipeline.requestedClips(for: $0).voice }))
+    }
+
+    /// Refuses `voices` (and the fallback voice) as ``checkVoices(of:)`` does.
+    private func check(voices: Set<Voice>) throws(SessionError) {
+        var voices = voices
         if case .voice(let fallback)? = pipeline.fallbackVoice { voices.insert(fallback) }
         for voice in voices.sorted(by: { $0.id < $1.id }) { try check(voice) }
     }
@@ -82,10 +90,39 @@ struct RenderJob: Sendable {
     }
 
     /// Refuses, before any work, a sound `scripts` name (in their `sound` blocks or the plan's)
-    /// that is not found, unless missing sounds are allowed.
+    /// that is not found, unless missing sounds are allowed: every one, a line each.
     func checkSounds(of scripts: [Script]) throws(SessionError) {
+        try check(sounds: scripts.map { pipeline.plan.sound.overriding($0.sound) })
+    }
+
+    /// Refuses the sounds `settings` name as ``checkSounds(of:)`` does.
+    private func check(sounds settings: [SoundSettings]) throws(SessionError) {
         let sounds = sounds(warn: { _ in })
-        for script in scripts { try sounds.check(pipeline.plan.sound.overriding(script.sound)) }
+        var lines: [String] = []
+        for sound in settings {
+            for line in try sounds.problems(sound) where !lines.contains(line) { lines.append(line) }
+        }
+        guard !lines.isEmpty else { return }
+        throw SessionError(.missingSound, lines: lines)
+    }
+
+    /// ``checkVoices(of:)`` and ``checkSounds(of:)`` in one: every voice and sound problem
+    /// `scripts` have, in one error, so that one run says them all (the voice's code first).
+    func checkVoicesAndSounds(of scripts: [Script]) throws(SessionError) {
+        try checkVoicesAndSounds(
+            voices: Set(scripts.map { pipeline.requestedClips(for: $0).voice }),
+            sounds: scripts.map { pipeline.plan.sound.overriding($0.sound) }
+        )
+    }
+
+    /// ``checkVoicesAndSounds(of:)`` for `voices` and the sounds `sounds` name.
+    func checkVoicesAndSounds(voices: Set<Voice>, sounds: [SoundSettings]) throws(SessionError) {
+        var failures: [SessionError] = []
+        do { try check(voices: voices) } catch { failures.append(error) }
+        do { try check(sounds: sounds) } catch { failures.append(error) }
+        guard let first = failures.first else { return }
+        guard failures.count > 1 else { throw first }
+        throw SessionError(first.code, lines: failures.flatMap(\.markedLines), underlyingError: first)
     }
 
     /// Where a render's audio, timeline and captions go: each checked (its folder made, an

@@ -10,7 +10,7 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
     /// What kind of failure this is.
     public let code: Code
     /// The lines as made, settings still marked (``SettingReference``) for whoever prints them.
-    private let markedLines: [String]
+    let markedLines: [String]
     /// The error this one was caused by, when there is one: an `AudioError` from decoding or
     /// writing, a system error, a provider's error.
     public let underlyingError: (any Error & Sendable)?

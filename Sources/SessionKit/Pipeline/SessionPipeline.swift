@@ -150,8 +150,7 @@ public struct SessionPipeline: Sendable {
                 started = clock.now
             }
             let job = try RenderJob(self)
-            try job.checkVoices(of: [script])
-            try job.checkSounds(of: [script])
+            try job.checkVoicesAndSounds(of: [script])
             let targets = try job.resolveOutputs(
                 audio: output.audio,
                 timeline: output.timeline,
@@ -172,6 +171,22 @@ public struct SessionPipeline: Sendable {
                 warnings: job.warnings.all,
                 verification: verification
             )
+        }
+    }
+
+    /// What is wrong with the voice and the sounds of a script that broke a rule elsewhere
+    /// (``Script/voiceAndSound(salvagedFrom:)``): its own voice, else this pipeline's, and the
+    /// sounds its `sound` block and the plan name, checked as ``run(_:)`` checks them first, so
+    /// that the run reporting the script's mistakes reports these too; `nil` when there are none.
+    package func problems(voice: String?, sound: SoundSettings?) -> SessionError? {
+        do {
+            try RenderJob(self).checkVoicesAndSounds(
+                voices: [voice.map { Voice(id: $0) } ?? clips.voice],
+                sounds: [plan.sound.overriding(sound)]
+            )
+            return nil
+        } catch {
+            return error
         }
     }
 
@@ -213,8 +228,7 @@ public struct SessionPipeline: Sendable {
     public func prepare(scripts: [Script]) async throws(SessionError) -> PreparedClips {
         try await pool.run { () async throws(SessionError) in
             let job = try RenderJob(self)
-            try job.checkSounds(of: scripts)
-            try job.checkVoices(of: scripts)
+            try job.checkVoicesAndSounds(of: scripts)
             return try await job.prepare(scripts: scripts)
         }
     }
@@ -327,6 +341,9 @@ public struct PipelineObserver: Sendable {
     public var rendering: @Sendable (_ written: Frames, _ total: Frames, _ sampleRate: SampleRate) -> Void
     /// A stage of ``SessionPipeline/run(_:)`` ended (`check`, `prepare`, `plan`, `render`), after this long.
     public var finishedStage: @Sendable (_ stage: String, _ elapsed: Duration) -> Void
+    /// How a warning names a setting it mentions (``SettingReference``): in the library's words,
+    /// unless a command names its settings by their flags.
+    package var settingName: @Sendable (SettingReference) -> String = { $0.words }
 
     public init(
         warning: @escaping @Sendable (String) -> Void = { _ in },

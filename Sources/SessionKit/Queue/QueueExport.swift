@@ -23,8 +23,7 @@ extension SessionPipeline {
                 throw SessionError(.invalidSetting, error.lines.first ?? "", underlyingError: error)
             }
             try QueueWriter.checkDestination(folder, replaceExisting: output.replaceExisting)
-            try job.checkSounds(of: [script])
-            try job.checkVoices(of: [script])
+            try job.checkVoicesAndSounds(of: [script])
             let prepared = try await job.prepare(scripts: [script])
             let timeline = try job.plan(script, clips: prepared)
             if !reencode, let item = timeline.items.first(where: { $0.gain != 1 }) {

@@ -19,13 +19,26 @@ public enum ScriptFile {
         strict: Bool = false,
         warn: (String) -> Void = { _ in }
     ) throws(SessionError) -> Script {
+        try load(path, strict: strict, warn: warn) { _, _ in nil }
+    }
+
+    /// ``load(_:strict:warn:)``, reporting with a broken script's problems those of its voice and
+    /// sounds too, as `alsoChecking` finds them (``SessionPipeline/problems(voice:sound:)``) in
+    /// what of them holds (``Script/voiceAndSound(salvagedFrom:)``): one run says every mistake it
+    /// can, the keys it ignored among them.
+    package static func load(
+        _ path: String,
+        strict: Bool = false,
+        warn: (String) -> Void = { _ in },
+        alsoChecking: (_ voice: String?, _ sound: SoundSettings?) -> SessionError?
+    ) throws(SessionError) -> Script {
         let name = path == "-" ? standardInputName : path
         let data = try contents(of: path)
         var script: Script
         var warnings: [ScriptProblem] = []
         do {
+            defer { for warning in warnings { warn("\(name): \(warning)") } }
             script = try Script(json: data, strict: strict, warnings: &warnings)
-            for warning in warnings { warn("\(name): \(warning)") }
         } catch {
             if error.code == .notJSON, looksLikeMarkdown(path: path, data: data) {
                 // A meditation file given where a script belongs: what to do, not where the JSON broke.
@@ -35,7 +48,13 @@ public enum ScriptFile {
                     underlyingError: error
                 )
             }
-            throw SessionError(.invalidScript, lines: error.problems.map { "\(name): \($0)" }, underlyingError: error)
+            let (voice, sound) = Script.voiceAndSound(salvagedFrom: data)
+            let more = alsoChecking(voice, sound)?.markedLines ?? []
+            throw SessionError(
+                .invalidScript,
+                lines: error.problems.map { "\(name): \($0)" } + more,
+                underlyingError: error
+            )
         }
         if case .stretch(let stretch) = script.kind, case .regions = stretch.source, path != "-" {
             let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension

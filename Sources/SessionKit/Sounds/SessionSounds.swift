@@ -135,6 +135,29 @@ struct SessionSounds {
             }
         }
 
+        /// Where a script names it, in parentheses: ` (sound.startGong)`; empty for a cue, whose
+        /// name comes from the session's kind.
+        var scriptField: String {
+            switch self {
+            case .bell: " (sound.bell)"
+            case .startGong: " (sound.startGong)"
+            case .intervalGong: " (sound.intervalGong)"
+            case .ambience: " (sound.ambience)"
+            case .cue: ""
+            }
+        }
+
+        /// The setting that names it on the command line, if one does.
+        var commandLineSetting: SettingReference? {
+            switch self {
+            case .bell: .bellSound
+            case .startGong: .startGongSound
+            case .intervalGong: .intervalGongSound
+            case .ambience: .ambienceSound
+            case .cue: nil
+            }
+        }
+
         /// Its lane and kind in the timeline's `skippedSounds`.
         var lane: String { self == .bell ? "narration" : self == .ambience ? "ambience" : "cues" }
         var kind: String {
@@ -186,7 +209,7 @@ struct SessionSounds {
             source.libraryFolder = inside
             return .chosen(ChosenSound(name: name, source: source, gain: gain ?? entry?.gain ?? role.defaultGain))
         case .missing(let lookedFor):
-            let line = notFound(name, as: role, in: library, pathAllowed: pathAllowed)
+            let line = notFound(name, as: role, in: library, pathAllowed: pathAllowed, lookedFor: lookedFor)
             if !allowsMissing {
                 throw SessionError(
                     .missingSound,
@@ -198,33 +221,70 @@ struct SessionSounds {
         }
     }
 
-    /// Refuses, before any work, a sound `sound` names that is not found, in the words a plan
-    /// would fail with; nothing when missing sounds are allowed.
+    /// Refuses, before any work, every sound `sound` names that is not found, a line each in the
+    /// words a plan would fail with; nothing when missing sounds are allowed.
     func check(_ sound: SoundSettings) throws(SessionError) {
-        guard !allowsMissing else { return }
+        let lines = try problems(sound)
+        guard !lines.isEmpty else { return }
+        throw SessionError(.missingSound, lines: lines)
+    }
+
+    /// A line for each sound `sound` names that is not found (``check(_:)``'s); none when missing
+    /// sounds are allowed.
+    func problems(_ sound: SoundSettings) throws(SessionError) -> [String] {
+        guard !allowsMissing else { return [] }
         let named: [(String?, Role)] = [
             (sound.bell, .bell), (sound.startGong, .startGong), (sound.effectiveIntervalGong, .intervalGong),
             (sound.ambience, .ambience),
         ]
-        for case (let name?, let role) in named where try !has(name, as: role) {
+        var lines: [String] = []
+        for case (let name?, let role) in named {
             let pathAllowed = isPathAllowed(name, as: role)
-            throw SessionError(
-                .missingSound,
-                notFound(name, as: role, in: try library(for: name, pathAllowed: pathAllowed), pathAllowed: pathAllowed)
-                    + "; \(SettingReference.allowMissingSounds.marker) leaves it out"
-            )
+            let library = try library(for: name, pathAllowed: pathAllowed)
+            guard case .missing(let lookedFor) = library.resolve(name, pathsAllowed: pathAllowed) else { continue }
+            let line = notFound(name, as: role, in: library, pathAllowed: pathAllowed, lookedFor: lookedFor)
+            lines.append(line + "; \(SettingReference.allowMissingSounds.marker) leaves it out")
         }
+        return lines
     }
 
-    /// `Start gong "gongg" is not in the sound library /…/sounds (did you mean "gong"?)`,
-    /// `… "x/y.wav" is not a file` for a path the command line gave, or `… is a path, …` for one
-    /// a script gave.
-    private func notFound(_ name: String, as role: Role, in library: SoundLibrary, pathAllowed: Bool) -> String {
-        if let problem = ScriptRules.soundNameProblem(name), !pathAllowed { return "\(role.title) \(problem)" }
-        if name.contains("/") { return "\(role.title) \(quoted(name)) is not a file" }
+    /// How many of the library's names a line lists when none is near the name asked for.
+    static let listedNames = 12
+
+    /// What is wrong with `name`, and where it came from (`sound.ambience` in the script, or the
+    /// command line's setting): `Start gong "gongg" (sound.startGong) is not in the sound library
+    /// /…/sounds (did you mean "gong"?)`; with no name near, the library's names (or the first
+    /// ``listedNames`` of them, and where to see the rest); `… is in the sound library …, but its
+    /// file is absent` for an entry without its file; `… "x/y.wav" is not a file` for a path the
+    /// command line gave, or `… is a path, …` for one a script gave.
+    private func notFound(
+        _ name: String,
+        as role: Role,
+        in library: SoundLibrary,
+        pathAllowed: Bool,
+        lookedFor: [String]
+    ) -> String {
+        let origin = pathAllowed ? role.commandLineSetting.map { " (\($0.marker))" } ?? "" : role.scriptField
+        let title = "\(role.title) \(quoted(name))\(origin)"
+        if let problem = ScriptRules.soundNameProblem(name), !pathAllowed {
+            return "\(role.title) \(problem)"
+        }
+        if name.contains("/") { return "\(title) is not a file" }
         let known = library.listing().map(\.entry.id)
-        return "\(role.title) \(quoted(name)) is not in the sound library \(library.folder)"
-            + didYouMean(name, among: known)
+        if let entry = known.first(where: { $0.lowercased() == name.lowercased() }) {
+            let looked = lookedFor.map { ($0 as NSString).lastPathComponent }
+            let files = looked.isEmpty ? "" : " (looked for \(looked.joined(separator: ", ")))"
+            return
+                "\(title) is in the sound library \(library.folder) as \(quoted(entry)), but its file is absent\(files)"
+        }
+        let near = didYouMean(name, among: known)
+        guard near.isEmpty else { return "\(title) is not in the sound library \(library.folder)\(near)" }
+        if known.isEmpty { return "\(title) is not in the sound library \(library.folder), which has no sounds" }
+        let listed = known.sorted().prefix(Self.listedNames).map { quoted($0) }.joined(separator: ", ")
+        let more =
+            known.count > Self.listedNames
+            ? " and \(known.count - Self.listedNames) more (\(SettingReference.soundListing.marker) lists them)" : ""
+        return "\(title) is not in the sound library \(library.folder), which has \(listed)\(more)"
     }
 
     private func openLibrary() throws(SessionError) -> SoundLibrary {

@@ -119,15 +119,17 @@ public struct Script: Sendable, Equatable, Encodable {
     }
 
     /// ``init(json:strict:)``, with the keys it ignored (each with its path and the nearest known
-    /// key) added to `warnings`; under `strict` they are problems instead.
+    /// key) added to `warnings`, also when it throws; under `strict` they are problems instead.
     package init(json data: Data, strict: Bool = false, warnings: inout [ScriptProblem]) throws(ScriptError) {
         let value = try JSONValue.parse(data)
         var validator = ScriptValidator()
         validator.strict = strict
-        guard let script = validator.script(from: value), validator.problems.isEmpty else {
+        let script = validator.script(from: value)
+        // The ignored keys are said beside the problems too: a misspelt key is often the cause.
+        warnings += validator.warnings
+        guard let script, validator.problems.isEmpty else {
             throw ScriptError(.brokenRule, problems: validator.problems)
         }
-        warnings += validator.warnings
         self = script
     }
 
@@ -213,4 +215,21 @@ public struct ScriptError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// One line per problem.
     public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+extension Script {
+    /// The voice and the `sound` block of a script that broke a rule elsewhere, each where it
+    /// holds on its own: so that the run that reports the script's mistakes can check that voice
+    /// and those sounds too, and report theirs with them, rather than one more run each. `nil`
+    /// for either that is absent or broken itself (its problem is among the script's), and for
+    /// both when `data` is not a JSON object.
+    package static func voiceAndSound(salvagedFrom data: Data) -> (voice: String?, sound: SoundSettings?) {
+        guard case .object(let root)? = try? JSONValue.parse(data) else { return (nil, nil) }
+        var validator = ScriptValidator()
+        let voice = root["voice"] == nil ? nil : validator.label(root, "voice", at: "", required: true)
+        let voiceProblems = validator.problems.count
+        let sound = validator.soundSettings(root)
+        let soundHolds = validator.problems.count == voiceProblems
+        return (voiceProblems == 0 ? voice : nil, soundHolds ? sound ?? nil : nil)
+    }
 }

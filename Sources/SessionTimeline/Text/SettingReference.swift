@@ -4,6 +4,7 @@
 package enum SettingReference: String, CaseIterable, Sendable {
     case bitrate, quality, format, noOverwrite, reencode, loudnessOff, proxyProvider, regions, shard, shards
     case allowMissingSounds, fallbackVoice, stretchSeconds, renderedFile
+    case ambienceSound, startGongSound, intervalGongSound, bellSound, soundListing
 
     /// How the library names the setting in a sentence.
     package var words: String {
@@ -22,6 +23,11 @@ package enum SettingReference: String, CaseIterable, Sendable {
         case .fallbackVoice: "a fallback voice"
         case .stretchSeconds: "the stretches' length"
         case .renderedFile: "the rendered file's path"
+        case .ambienceSound: "the ambience setting"
+        case .startGongSound: "the start gong setting"
+        case .intervalGongSound: "the interval gong setting"
+        case .bellSound: "the bell setting"
+        case .soundListing: "the library's listing"
         }
     }
 

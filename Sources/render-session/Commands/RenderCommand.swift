@@ -238,7 +238,9 @@ extension PipelineOptions {
         summarizingCache: Bool = true
     ) async throws -> (outcome: RenderOutcome, voiceOrigin: String, script: Script) {
         let pipeline = try pipeline(observer: Console.observer(summarizingCache: summarizingCache), pool: pool)
-        let script = try ScriptFile.load(path, strict: plan.sound.strict, warn: Console.warning)
+        let script = try ScriptFile.load(path, strict: plan.sound.strict, warn: Console.warning) {
+            pipeline.problems(voice: $0, sound: $1)
+        }
         let origin = script.voice == nil ? clip.voiceChoice(for: source.provider).origin : "script"
         let name = path == "-" ? ScriptFile.standardInputName : path
         do {

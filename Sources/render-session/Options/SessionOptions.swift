@@ -476,6 +476,11 @@ struct PipelineOptions {
         case .fallbackVoice: "--fallback-voice"
         case .stretchSeconds: "--stretch-seconds"
         case .renderedFile: "--audio"
+        case .ambienceSound: "--ambience"
+        case .startGongSound: "--start-gong"
+        case .intervalGongSound: "--interval-gong"
+        case .bellSound: "--bell"
+        case .soundListing: "`render-session sounds`"
         }
     }
 }

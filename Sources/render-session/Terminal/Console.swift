@@ -174,7 +174,7 @@ enum Console {
             let eta = done > 0 ? duration(elapsed / Double(done) * Double(total - done)) : "?"
             return "\(duration(Double(done) / 1_000)) of \(duration(Double(total) / 1_000)), ETA \(eta)"
         }
-        return PipelineObserver(
+        var observer = PipelineObserver(
             warning: warning,
             finishedStage: stage,
             // Counted over the clips to make: those found in the cache take no time, and counting
@@ -192,6 +192,8 @@ enum Console {
                 audio.update(Int64(rate.seconds(of: written) * 1_000), total: Int64(rate.seconds(of: total) * 1_000))
             }
         )
+        observer.settingName = { PipelineOptions.flag($0) }
+        return observer
     }
 }
 
