@@ -95,19 +95,45 @@ struct ShowCommandTests {
         }
     }
 
+    /// The fixture's five-second timeline written into `folder` with its title and first text
+    /// replaced by these JSON string contents (escapes as JSON writes them); returns its path.
+    static func fiveSeconds(in folder: TemporaryFolder, title: String, firstText: String) throws -> String {
+        var json = try String(contentsOf: Repository.root.appendingPathComponent(Self.timeline), encoding: .utf8)
+        json = json.replacingOccurrences(of: "\"Five seconds\"", with: "\"\(title)\"")
+        json = json.replacingOccurrences(of: "\"Welcome.\"", with: "\"\(firstText)\"")
+        let path = folder.path("t.json")
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     @Test("A title or text with control characters is printed escaped, never sent to the terminal")
     func hostileText() async throws {
         let folder = try TemporaryFolder()
-        var json = try String(contentsOf: Repository.root.appendingPathComponent(Self.timeline), encoding: .utf8)
-        json = json.replacingOccurrences(of: "\"Five seconds\"", with: "\"Five\\u001b[2Jseconds\"")
-        json = json.replacingOccurrences(of: "\"Welcome.\"", with: "\"Wel\\u0007come.\"")
-        let path = folder.path("t.json")
-        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try Self.fiveSeconds(in: folder, title: "Five\\u001b[2Jseconds", firstText: "Wel\\u0007come.")
         let shown = try await renderSession(["show", path])
         #expect(shown.status == 0, "\(shown.standardError)")
         #expect(!shown.standardOutputBytes.contains(0x1B) && !shown.standardOutputBytes.contains(0x07))
         #expect(shown.standardOutput.hasPrefix("Five\\u{1b}[2Jseconds\n"))
         #expect(shown.standardOutput.contains("Wel\\u{7}come."))
+    }
+
+    @Test("A paragraph break in a text or title is ¶ in the table, a line break in the picture's tooltip, never \\u{a}")
+    func paragraphBreaks() async throws {
+        let folder = try TemporaryFolder()
+        let path = try Self.fiveSeconds(
+            in: folder,
+            title: "Five\\n\\nseconds",
+            firstText: "Welcome.\\n\\nBreathe in,\\nout."
+        )
+        let shown = try await renderSession(["show", path, "--width", "160"])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(!shown.standardOutput.contains("\\u{a}"))
+        #expect(shown.standardOutput.hasPrefix("Five ¶ seconds\n"))
+        #expect(shown.standardOutput.contains(" Welcome. ¶ Breathe in, out. "))
+        let svg = try await renderSession(["show", path, "-o", "-"])
+        #expect(svg.status == 0, "\(svg.standardError)")
+        #expect(svg.standardOutput.contains("<title>Welcome.\n\nBreathe in,\nout.</title>"))
+        #expect(!svg.standardOutput.contains("\\u{a}"))
     }
 
     @Test("A file that is missing or not a timeline: one error line naming it, exit 65, nothing on stdout")

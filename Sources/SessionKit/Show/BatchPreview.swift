@@ -119,7 +119,7 @@ package enum BatchPreview {
         func cell(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "–" }
         var body = ""
         for row in rows {
-            let title = SessionPicture.escaped(printable(row.title, limit: 200))
+            let title = SessionPicture.escaped(printableLine(row.title, limit: 200))
             let link =
                 row.page.map {
                     "<a href=\"\(SessionPicture.escaped(PreviewPage.urlComponent($0)))\">\(title)</a>"

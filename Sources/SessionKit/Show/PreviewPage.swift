@@ -53,7 +53,7 @@ package enum PreviewPage {
 
     /// The page: `scene` inline with its playhead, `audioSource` (a relative URL or a `data:` URI) in the player.
     package static func html(_ scene: SessionScene, timeline: Timeline, audioSource: String) -> String {
-        let title = SessionPicture.escaped(printable(timeline.title, limit: 200))
+        let title = SessionPicture.escaped(printableLine(timeline.title, limit: 200))
         let rate = timeline.sampleRate
         var facts = [
             timeline.sessionKind ?? "guided",

@@ -97,7 +97,7 @@ package enum SessionPicture {
                 "<g class=\"item\" \(identity) data-start-frame=\"\(entry.startFrame.count)\" "
                 + "data-frame-count=\"\(entry.frameCount.count)\" data-kind=\"\(escaped(entry.kind))\" "
                 + "data-lane=\"\(entry.lane.rawValue)\">"
-                + "<title>\(escaped(printable(title, limit: 300)))</title>"
+                + "<title>\(escaped(printableLines(title, limit: 300)))</title>"
                 + "<rect x=\"\(number(box.x))\" y=\"\(number(box.y))\" width=\"\(number(box.width))\" "
                 + "height=\"\(number(box.height))\" rx=\"2\" fill=\"\(box.fill)\"/>"
             if !box.label.isEmpty {

@@ -6,8 +6,23 @@
 /// Everything the tool prints that came from a file or a server goes through this or ``quoted(_:limit:)``,
 /// so a hostile title cannot move the cursor, retitle the terminal or hide a line.
 package func printable(_ text: some StringProtocol, limit: Int = 300) -> String {
+    escapedForPrinting(text, limit: limit, keepsLineBreaks: false)
+}
+
+/// ``printable(_:limit:)`` for text shown where a line break is one (an HTML page's text, a
+/// tooltip): each line break (`\n`, `\r\n`, `\r`, U+2028, U+2029…) is kept, as `\n`.
+package func printableLines(_ text: some StringProtocol, limit: Int = 300) -> String {
+    escapedForPrinting(text, limit: limit, keepsLineBreaks: true)
+}
+
+/// The work of ``printable(_:limit:)`` and ``printableLines(_:limit:)``.
+private func escapedForPrinting(_ text: some StringProtocol, limit: Int, keepsLineBreaks: Bool) -> String {
     var shown = ""
     for character in text.prefix(limit) {
+        if keepsLineBreaks && character.isNewline {
+            shown += "\n"
+            continue
+        }
         for scalar in character.unicodeScalars {
             if scalar.isControlCharacter || scalar.isHiddenWhenPrinted {
                 shown += "\\u{\(String(scalar.value, radix: 16))}"
@@ -17,6 +32,24 @@ package func printable(_ text: some StringProtocol, limit: Int = 300) -> String 
         }
     }
     return text.count > limit ? shown + "…" : shown
+}
+
+/// ``printable(_:limit:)`` for one line (a table's cell, a label): a line
+/// break is a space and a paragraph break (a blank line) ` ¶ `, never a `\u{a}` escape;
+/// text without line breaks is unchanged.
+package func printableLine(_ text: some StringProtocol, limit: Int = 300) -> String {
+    guard text.contains(where: \.isNewline) else { return printable(text, limit: limit) }
+    var paragraphs: [[String]] = [[]]
+    for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+        let words = line.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        if !words.isEmpty {
+            paragraphs[paragraphs.count - 1].append(words)
+        } else if !paragraphs[paragraphs.count - 1].isEmpty {
+            paragraphs.append([])
+        }
+    }
+    let lines = paragraphs.filter { !$0.isEmpty }.map { $0.joined(separator: " ") }
+    return printable(lines.joined(separator: " ¶ "), limit: limit)
 }
 
 /// A string quoted for a message: quotes and control characters escaped, long strings cut to

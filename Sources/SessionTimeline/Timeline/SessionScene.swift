@@ -129,7 +129,14 @@ package struct SessionScene: Sendable, Equatable {
         lines = []
         traces = []
         texts = [
-            Text(x: 8, y: 20, text: printable(timeline.title, limit: 120), size: 15, anchor: .start, color: "#222222")
+            Text(
+                x: 8,
+                y: 20,
+                text: printableLine(timeline.title, limit: 120),
+                size: 15,
+                anchor: .start,
+                color: "#222222"
+            )
         ]
         let (plotLeft, plotWidth) = (self.plotLeft, self.plotWidth)
         func x(_ frame: Frames) -> Double { plotLeft + Double(frame.count) / total * plotWidth }

@@ -254,7 +254,7 @@ struct TimelineTable {
         let channels =
             timeline.channelCount.count == 1
             ? "mono" : timeline.channelCount.count == 2 ? "stereo" : "\(timeline.channelCount.count) channels"
-        var lines = [printable(timeline.title, limit: width)]
+        var lines = [printableLine(timeline.title, limit: width)]
         var facts = [
             timeline.sessionKind ?? "guided",
             "voice \(printable(timeline.voice ?? "unknown", limit: 60))",
@@ -282,7 +282,7 @@ struct TimelineTable {
         // The kind where the lane does not say it, then the sound's name.
         let kinds = [entry.lane.rawValue, "segment", entry.name].contains(entry.kind) ? [] : [entry.kind]
         let kind = (kinds + [entry.name.map { printable($0, limit: 40) }].compactMap { $0 }).joined(separator: " ")
-        let text = entry.text.map { Self.firstWords(printable($0, limit: 400), width: layout.textWidth) } ?? ""
+        let text = entry.text.map { Self.firstWords(printableLine($0, limit: 400), width: layout.textWidth) } ?? ""
         let gain = entry.gain.map { "\(Self.signed(20 * log10(max($0, 1e-10)))) dB" } ?? ""
         let late = entry.lateByFrames.map { "late \(Self.seconds($0, rate))" } ?? ""
         return layout.row(
@@ -353,7 +353,7 @@ struct TimelineTable {
     static func queue(_ queue: QueueOverview, width: Int) -> String {
         let table = TableLayout(width: width, hasLate: false)
         let length = queue.items.last.map { $0.startSeconds + $0.durationSeconds } ?? 0
-        var lines = [printable(queue.title, limit: width)]
+        var lines = [printableLine(queue.title, limit: width)]
         lines += table.wrapped(
             ["queue", "\(queue.items.count) items", "\(queue.overlayCount) overlays", clock(seconds: length)],
             first: ""
@@ -375,7 +375,7 @@ struct TimelineTable {
                     "\(clock(seconds: item.durationSeconds, minutes: false)) s",
                     item.kind,
                     printable(item.file, limit: 60),
-                    item.text.map { firstWords(printable($0, limit: 400), width: table.textWidth) } ?? "",
+                    item.text.map { firstWords(printableLine($0, limit: 400), width: table.textWidth) } ?? "",
                     "\(signed(20 * log10(max(item.gain, 1e-10)))) dB",
                     ""
                 )
