@@ -12,18 +12,33 @@ file:// in headless Chromium through WebDriver and checks that
   no-console-errors  the browser console got no SEVERE entries,
   no-network         the page requested nothing but file:, data: and blob: URLs,
   item-count         it shows the expected number of items,
-  click-seeks        clicking an item seeks the player to the item's start,
-  arrow-keys         ArrowRight / ArrowLeft step between items,
+  title-once         the session's title is shown once (the heading), not in the picture too,
+  keyboard           every sound but a gap has tabindex, role="button" and an aria-label;
+                     Tab reaches the first; Enter plays it; → moves the focus with the player,
+  click-plays        clicking an item plays it from the item's start,
+  plot-click         clicking the waveform, or a lane where there is no sound, seeks there,
+  arrow-keys         ArrowRight / ArrowLeft step between items, passing over the gaps,
+  back-key           while playing, ← within 1.5 s of an item's start goes to the item
+                     before it, later it goes back to the item's own start,
   playback           playing across an item boundary updates the current item
                      label and moves the playhead,
   words              (with --words N) the transcript has N words; Chromium's own
                      WebVTT parser read the captions track the page carries in a
                      data: URL; clicking a word seeks to its first frame and marks
                      it spoken; playing into a cue fires cuechange with its text,
-  screenshot         a screenshot of the timeline is not blank.
+  color-scheme       with prefers-color-scheme light the page is dark on light, with
+                     dark (Chromium's emulation) light on dark, the picture's background too,
+  phone              at 390x844 (a phone, emulated) the viewport tag gives a 390 px
+                     layout, nothing overflows the page sideways, and the playhead stays
+                     in view after a seek and while playing (the picture follows it),
+  index-page         (with --index PAGE) the batch's index at 390x844: a 390 px layout,
+                     no sideways overflow, light and dark,
+  screenshot         screenshots at 1280x800 and 390x844, light and dark, are not one
+                     colour, the dark ones dark and the light ones light.
 
 Usage:
-  preview-page.py PAGE.html --items N [--click-index K] [--words N] [--screenshot OUT.png]
+  preview-page.py PAGE.html --items N [--click-index K] [--words N] [--index INDEX.html]
+                  [--screenshots FOLDER]
 
 Prints {"checks": [{"name", "ok", "detail"}, ...]} as JSON on stdout and exits
 0 if every check passed, 1 if any failed, 2 on an unexpected error (after
@@ -50,8 +65,12 @@ import time
 import zlib
 
 EXIT_SKIP = 77
-CHECK_ORDER = ["loads", "no-console-errors", "no-network", "item-count",
-               "click-seeks", "arrow-keys", "playback", "words", "screenshot"]
+CHECK_ORDER = ["loads", "no-console-errors", "no-network", "item-count", "title-once", "keyboard",
+               "click-plays", "plot-click", "arrow-keys", "back-key", "playback", "words",
+               "color-scheme", "phone", "index-page", "screenshot"]
+WIDE = (1280, 800)
+PHONE = (390, 844)
+BACK_WINDOW = 1.5  # seconds after an item's start within which ← goes to the item before
 SEEK_TOLERANCE = 0.001  # seconds
 PLAYBACK_LEAD = 0.4  # seconds before the boundary playback starts from
 PLAYBACK_TIMEOUT = 10.0
@@ -279,7 +298,7 @@ const svg = document.getElementById('session');
 if (!svg) return null;
 const item = (g) => ({index: g.dataset.index === undefined ? null : Number(g.dataset.index),
                       overlay: g.dataset.overlay === undefined ? null : Number(g.dataset.overlay),
-                      start: Number(g.dataset.startFrame)});
+                      start: Number(g.dataset.startFrame), kind: g.dataset.kind});
 return {
   sampleRate: Number(svg.dataset.sampleRate),
   totalFrames: Number(svg.dataset.totalFrames),
@@ -392,7 +411,45 @@ def click_target(driver, group):
     return (rects[0], "first rect") if rects else (group, "g (no rect child)")
 
 
-def check_click_seeks(driver, model, index):
+RECORD_SEEKS_JS = """
+const player = document.getElementById('player');
+window.__seeks = [];
+if (!window.__recordingSeeks) {
+  window.__recordingSeeks = true;
+  player.addEventListener('seeking', () => window.__seeks.push(player.currentTime));
+}
+"""
+
+START_JS = """
+const done = arguments[arguments.length - 1];
+const player = document.getElementById('player');
+if (!player.paused) { done('playing'); return; }
+player.play().then(() => done('playing'), (e) => done('play() rejected: ' + e.name + ': ' + e.message));
+"""
+
+
+def record_seeks(driver):
+    """From now on, note where every seek of the player goes (its currentTime at 'seeking')."""
+    driver.execute_script(RECORD_SEEKS_JS)
+
+
+def first_seek(driver, timeout=3):
+    """The time the first seek since record_seeks went to, or None."""
+    _, seeks = wait_for(lambda: driver.execute_script("return window.__seeks;"), timeout)
+    return seeks[0] if seeks else None
+
+
+def pause(driver):
+    driver.execute_script("document.getElementById('player').pause();")
+
+
+def stops(model):
+    """The items the arrow keys stop at (all but the gaps), in time order."""
+    return sorted((item for item in model["items"] if item["kind"] != "gap"),
+                  key=lambda item: (item["start"], item["index"]))
+
+
+def check_click_plays(driver, model, index):
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
@@ -401,10 +458,12 @@ def check_click_seeks(driver, model, index):
     if item is None:
         return False, "no g.item[data-index=\"%d\"]" % index
     expected = item["start"] / model["sampleRate"]
-    # Start somewhere else so that a click which does nothing cannot pass.
+    # Start somewhere else, paused, so that a click which does nothing cannot pass.
     duration = model["totalFrames"] / model["sampleRate"]
+    pause(driver)
     set_time(driver, (expected + duration / 2) % duration if duration > 0 else expected + 1)
     before = page_state(driver)["time"]
+    record_seeks(driver)
 
     group = driver.find_element(By.CSS_SELECTOR, 'g.item[data-index="%d"]' % index)
     target, how = click_target(driver, group)
@@ -416,42 +475,241 @@ def check_click_seeks(driver, model, index):
         rect = group.find_element(By.CSS_SELECTOR, "rect")
         how = "first rect (g not clickable)"
         ActionChains(driver).move_to_element(rect).click().perform()
-    ok, actual = wait_for_time(driver, expected)
-    return ok, ("clicked %s of item %d: currentTime %.6f -> %.6f s, expected %.6f s (start frame %d / %d Hz)"
-                % (how, index, before, actual, expected, item["start"], model["sampleRate"]))
+    went = first_seek(driver)
+    playing, state = wait_for(lambda: (lambda s: s if not s["paused"] else None)(page_state(driver)), 3)
+    state = state or page_state(driver)
+    pause(driver)
+    ok = went is not None and abs(went - expected) <= SEEK_TOLERANCE and playing
+    return ok, ("clicked %s of item %d at %.6f s: seeked to %s, expected %.6f s (start frame %d / %d Hz); %s at %.3f s"
+                % (how, index, before, "%.6f s" % went if went is not None else "nowhere", expected,
+                   item["start"], model["sampleRate"], "playing" if playing else "NOT PLAYING", state["time"]))
+
+
+PLOT_POINTS_JS = """
+const svg = document.getElementById('session');
+svg.scrollIntoView({block: 'center', inline: 'nearest'});
+const box = svg.getBoundingClientRect();
+const view = svg.viewBox.baseVal;
+const scale = box.width / view.width;
+const left = Number(svg.dataset.plotLeft), width = Number(svg.dataset.plotWidth);
+const top = Number(svg.dataset.plotTop), bottom = Number(svg.dataset.plotBottom);
+// A point in whole pixels (as a mouse event's clientX and clientY are), and where it is in the picture.
+const client = (x, y) => {
+  const p = {x: Math.round(box.left + x * scale), y: Math.round(box.top + y * (box.height / view.height))};
+  return Object.assign(p, {svgX: (p.x - box.left) / scale});
+};
+const onPlot = (p) => {
+  const hit = document.elementFromPoint(p.x, p.y);
+  return hit !== null && svg.contains(hit) && hit.closest('g.item') === null;
+};
+const points = [];
+const wave = svg.querySelector('polygon.waveform');
+if (wave) {
+  const b = wave.getBBox();
+  const p = client(left + 0.7 * width, b.y + b.height / 2);
+  if (onPlot(p)) points.push(Object.assign({what: 'the waveform'}, p));
+}
+// A lane where no sound is: the first such point, row by row, from a third of the way in.
+const laneBottom = wave ? wave.getBBox().y : bottom;
+search:
+for (let y = top + 20; y < laneBottom; y += 6) {
+  for (let f = 0.33; f < 0.97; f += 0.02) {
+    const p = client(left + f * width, y);
+    if (onPlot(p)) { points.push(Object.assign({what: 'an empty lane'}, p)); break search; }
+  }
+}
+return {points, left, width};
+"""
+
+
+def click_at(driver, x, y):
+    """A real left click at the viewport point (x, y), through Chromium's input pipeline."""
+    for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+        driver.execute_cdp_cmd("Input.dispatchMouseEvent", {
+            "type": kind, "x": x, "y": y, "button": "left" if kind != "mouseMoved" else "none",
+            "clickCount": 1 if kind != "mouseMoved" else 0})
+
+
+def check_plot_click(driver, model):
+    rate, total = model["sampleRate"], model["totalFrames"]
+    pause(driver)
+    found = driver.execute_script(PLOT_POINTS_JS)
+    points = found["points"]
+    whats = [point["what"] for point in points]
+    if whats != ["the waveform", "an empty lane"]:
+        return False, "found only %s to click on" % (", ".join(whats) or "nothing")
+    details, ok = [], True
+    for point in points:
+        set_time(driver, 0)
+        record_seeks(driver)
+        expected = round((point["svgX"] - found["left"]) / found["width"] * total) / rate
+        click_at(driver, point["x"], point["y"])
+        went = first_seek(driver)
+        step_ok = went is not None and abs(went - expected) <= SEEK_TOLERANCE
+        ok = ok and step_ok
+        details.append("%s at (%d, %d): seeked to %s, expected %.6f s%s" % (
+            point["what"], point["x"], point["y"], "%.6f s" % went if went is not None else "nowhere",
+            expected, "" if step_ok else " WRONG"))
+    paused = page_state(driver)["paused"]
+    return ok and paused, "; ".join(details) + ("" if paused else "; it plays (a seek should not start it)")
 
 
 def check_arrow_keys(driver, model, index):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    ordered = sorted(model["items"], key=lambda item: (item["start"], item["index"]))
-    item = item_by_index(model, index)
-    if item is None or len(ordered) < 2:
-        return False, "need item %d and at least two items with data-index (have %d)" % (index, len(ordered))
+    ordered = stops(model)
     rate = model["sampleRate"]
+    item = item_by_index(model, index)
+    if item is None or item["kind"] == "gap":
+        item = ordered[min(1, len(ordered) - 1)] if ordered else None
+    if item is None or len(ordered) < 2:
+        return False, "need item %d and at least two items that are not gaps (have %d)" % (index, len(ordered))
     later = [other for other in ordered if other["start"] > item["start"]]
     earlier = [other for other in ordered if other["start"] < item["start"]]
     if later:  # right to the next item, left back to this one
-        steps = [(Keys.ARROW_RIGHT, "ArrowRight", later[0]), (Keys.ARROW_LEFT, "ArrowLeft", item)]
+        runs = [(item, [(Keys.ARROW_RIGHT, "ArrowRight", later[0]), (Keys.ARROW_LEFT, "ArrowLeft", item)])]
     elif earlier:  # the last item: left to the previous one, right back
-        steps = [(Keys.ARROW_LEFT, "ArrowLeft", earlier[-1]), (Keys.ARROW_RIGHT, "ArrowRight", item)]
+        runs = [(item, [(Keys.ARROW_LEFT, "ArrowLeft", earlier[-1]), (Keys.ARROW_RIGHT, "ArrowRight", item)])]
     else:
         return False, "all items start at the same frame; nothing to step to"
+    # Over a gap: from the item before it, right goes past the gap, and left comes back.
+    gaps = [gap for gap in model["items"] if gap["kind"] == "gap"]
+    over = None
+    for gap in gaps:
+        before = [other for other in ordered if other["start"] < gap["start"]]
+        after = [other for other in ordered if other["start"] > gap["start"]]
+        if before and after:
+            over = (gap, before[-1], after[0])
+            break
+    if over is None:
+        return False, "no gap with an item before it and one after it (%d gaps)" % len(gaps)
+    gap, before, after = over
+    runs.append((before, [(Keys.ARROW_RIGHT, "ArrowRight", after), (Keys.ARROW_LEFT, "ArrowLeft", before)]))
 
-    set_time(driver, item["start"] / rate)
+    pause(driver)
+    driver.execute_script("if (document.activeElement) document.activeElement.blur();")
     body = driver.find_element(By.TAG_NAME, "body")
     details, ok = [], True
-    for key, key_name, goal in steps:
-        body.send_keys(key)
+    for start, steps in runs:
+        set_time(driver, start["start"] / rate)
+        details.append("from item %d at %.6f s:" % (start["index"], start["start"] / rate))
+        for key, key_name, goal in steps:
+            body.send_keys(key)
+            expected = goal["start"] / rate
+            step_ok, actual = wait_for_time(driver, expected, timeout=3)
+            ok = ok and step_ok
+            details.append("%s -> %.6f s (item %d starts at %.6f s)%s" % (
+                key_name, actual, goal["index"], expected, "" if step_ok else " WRONG"))
+            if not step_ok:
+                break
+    return ok, " ".join(details) + " (over gap %d at %.3f s)" % (gap["index"], gap["start"] / rate)
+
+
+def check_back_key(driver, model):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    rate, total = model["sampleRate"], model["totalFrames"]
+    ordered = stops(model)
+    # An item with one before it that lasts (to the next item) long enough to be 2 s into while playing.
+    candidates = [(ordered[k - 1], ordered[k]) for k in range(1, len(ordered))
+                  if ordered[k - 1]["start"] < ordered[k]["start"]
+                  and ((ordered[k + 1]["start"] if k + 1 < len(ordered) else total) - ordered[k]["start"]) / rate
+                  >= BACK_WINDOW + 1.2]
+    if not candidates:
+        return False, "no item with one before it and %.1f s to the next" % (BACK_WINDOW + 1.2)
+    previous, item = candidates[0]
+    body = driver.find_element(By.TAG_NAME, "body")
+    details, ok = [], True
+    for into, goal, why in ((0.3, previous, "the item before"), (BACK_WINDOW + 0.5, item, "its own start")):
+        pause(driver)
+        set_time(driver, item["start"] / rate + into)
+        started = driver.execute_async_script(START_JS)
+        time.sleep(0.15)
+        at = page_state(driver)["time"]
+        record_seeks(driver)
+        body.send_keys(Keys.ARROW_LEFT)
+        went = first_seek(driver)
+        playing = not page_state(driver)["paused"]
+        pause(driver)
         expected = goal["start"] / rate
-        step_ok, actual = wait_for_time(driver, expected, timeout=3)
+        step_ok = started == "playing" and went is not None and abs(went - expected) <= SEEK_TOLERANCE
         ok = ok and step_ok
-        details.append("%s -> %.6f s (item %d starts at %.6f s)%s" % (
-            key_name, actual, goal["index"], expected, "" if step_ok else " WRONG"))
-        if not step_ok:
-            break
-    return ok, "from item %d at %.6f s: %s" % (index, item["start"] / rate, "; ".join(details))
+        details.append("%s, ← at %.3f s (%.2f s into item %d) -> %s, expected %.6f s (%s, item %d)%s%s" % (
+            started, at, at - item["start"] / rate, item["index"],
+            "%.6f s" % went if went is not None else "nowhere", expected, why, goal["index"],
+            "" if playing else ", stopped playing", "" if step_ok else " WRONG"))
+    return ok, "; ".join(details)
+
+
+def check_title_once(driver):
+    found = driver.execute_script("""
+        const title = document.title;
+        const shown = Array.from(document.querySelectorAll('body *'))
+          .filter((e) => e.children.length === 0 && e.textContent.trim() === title && e.closest('title') === null);
+        return {title, shown: shown.map((e) => e.tagName + (e.closest('svg') ? ' in svg' : ''))};""")
+    return found["shown"] == ["H1"], "title %r shown by %s" % (found["title"], found["shown"])
+
+
+KEYBOARD_JS = """
+const items = Array.from(document.querySelectorAll('#session g.item'));
+const reachable = (g) => g.getAttribute('tabindex') === '0' && g.getAttribute('role') === 'button'
+  && (g.getAttribute('aria-label') || '').length > 0;
+const wrong = items.filter((g) => reachable(g) === (g.dataset.kind === 'gap'));
+const first = items.find(reachable);
+return {count: items.length, gaps: items.filter((g) => g.dataset.kind === 'gap').length,
+        wrong: wrong.map((g) => g.dataset.kind + ' ' + (g.dataset.index || 'o' + g.dataset.overlay)),
+        first: first ? {label: first.getAttribute('aria-label'), start: Number(first.dataset.startFrame)} : null};
+"""
+
+FOCUSED_JS = """
+const g = document.activeElement && document.activeElement.closest ? document.activeElement.closest('g.item') : null;
+return g ? {label: g.getAttribute('aria-label'), start: Number(g.dataset.startFrame),
+            index: g.dataset.index === undefined ? null : Number(g.dataset.index)} : null;
+"""
+
+
+def check_keyboard(driver, model):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    rate = model["sampleRate"]
+    found = driver.execute_script(KEYBOARD_JS)
+    if found["wrong"] or found["first"] is None:
+        return False, "%d sounds (%d gaps); wrongly reachable or not: %s" % (
+            found["count"], found["gaps"], ", ".join(found["wrong"]) or "none reachable")
+    pause(driver)
+    set_time(driver, model["totalFrames"] / rate / 2)
+    driver.execute_script("if (document.activeElement) document.activeElement.blur(); window.scrollTo(0, 0);")
+    presses, focused = 0, None
+    while presses < 30 and focused is None:
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        presses += 1
+        focused = driver.execute_script(FOCUSED_JS)
+    if focused is None or focused["label"] != found["first"]["label"]:
+        return False, "after %d Tabs the focus is on %r, not the first sound (%r)" % (
+            presses, focused, found["first"]["label"])
+    record_seeks(driver)
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    went = first_seek(driver)
+    playing, _ = wait_for(lambda: not page_state(driver)["paused"], 3)
+    pause(driver)
+    expected = focused["start"] / rate
+    enter_ok = went is not None and abs(went - expected) <= SEEK_TOLERANCE and playing
+    # → with the focus on a sound: the player and the focus go to the next item.
+    set_time(driver, expected)
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    goal = next((item for item in stops(model) if item["start"] > focused["start"]), None)
+    moved, now = wait_for(lambda: (lambda f: f if f and goal and f["index"] == goal["index"] else None)(
+        driver.execute_script(FOCUSED_JS)), 3)
+    ok = enter_ok and goal is not None and moved
+    return ok, ("%d sounds, the %d gaps not reachable; Tab %d times reaches %r; Enter seeks to %s "
+                "(expected %.6f s)%s; → moves the focus to %r (expected item %s)" % (
+                    found["count"], found["gaps"], presses, focused["label"],
+                    "%.6f s" % went if went is not None else "nowhere", expected,
+                    " and plays" if playing else " but does NOT play", now and now["label"],
+                    goal and goal["index"]))
 
 
 PLAY_JS = """
@@ -583,27 +841,139 @@ def check_words(driver, model, expected):
         shown, after - before)
 
 
-def check_screenshot(driver, out_path):
-    from selenium.common.exceptions import NoSuchElementException
-    from selenium.webdriver.common.by import By
+def luminance(css_colour):
+    """The relative luminance (0 black to 1 white) of a computed CSS colour, rgb() or rgba()."""
+    inside = css_colour[css_colour.index("(") + 1:css_colour.index(")")]
+    red, green, blue = [float(part) for part in inside.replace("/", " ").replace(",", " ").split()][:3]
+    return (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
 
-    try:
-        element = driver.find_element(By.ID, "session")
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-        png, what = element.screenshot_as_png, "svg#session"
-    except NoSuchElementException:
-        png, what = driver.get_screenshot_as_png(), "full page"
-    if out_path:
-        os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
-        with open(out_path, "wb") as f:
-            f.write(png)
-    width, height, pixels = decode_png(png)
-    counts = collections.Counter(pixels)
-    total = max(1, width * height)
-    top_share = counts.most_common(1)[0][1] / total if counts else 1.0
-    ok = len(counts) >= 8 and top_share <= 0.97
-    return ok, "%s %dx%d px, %d distinct colours, most common covers %.1f%%%s" % (
-        what, width, height, len(counts), top_share * 100, ", saved to %s" % out_path if out_path else "")
+
+def emulate(driver, size=None, scheme=None):
+    """Chromium's emulation: the viewport (a phone's is mobile: its viewport tag counts) and
+    prefers-color-scheme."""
+    if size is not None:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": size == PHONE})
+    if scheme is not None:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+            "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+
+def reload(driver, url):
+    driver.get(url)
+    wait_for(lambda: driver.execute_script("return document.readyState") == "complete", 10)
+
+
+COLOURS_JS = """
+const body = getComputedStyle(document.body);
+const back = document.querySelector('#session > rect');
+return {back: body.backgroundColor, text: body.color,
+        picture: back ? getComputedStyle(back).fill : null};
+"""
+
+
+def check_color_scheme(driver):
+    details, ok = [], True
+    for scheme in ("light", "dark"):
+        emulate(driver, scheme=scheme)
+        colours = driver.execute_script(COLOURS_JS)
+        back, text = luminance(colours["back"]), luminance(colours["text"])
+        picture = luminance(colours["picture"]) if colours["picture"] else None
+        if scheme == "light":
+            scheme_ok = back > 0.8 and text < 0.3 and (picture is None or picture > 0.8)
+        else:
+            scheme_ok = back < 0.2 and text > 0.7 and (picture is None or picture < 0.2)
+        ok = ok and scheme_ok
+        details.append("%s: background %s (%.2f), text %s (%.2f), picture %s%s" % (
+            scheme, colours["back"], back, colours["text"], text, colours["picture"], "" if scheme_ok else " WRONG"))
+    emulate(driver, scheme="light")
+    return ok, "; ".join(details)
+
+
+LAYOUT_JS = """
+const picture = document.querySelector('.picture');
+return {innerWidth: window.innerWidth, scrollWidth: document.documentElement.scrollWidth,
+        picture: picture ? picture.clientWidth : null,
+        svg: picture ? document.getElementById('session').getBoundingClientRect().width : null};
+"""
+
+PLAYHEAD_JS = """
+const line = document.getElementById('playhead').getBoundingClientRect();
+const box = document.querySelector('.picture').getBoundingClientRect();
+return {x: line.left + line.width / 2, left: box.left, right: box.right,
+        scrolled: document.querySelector('.picture').scrollLeft, time: document.getElementById('player').currentTime};
+"""
+
+
+def in_view(position):
+    return position["left"] <= position["x"] <= position["right"]
+
+
+def check_phone(driver, url, model):
+    duration = model["totalFrames"] / model["sampleRate"]
+    emulate(driver, size=PHONE)
+    reload(driver, url)
+    layout = driver.execute_script(LAYOUT_JS)
+    fits = layout["innerWidth"] == PHONE[0] and layout["scrollWidth"] <= layout["innerWidth"]
+    detail = "layout %d px wide (page %d px), picture box %s px, picture %s px" % (
+        layout["innerWidth"], layout["scrollWidth"], layout["picture"], layout["svg"])
+    positions = []
+    set_time(driver, duration * 0.8)
+    time.sleep(0.1)
+    positions.append(driver.execute_script(PLAYHEAD_JS))
+    started = driver.execute_async_script(START_JS)
+    for _ in range(4):
+        time.sleep(0.1)
+        positions.append(driver.execute_script(PLAYHEAD_JS))
+    pause(driver)
+    set_time(driver, 0)
+    time.sleep(0.1)
+    positions.append(driver.execute_script(PLAYHEAD_JS))
+    hidden = [p for p in positions if not in_view(p)]
+    ok = fits and started == "playing" and not hidden
+    detail += "; playhead at %s" % ", ".join(
+        "%.2f s x %.0f in [%.0f, %.0f] (scrolled %d)%s" % (p["time"], p["x"], p["left"], p["right"], p["scrolled"],
+                                                          "" if in_view(p) else " OUT OF VIEW")
+        for p in positions[:2] + positions[-1:])
+    return ok, detail + ("" if started == "playing" else "; " + started)
+
+
+def check_index_page(driver, index_url):
+    emulate(driver, size=PHONE, scheme="light")
+    reload(driver, index_url)
+    details, ok = [], True
+    for scheme in ("light", "dark"):
+        emulate(driver, scheme=scheme)
+        layout = driver.execute_script(LAYOUT_JS)
+        back = luminance(driver.execute_script("return getComputedStyle(document.body).backgroundColor;"))
+        scheme_ok = (layout["innerWidth"] == PHONE[0] and layout["scrollWidth"] <= layout["innerWidth"]
+                     and (back > 0.8 if scheme == "light" else back < 0.2))
+        ok = ok and scheme_ok
+        details.append("%s: layout %d px, page %d px, background %.2f%s" % (
+            scheme, layout["innerWidth"], layout["scrollWidth"], back, "" if scheme_ok else " WRONG"))
+    emulate(driver, scheme="light")
+    return ok, "; ".join(details)
+
+
+def check_screenshots(driver, folder, shots):
+    """`shots`: (name, size, scheme, png) taken earlier; each is saved, decoded and judged."""
+    details, ok = [], True
+    for name, size, scheme, png in shots:
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, name + ".png"), "wb") as f:
+                f.write(png)
+        width, height, pixels = decode_png(png)
+        counts = collections.Counter(pixels)
+        total = max(1, width * height)
+        top_share = counts.most_common(1)[0][1] / total if counts else 1.0
+        mean = sum(count * (0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]) / 255
+                   for p, count in counts.items()) / total
+        shot_ok = len(counts) >= 8 and top_share <= 0.97 and (mean < 0.3 if scheme == "dark" else mean > 0.7)
+        ok = ok and shot_ok
+        details.append("%s %dx%d px: %d colours, the commonest %.1f%%, mean luminance %.2f%s" % (
+            name, width, height, len(counts), top_share * 100, mean, "" if shot_ok else " WRONG"))
+    return ok, "; ".join(details) + (", saved in %s" % folder if folder else "")
 
 
 # --------------------------------------------------------------------------
@@ -690,14 +1060,36 @@ def parse_arguments():
                         help="expected number of g.item elements (data-index plus data-overlay)")
     parser.add_argument("--click-index", type=int, default=3, help="data-index of the item to click")
     parser.add_argument("--words", type=int, help="expected number of words in the transcript")
-    parser.add_argument("--screenshot", help="where to save the PNG screenshot of svg#session")
+    parser.add_argument("--index", help="a batch's index.html to check on a phone, light and dark")
+    parser.add_argument("--screenshots", help="the folder to save the PNG screenshots in")
     return parser.parse_args()
 
 
+def take_screenshots(driver, size, shots):
+    """Screenshots of the page's top at `size`, light then dark, added to `shots`."""
+    name = "wide" if size == WIDE else "phone"
+    driver.execute_script("window.scrollTo(0, 0);")
+    for scheme in ("light", "dark"):
+        emulate(driver, scheme=scheme)
+        shots.append(("%s-%s" % (name, scheme), size, scheme, driver.get_screenshot_as_png()))
+    emulate(driver, scheme="light")
+
+
 def run_checks(driver, arguments, report):
+    from selenium.common.exceptions import WebDriverException
+
     logs = Logs(driver)
     url = pathlib.Path(arguments.page).resolve().as_uri()
+    shots, shot_errors = [], []
+
+    def shoot(size):
+        try:
+            take_screenshots(driver, size, shots)
+        except WebDriverException as error:
+            shot_errors.append("%s: %s" % (type(error).__name__, first_line(error)))
+
     try:
+        emulate(driver, size=WIDE, scheme="light")
         if not report.run("loads", check_loads, driver, url):
             report.add_missing("the page did not load")
             return
@@ -705,16 +1097,30 @@ def run_checks(driver, arguments, report):
         model = driver.execute_script(PAGE_MODEL_JS)
         problem = model_problem(model)
         if problem:
-            for name in ("item-count", "click-seeks", "arrow-keys", "playback"):
+            for name in ("item-count", "keyboard", "click-plays", "plot-click", "arrow-keys", "back-key",
+                         "playback", "phone"):
                 report.add(name, False, problem)
         else:
             report.run("item-count", check_item_count, model, arguments.items)
-            report.run("click-seeks", check_click_seeks, driver, model, arguments.click_index)
+            report.run("title-once", check_title_once, driver)
+            report.run("keyboard", check_keyboard, driver, model)
+            report.run("click-plays", check_click_plays, driver, model, arguments.click_index)
+            report.run("plot-click", check_plot_click, driver, model)
             report.run("arrow-keys", check_arrow_keys, driver, model, arguments.click_index)
+            report.run("back-key", check_back_key, driver, model)
             report.run("playback", check_playback, driver, model)
             if arguments.words is not None:
                 report.run("words", check_words, driver, model, arguments.words)
-        report.run("screenshot", check_screenshot, driver, arguments.screenshot)
+            report.run("color-scheme", check_color_scheme, driver)
+            shoot(WIDE)
+            report.run("phone", check_phone, driver, url, model)
+            shoot(PHONE)
+        if arguments.index:
+            report.run("index-page", check_index_page, driver, pathlib.Path(arguments.index).resolve().as_uri())
+        if shot_errors:
+            report.add("screenshot", False, "; ".join(shot_errors))
+        else:
+            report.run("screenshot", check_screenshots, driver, arguments.screenshots, shots)
     finally:
         # The logs cover the whole session, including playback.
         try:

@@ -1,4 +1,5 @@
 import Foundation
+import SessionKit
 import SessionTimeline
 import TestSupport
 import Testing
@@ -16,7 +17,7 @@ struct PreviewBrowserTests {
     }
 
     @Test(
-        "Loads offline with no console error and no request; one element per item; a click seeks to the frame; arrows step; playing moves the playhead and the current item; Chromium reads the captions it carries, a word click seeks to it, cuechange fires; the screenshot is not blank"
+        "Loads offline with no console error and no request; one element per item; the title once; Tab reaches the sounds, named, Enter plays one; a click on a sound plays it, on the waveform or an empty lane seeks there; arrows step over gaps; ← while playing goes back to the item before within 1.5 s of a start; playing moves the playhead and the current item; Chromium reads the captions it carries, a word click seeks to it, cuechange fires; light and dark; on a phone nothing overflows and the playhead stays in view; the batch's index on a phone, light and dark; screenshots at both sizes in both schemes have content"
     )
     func page() async throws {
         let folder = try TemporaryFolder()
@@ -33,25 +34,43 @@ struct PreviewBrowserTests {
             Timeline.self,
             from: Data(contentsOf: URL(fileURLWithPath: audio + ".timeline.json"))
         )
+        // The batch's index as a batch writes it, with a row whose texts are long.
+        let row = try JSONDecoder().decode(
+            BatchPreview.Row.self,
+            from: Data(
+                """
+                {"name": "a-session-whose-name-is-long-enough-to-be-wider-than-a-phone", "page": "page.html",
+                 "title": "A session with a long title, long enough to wrap on a phone", "kind": "guided",
+                 "length": "0:40.000", "speechLoudness": -18.1, "programLoudness": -20.4, "lateClips": 0,
+                 "verification": "the loudness is 2.0 LU from the target, more than the 1.0 LU allowed",
+                 "isRendered": true, "isClean": false}
+                """.utf8
+            )
+        )
+        let index = folder.path("index.html")
+        try Data(BatchPreview.html([row]).utf8).write(to: URL(fileURLWithPath: index))
 
         let printed = try await Self.runDriver(
             "preview-page.py",
             [
                 page, "--items", "\(timeline.items.count + timeline.overlays.count)", "--click-index", "3",
                 "--words", "\(timeline.items.reduce(0) { $0 + ($1.clip?.words?.count ?? 0) })",
-                "--screenshot", folder.path("shot.png"),
+                "--index", index, "--screenshots", folder.path("shots"),
             ]
         )
 
         struct Report: Decodable { var checks: [Check] }
         let checks = try JSONDecoder().decode(Report.self, from: printed).checks
         let expected = [
-            "loads", "no-console-errors", "no-network", "item-count", "click-seeks", "arrow-keys", "playback",
-            "words", "screenshot",
+            "loads", "no-console-errors", "no-network", "item-count", "title-once", "keyboard", "click-plays",
+            "plot-click", "arrow-keys", "back-key", "playback", "words", "color-scheme", "phone", "index-page",
+            "screenshot",
         ]
         #expect(checks.map(\.name) == expected)
         for check in checks { #expect(check.ok, "\(check.name): \(check.detail)") }
-        #expect(FileManager.default.fileExists(atPath: folder.path("shot.png")))
+        for shot in ["wide-light", "wide-dark", "phone-light", "phone-dark"] {
+            #expect(FileManager.default.fileExists(atPath: folder.path("shots/\(shot).png")), "\(shot)")
+        }
     }
 
     @Test(

@@ -79,7 +79,7 @@ struct PreviewPageTests {
     @Test("The page: the picture inline with its playhead and data, the player, a policy that allows no request")
     func page() throws {
         let timeline = try Self.fiveSeconds()
-        let html = PreviewPage.html(SessionScene(timeline), timeline: timeline, audioSource: "a b.wav")
+        let html = PreviewPage.html(timeline, audio: nil, audioSource: "a b.wav")
         #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"))
         #expect(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "))
         #expect(html.contains("<audio id=\"player\" controls preload=\"auto\" src=\"a b.wav\"></audio>"))
@@ -92,5 +92,55 @@ struct PreviewPageTests {
         let urls = html.matches(of: #/https?:[^"]*/#).map { String($0.output) }
         #expect(urls == ["http://www.w3.org/2000/svg"])
         #expect(!html.contains("<?xml"), "no XML declaration inside HTML")
+    }
+
+    @Test(
+        "The page on a phone and at night: a viewport, a dark scheme, the title once; every sound but a gap reachable by keyboard, named"
+    )
+    func pageForEveryone() throws {
+        let timeline = try Self.fiveSeconds()
+        let html = PreviewPage.html(timeline, audio: nil, audioSource: "a.wav")
+        #expect(html.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"))
+        #expect(html.contains("@media (prefers-color-scheme: dark)"))
+        #expect(html.matches(of: #/Five seconds/#).count == 2, "the <title> and the heading, not the picture too")
+        #expect(html.contains("<h1>Five seconds</h1>"))
+        let focusable = html.matches(
+            of: #/<g class="item" data-(index|overlay)="(\d+)"[^>]* data-kind="([a-z]+)"[^>]*>/#
+        )
+        #expect(focusable.count == timeline.items.count + timeline.overlays.count)
+        for match in focusable {
+            let element = String(match.output.0)
+            let isGap = match.output.3 == "gap"
+            #expect(element.contains(" tabindex=\"0\" role=\"button\" aria-label=\"") != isGap, "\(element)")
+        }
+        #expect(html.contains("aria-label=\"item 0, segment at 0:00.000: Welcome.\""))
+        #expect(html.contains("aria-label=\"overlay 0, gong at 0:00.800: gong\""))
+    }
+
+    @Test("A paragraph break is a line break in the page and the picture's tooltip, one line in a label, never \\u{a}")
+    func paragraphBreaks() throws {
+        let json = try String(
+            contentsOf: Repository.fixtures.appendingPathComponent("positions/five-seconds.timeline.json"),
+            encoding: .utf8
+        )
+        .replacingOccurrences(of: #""Welcome.""#, with: #""Welcome.\n\nBreathe in,\r\nand out.""#)
+        .replacingOccurrences(of: #""Five seconds""#, with: #""Five\n\nseconds""#)
+        let timeline = try JSONDecoder().decode(Timeline.self, from: Data(json.utf8))
+        let html = PreviewPage.html(timeline, audio: nil, audioSource: "a.wav")
+        #expect(!html.contains("\\u{a}") && !html.contains("\\u{d}"))
+        #expect(html.contains("<title>Welcome.\n\nBreathe in,\nand out.</title>"))
+        #expect(html.contains("aria-label=\"item 0, segment at 0:00.000: Welcome. ¶ Breathe in, and out.\""))
+        #expect(html.contains("<h1>Five ¶ seconds</h1>"))
+        #expect(printableLine("One.\n\n\nTwo,\nthree.\n") == "One. ¶ Two, three.")
+        #expect(printableLine("No break, \u{1b} kept escaped") == "No break, \\u{1b} kept escaped")
+        #expect(printableLines("a\r\nb\u{7}") == "a\nb\\u{7}")
+    }
+
+    @Test("The batch's index: a viewport, a dark scheme, a table that scrolls inside its box")
+    func batchIndex() {
+        let html = BatchPreview.html([])
+        #expect(html.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"))
+        #expect(html.contains("@media (prefers-color-scheme: dark)"))
+        #expect(html.contains("<div class=\"sessions\"><table>"))
     }
 }

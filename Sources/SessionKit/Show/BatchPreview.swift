@@ -114,8 +114,9 @@ package enum BatchPreview {
         return row
     }
 
-    /// The index page: a table of `rows`.
-    static func html(_ rows: [Row]) -> String {
+    /// The index page: a table of `rows`, as wide as a phone's screen (scrolled sideways
+    /// inside its box when wider), light or dark as the reader's system asks.
+    package static func html(_ rows: [Row]) -> String {
         func cell(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "–" }
         var body = ""
         for row in rows {
@@ -141,26 +142,38 @@ package enum BatchPreview {
             <head>
             <meta charset="utf-8">
             <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
             <link rel="icon" href="data:,">
             <title>Batch preview</title>
             <style>
-            body { font: 14px/1.4 "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 16px 20px; color: #222; }
+            :root { color-scheme: light dark; --text: #222; --back: #fff; --rule: #e4e8ee; --muted: #777; \
+            --problem: #b00020; --link: #0a5fd1; }
+            @media (prefers-color-scheme: dark) {
+              :root { --text: #e3e6ea; --back: #14171b; --rule: #2c323a; --muted: #9ba3ad; --problem: #ff6b7f; \
+            --link: #6aa8ff; }
+            }
+            body { font: 14px/1.4 "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 16px 20px; \
+            color: var(--text); background: var(--back); }
+            a { color: var(--link); }
+            .sessions { overflow-x: auto; }
             table { border-collapse: collapse; }
-            th, td { text-align: left; padding: 4px 10px; border-bottom: 1px solid #e4e8ee; vertical-align: top; }
+            th, td { text-align: left; padding: 4px 10px; border-bottom: 1px solid var(--rule); vertical-align: top; }
+            td { overflow-wrap: anywhere; }
             td.n { text-align: right; font-variant-numeric: tabular-nums; }
-            tr.problem td:last-child { color: #b00020; }
-            small { color: #777; }
+            tr.problem td:last-child { color: var(--problem); }
+            small { color: var(--muted); }
             </style>
             </head>
             <body>
             <h1>Batch preview</h1>
             <p>\(rows.count) sessions, \(clean) verified clean.</p>
-            <table>
+            <div class="sessions"><table>
             <thead><tr><th>Session</th><th>Kind</th><th>Length</th><th>Speech LUFS</th><th>Program LUFS</th>\
             <th>Late items</th><th>Verify</th></tr></thead>
             <tbody>
             \(body)</tbody>
-            </table>
+            </table></div>
             </body>
             </html>
 

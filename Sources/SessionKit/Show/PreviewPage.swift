@@ -4,9 +4,12 @@ package import SessionTimeline
 
 /// A session's preview: one self-contained HTML page with the picture inline and a player for
 /// the rendered file. A playhead follows the player over the lanes, the current phase and item
-/// are named, clicking a sound seeks to its exact start (`startFrame / sampleRate`), and the
-/// arrow keys step from item to item. Styles and script are inline and a content security policy
-/// forbids every request but the audio's, so it works from a `file://` URL offline.
+/// are named, clicking a sound plays it from its exact start (`startFrame / sampleRate`) and
+/// clicking elsewhere on the plot seeks there, the arrow keys step from item to item (not gap),
+/// and every sound is reachable from the keyboard. It fits a phone's width (the picture scrolls
+/// to follow the playhead) and follows the reader's light or dark scheme. Styles and script are
+/// inline and a content security policy forbids every request but the audio's, so it works from
+/// a `file://` URL offline.
 package enum PreviewPage {
     /// The most a page embeds (``write(_:audioPath:embedsAudio:to:replaceExisting:)``): a
     /// browser holds the page in memory as text a third larger than the file.
@@ -30,7 +33,6 @@ package enum PreviewPage {
             timeline: timeline,
             columnCount: SessionScene.columnCount()
         )
-        let scene = SessionScene(timeline, audio: overview)
         let source: String
         if embedsAudio {
             source = try dataURI(of: audioPath)
@@ -42,7 +44,7 @@ package enum PreviewPage {
             }
             source = relativeURL(of: absolute(audioPath), from: folder)
         }
-        let page = html(scene, timeline: timeline, audioSource: source)
+        let page = html(timeline, audio: overview, audioSource: source)
         try SessionPicture.write(
             Data(page.utf8),
             to: destination,
@@ -51,8 +53,11 @@ package enum PreviewPage {
         )
     }
 
-    /// The page: `scene` inline with its playhead, `audioSource` (a relative URL or a `data:` URI) in the player.
-    package static func html(_ scene: SessionScene, timeline: Timeline, audioSource: String) -> String {
+    /// The page: `timeline`'s scene (with `audio`'s waveform and loudness) inline with its
+    /// playhead, `audioSource` (a relative URL or a `data:` URI) in the player. The title is
+    /// the page's heading, not the picture's too.
+    package static func html(_ timeline: Timeline, audio: AudioOverview?, audioSource: String) -> String {
+        let scene = SessionScene(timeline, audio: audio, showsTitle: false)
         let title = SessionPicture.escaped(printableLine(timeline.title, limit: 200))
         let rate = timeline.sampleRate
         var facts = [
@@ -74,6 +79,7 @@ package enum PreviewPage {
             <meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
             media-src file: data: blob:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
             <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
             <link rel="icon" href="data:,">
             <title>\(title)</title>
             <style>
@@ -94,8 +100,10 @@ package enum PreviewPage {
             <div class="picture">
             \(SessionPicture.svg(scene, playhead: true))</div>
             \(transcript(timeline))
-            <p class="help">Click a sound or a word to play from its first frame; \
-            <kbd>←</kbd> and <kbd>→</kbd> step to the previous and next item; space plays and pauses.</p>
+            <p class="help">Click a sound or a word to play from its first frame, or the waveform or an empty lane \
+            to go to that moment; <kbd>Tab</kbd> reaches the sounds and <kbd>Enter</kbd> plays the one focused; \
+            <kbd>→</kbd> goes to the next item, <kbd>←</kbd> back to the start of this one, or to the previous one \
+            within 1.5 s of this one's start; space plays and pauses.</p>
             <script>
             \(script)
             </script>
@@ -198,35 +206,62 @@ package enum PreviewPage {
         return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
     }
 
+    /// The page's look: light, or dark where the reader's system asks for it
+    /// (`prefers-color-scheme`), the picture's own colours overridden; the picture as wide as
+    /// the page up to its 1,200 px, at least 640 px, scrolled sideways on a narrower screen.
     static let style = """
-        body { font: 14px/1.4 "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 16px 20px; color: #222; }
-        h1 { font-size: 18px; margin: 0 0 2px; }
-        .facts, .help { color: #666; margin: 0 0 10px; }
-        .transport { position: sticky; top: 0; background: #fff; padding: 6px 0; z-index: 1; }
+        :root { color-scheme: light dark; --text: #222; --muted: #666; --back: #fff; --chip: #e4e8ee;
+          --sentence: #fff4c2; --spoken: #ffd24d; --focus: #0a5fd1; }
+        body { font: 14px/1.4 "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 16px 20px;
+          color: var(--text); background: var(--back); }
+        h1 { font-size: 18px; margin: 0 0 2px; overflow-wrap: anywhere; }
+        .facts, .help { color: var(--muted); margin: 0 0 10px; }
+        .transport { position: sticky; top: 0; background: var(--back); padding: 6px 0; z-index: 1; }
         audio { width: 100%; max-width: 1200px; }
         .now { display: flex; gap: 10px; margin: 4px 0; white-space: nowrap; font-variant-numeric: tabular-nums; }
         #clock { font-weight: bold; }
-        #current-phase { background: #e4e8ee; border-radius: 3px; padding: 0 6px; }
-        #current-item { overflow: hidden; text-overflow: ellipsis; }
-        .picture { overflow-x: auto; }
-        g.item:hover rect { stroke: #222; stroke-width: 1; }
-        g.item.current rect { stroke: #d0021b; stroke-width: 2; }
+        #current-phase { background: var(--chip); border-radius: 3px; padding: 0 6px; }
+        #current-item { overflow: hidden; text-overflow: ellipsis; min-width: 0; }
+        .picture { overflow-x: auto; max-width: 1200px; }
+        #session { display: block; width: 100%; min-width: 640px; height: auto; cursor: crosshair; }
+        #session g.item { cursor: pointer; }
+        #session g.item:hover rect { stroke: var(--text); stroke-width: 1; }
+        #session g.item.current rect { stroke: #d0021b; stroke-width: 2; }
+        #session g.item:focus { outline: none; }
+        #session g.item:focus-visible rect { stroke: var(--focus); stroke-width: 3; }
         kbd { border: 1px solid #bbb; border-radius: 3px; padding: 0 4px; font-size: 12px; }
         #caption { min-height: 1.4em; margin: 4px 0; font-style: italic; }
         #transcript { max-width: 60em; line-height: 1.6; }
         #transcript .word { cursor: pointer; border-radius: 3px; }
-        #transcript .word:hover { background: #e4e8ee; }
-        #transcript .sentence.current { background: #fff4c2; }
-        #transcript .word.spoken { background: #ffd24d; }
+        #transcript .word:hover { background: var(--chip); }
+        #transcript .sentence.current { background: var(--sentence); }
+        #transcript .word.spoken { background: var(--spoken); }
+        @media (prefers-color-scheme: dark) {
+          :root { --text: #e3e6ea; --muted: #9ba3ad; --back: #14171b; --chip: #2c323a;
+            --sentence: #3b3520; --spoken: #7a6212; --focus: #6aa8ff; }
+          #session > rect:first-child { fill: #14171b; }
+          #session rect.phase:nth-child(odd) { fill: #1d2126; }
+          #session rect.phase:nth-child(even) { fill: #252a31; }
+          #session g.grid line { stroke: #39414a; }
+          #session g.labels text { fill: #b4bcc6; }
+          #session g.item[data-kind="gap"] rect { fill: #1a1e23; }
+          #session g.item[data-kind="gap"] text { fill: #8a929c; }
+          #session polygon.waveform { fill: #7d9cc4; }
+          kbd { border-color: #555; }
+        }
         """
 
-    /// The player's glue: the playhead and labels follow the player frame by frame while it plays;
-    /// a click seeks to the item's first frame; the arrow keys step between items.
+    /// The player's glue: the playhead and labels follow the player frame by frame while it plays,
+    /// the picture scrolled to keep the playhead in view; a click on a sound (or Enter on the one
+    /// focused) plays from its first frame, a click elsewhere on the plot goes to that moment;
+    /// → goes to the next item and ← to the start of this one, or to the previous one within
+    /// 1.5 s of this one's start, as players do; gaps are no stops.
     static let script = """
         "use strict";
         (function () {
           const player = document.getElementById("player");
           const svg = document.getElementById("session");
+          const picture = svg.parentElement;
           const playhead = document.getElementById("playhead");
           const clock = document.getElementById("clock");
           const phaseLabel = document.getElementById("current-phase");
@@ -235,13 +270,21 @@ package enum PreviewPage {
           const total = Number(svg.dataset.totalFrames);
           const left = Number(svg.dataset.plotLeft);
           const width = Number(svg.dataset.plotWidth);
+          const top = Number(svg.dataset.plotTop);
+          const bottom = Number(svg.dataset.plotBottom);
+          const viewWidth = svg.viewBox.baseVal.width;
+          // Within this many frames of an item's start, ← goes to the item before it.
+          const backWindow = Math.round(1.5 * rate);
           const items = Array.from(svg.querySelectorAll("g.item[data-index]"), (element) => ({
             element,
             index: Number(element.dataset.index),
             start: Number(element.dataset.startFrame),
             kind: element.dataset.kind,
-            words: element.querySelector("title").textContent,
+            // The text on one line, a paragraph break shown as ¶ (as the table shows it).
+            words: element.querySelector("title").textContent.replace(/\\s*\\n\\s*\\n\\s*/g, " ¶ ").replace(/\\s+/g, " "),
           })).sort((a, b) => a.start - b.start || a.index - b.index);
+          // The items the arrow keys stop at: every one but the gaps.
+          const stops = items.filter((item) => item.kind !== "gap");
           const phases = Array.from(svg.querySelectorAll("rect.phase"), (element) => ({
             name: element.dataset.phase,
             start: Number(element.dataset.startFrame),
@@ -267,6 +310,15 @@ package enum PreviewPage {
             }
             return found;
           }
+          // The last of `list` (in time order) that starts at or before `frame`.
+          function startedBy(list, frame) {
+            let found = null;
+            for (const entry of list) {
+              if (entry.start > frame) break;
+              found = entry;
+            }
+            return found;
+          }
           function mark(previous, next, name) {
             if (previous === next) return next;
             if (previous) previous.element.classList.remove(name);
@@ -284,17 +336,23 @@ package enum PreviewPage {
             const seconds = ((milliseconds % 60000) / 1000).toFixed(3).padStart(6, "0");
             return minutes + ":" + seconds;
           }
+          // Where the picture is wider than its box (a phone), scroll it to keep the playhead in view.
+          function keepInView(x) {
+            if (picture.scrollWidth <= picture.clientWidth) return;
+            const pixel = (x / viewWidth) * svg.getBoundingClientRect().width;
+            const margin = picture.clientWidth / 8;
+            if (pixel < picture.scrollLeft + margin || pixel > picture.scrollLeft + picture.clientWidth - margin) {
+              picture.scrollLeft = Math.max(0, pixel - picture.clientWidth / 3);
+            }
+          }
           function update() {
             const frame = frameNow();
             const x = left + (frame / Math.max(1, total)) * width;
             playhead.setAttribute("x1", x.toFixed(2));
             playhead.setAttribute("x2", x.toFixed(2));
+            keepInView(x);
             clock.textContent = clockText(frame);
-            let current = null;
-            for (const item of items) {
-              if (item.start > frame) break;
-              current = item;
-            }
+            const current = startedBy(items, frame);
             spokenWord = mark(spokenWord, holding(words, frame), "spoken");
             currentSentence = mark(currentSentence, holding(sentences, frame), "current");
             const phase = phases.find((p) => p.start <= frame && frame < p.end) || phases[phases.length - 1];
@@ -316,23 +374,52 @@ package enum PreviewPage {
             player.currentTime = frame / rate;
             update();
           }
+          function play(frame) {
+            seek(frame);
+            const started = player.play();
+            if (started && started.catch) started.catch(() => {});
+          }
           function follow() {
             update();
             if (!player.paused) requestAnimationFrame(follow);
           }
+          // Moves to `item`; the keyboard's focus goes with it when it was on a sound.
+          function step(item) {
+            seek(item.start);
+            if (document.activeElement && document.activeElement.closest && document.activeElement.closest("g.item")) {
+              item.element.focus({ preventScroll: true });
+            }
+          }
 
           for (const element of svg.querySelectorAll("g.item")) {
-            element.addEventListener("click", () => seek(Number(element.dataset.startFrame)));
+            element.addEventListener("click", () => play(Number(element.dataset.startFrame)));
           }
+          // A click on the plot but on no sound (the waveform, the loudness, an empty lane) goes there.
+          svg.addEventListener("click", (event) => {
+            if (event.target.closest("g.item")) return;
+            const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
+            if (point.x < left || point.x > left + width || point.y < top || point.y > bottom) return;
+            seek(Math.round(((point.x - left) / width) * total));
+          });
           document.addEventListener("keydown", (event) => {
             if (event.target instanceof HTMLElement && event.target.closest("input, textarea")) return;
+            if (event.altKey || event.ctrlKey || event.metaKey) return;
             const frame = frameNow();
+            const focused = event.target instanceof Element ? event.target.closest("g.item") : null;
             if (event.key === "ArrowRight") {
-              const next = items.find((item) => item.start > frame);
-              if (next) seek(next.start);
+              const next = stops.find((item) => item.start > frame);
+              if (next) step(next);
             } else if (event.key === "ArrowLeft") {
-              const earlier = items.filter((item) => item.start < frame);
-              if (earlier.length) seek(earlier[earlier.length - 1].start);
+              const current = startedBy(stops, frame);
+              if (!current) {
+                seek(0);
+              } else if (frame - current.start >= backWindow) {
+                step(current);
+              } else {
+                step(startedBy(stops, current.start - 1) || current);
+              }
+            } else if (focused && (event.key === "Enter" || event.key === " ")) {
+              play(Number(focused.dataset.startFrame));
             } else if (event.key === " " && event.target === document.body) {
               if (player.paused) player.play(); else player.pause();
             } else {

@@ -60,15 +60,20 @@ package enum SessionPicture {
         }
     }
 
-    /// `scene` as SVG; with `playhead`, a line at the start that a preview page moves
-    /// (`id="playhead"`) and the items' pointer cursor.
+    /// `scene` as SVG; with `playhead`, for a preview page: a line at the start that the page
+    /// moves (`id="playhead"`), the plot's top and bottom (`data-plot-top`, `data-plot-bottom`),
+    /// and every sound but a gap reachable from the keyboard (`tabindex`, `role="button"`, an
+    /// `aria-label` naming it and its start).
     package static func svg(_ scene: SessionScene, playhead: Bool = false) -> String {
         var out = playhead ? "" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        let plot =
+            playhead
+            ? " data-plot-top=\"\(number(scene.plotTop))\" data-plot-bottom=\"\(number(scene.plotBottom))\"" : ""
         out += """
             <svg xmlns="http://www.w3.org/2000/svg" id="session" width="\(number(scene.width))" \
             height="\(number(scene.height))" viewBox="0 0 \(number(scene.width)) \(number(scene.height))" \
             data-sample-rate="\(scene.sampleRate.hertz)" data-total-frames="\(scene.totalFrames.count)" \
-            data-plot-left="\(number(scene.plotLeft))" data-plot-width="\(number(scene.plotWidth))" \
+            data-plot-left="\(number(scene.plotLeft))" data-plot-width="\(number(scene.plotWidth))"\(plot) \
             font-family="DejaVu Sans, Helvetica, Arial, sans-serif">
             <rect width="100%" height="100%" fill="#ffffff"/>
 
@@ -93,10 +98,17 @@ package enum SessionPicture {
             guard let entry = box.entry else { continue }
             let identity = entry.isOverlay ? "data-overlay=\"\(entry.index)\"" : "data-index=\"\(entry.index)\""
             let title = entry.text ?? entry.name ?? entry.kind
+            var focus = ""
+            if playhead && entry.kind != "gap" {
+                let name: String = (entry.isOverlay ? "overlay " : "item ") + "\(entry.index), \(entry.kind)"
+                let start: String = FrameClock.time(entry.startFrame, scene.sampleRate)
+                let label: String = escaped("\(name) at \(start): " + printableLine(title, limit: 300))
+                focus = " tabindex=\"0\" role=\"button\" aria-label=\"\(label)\""
+            }
             out +=
                 "<g class=\"item\" \(identity) data-start-frame=\"\(entry.startFrame.count)\" "
                 + "data-frame-count=\"\(entry.frameCount.count)\" data-kind=\"\(escaped(entry.kind))\" "
-                + "data-lane=\"\(entry.lane.rawValue)\">"
+                + "data-lane=\"\(entry.lane.rawValue)\"\(focus)>"
                 + "<title>\(escaped(printableLines(title, limit: 300)))</title>"
                 + "<rect x=\"\(number(box.x))\" y=\"\(number(box.y))\" width=\"\(number(box.width))\" "
                 + "height=\"\(number(box.height))\" rx=\"2\" fill=\"\(box.fill)\"/>"

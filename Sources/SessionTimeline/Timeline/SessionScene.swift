@@ -109,8 +109,9 @@ package struct SessionScene: Sendable, Equatable {
     }
 
     /// The scene of `timeline`, `width` pixels wide; with `audio` (``columnCount(width:)``
-    /// columns), the rendered file's waveform and loudness under the lanes.
-    package init(_ timeline: Timeline, width: Double = 1_200, audio: AudioOverview? = nil) {
+    /// columns), the rendered file's waveform and loudness under the lanes; without `showsTitle`
+    /// (a page that names the session above it), no title at its top.
+    package init(_ timeline: Timeline, width: Double = 1_200, audio: AudioOverview? = nil, showsTitle: Bool = true) {
         let overview = SessionOverview(timeline)
         let total = max(1, Double(timeline.totalFrames.count))
         let lanes = SessionOverview.Lane.allCases
@@ -128,16 +129,19 @@ package struct SessionScene: Sendable, Equatable {
         boxes = []
         lines = []
         traces = []
-        texts = [
-            Text(
-                x: 8,
-                y: 20,
-                text: printableLine(timeline.title, limit: 120),
-                size: 15,
-                anchor: .start,
-                color: "#222222"
+        texts = []
+        if showsTitle {
+            texts.append(
+                Text(
+                    x: 8,
+                    y: 20,
+                    text: printableLine(timeline.title, limit: 120),
+                    size: 15,
+                    anchor: .start,
+                    color: "#222222"
+                )
             )
-        ]
+        }
         let (plotLeft, plotWidth) = (self.plotLeft, self.plotWidth)
         func x(_ frame: Frames) -> Double { plotLeft + Double(frame.count) / total * plotWidth }
 

@@ -37,9 +37,12 @@ struct ShowCommand: AsyncParsableCommand {
 
             With -o OUT.html the preview page is written: the picture with a player for the \
             rendered file, a playhead that follows it, the current phase and item named; a click \
-            on a sound plays from its first frame, the arrow keys step between items. The page \
-            refers to the audio by its path relative to the page (--embed-audio puts it inside, \
-            up to 256 MiB) and makes no network request: it works offline from a file:// URL.
+            on a sound plays from its first frame, a click on the waveform or an empty lane goes \
+            there; the right arrow goes to the next item, the left arrow to this one's start or, \
+            within 1.5 s of it, to the one before; Tab reaches the sounds. It fits a phone's width \
+            and has a dark scheme. The page refers to the audio by its path relative to the page \
+            (--embed-audio puts it inside, up to 256 MiB) and makes no network request: it works \
+            offline from a file:// URL.
 
             Exit statuses: 0 done; 64 a usage error; 65 the file cannot be read or is not a \
             timeline or queue, or the audio is not the timeline's.
