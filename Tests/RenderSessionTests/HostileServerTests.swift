@@ -96,6 +96,58 @@ struct HostileServerTests {
         #expect(seconds < 10, "the backoff (0.5 s, 1 s) applies, took \(seconds) s")
     }
 
+    @Test(
+        "Off a terminal a slow prepare is never silent: a plain progress line every interval (no bar, no escapes), and each retry as it happens (issue 42, item 2)"
+    )
+    func progressOffTerminal() async throws {
+        let server = try await TTSServer()
+        let folder = try TemporaryFolder()
+        let texts = ["[delay=1] One.", "[delay=1] Two.", "[status=503x1] Three."]
+        let script: [String: Any] = [
+            "id": "slow", "category": "tests", "title": "Slow", "subtitle": "", "orderIndex": 0,
+            "durationSeconds": 60,
+            "segments": texts.enumerated().map { index, text in
+                ["id": "s\(index)", "startSeconds": index * 15, "phase": "opening", "text": text]
+            },
+        ]
+        let path = folder.path("slow.json")
+        try JSONSerialization.data(withJSONObject: script).write(to: URL(fileURLWithPath: path))
+        let result = try await renderSession(
+            [
+                "prepare", path, "--cache", folder.path("c"), "--provider", "proxy", "--tts-url",
+                server.baseURL.absoluteString, "--jobs", "1",
+            ],
+            environment: [
+                "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+                "RENDER_SESSION_PROGRESS_SECONDS": "0.4",
+            ]
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        let progress = lines.filter { $0.hasPrefix("progress: ") }
+        #expect(progress.count >= 2, "2 s of waiting at 0.4 s a line: \(lines)")
+        #expect(
+            progress.allSatisfy {
+                $0.wholeMatch(of: #/progress: [0-3]/3 clips to make, [0-9]+\.[0-9] clips/s, ETA ([0-9:.]+|\?)/#) != nil
+            },
+            "\(progress)"
+        )
+        #expect(
+            !result.standardError.contains("\r") && !result.standardError.contains("\u{1B}"),
+            "no bar off a terminal"
+        )
+        let retry = lines.filter { $0.contains("trying again") }
+        #expect(retry.count == 1, "\(lines)")
+        #expect(
+            retry.first?.wholeMatch(
+                of: #/warning: .*HTTP 503: upstream said 503; trying again in [0-9.]+ s \(try 2 of 3\)/#
+            ) != nil,
+            "\(retry)"
+        )
+        // Once the work is done, no more lines: the summary is the last.
+        #expect(lines.last?.hasPrefix("Prepared") == true || lines.last?.contains("clip") == true, "\(lines)")
+    }
+
     // MARK: Item 7: secrets neither travel nor print
 
     @Test("A redirect to another port drops every user header; the first server saw them")

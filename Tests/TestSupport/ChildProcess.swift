@@ -70,6 +70,11 @@ public enum ChildProcess {
         ["ASAN_OPTIONS", "TSAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"].contains($0.key)
     }
 
+    /// What every child gets unless its environment says otherwise: no plain progress lines off a
+    /// terminal (`RENDER_SESSION_PROGRESS_SECONDS`), which a sanitized or loaded run lasting past
+    /// 10 s would add to the output a test reads line by line. The tests of those lines set it.
+    private static let childDefaults = ["RENDER_SESSION_PROGRESS_SECONDS": "3600"]
+
     /// Runs the child, in whatever turn the caller has.
     private static func spawn<Result: Sendable>(
         _ executable: String,
@@ -86,12 +91,16 @@ public enum ChildProcess {
             environment: environment.map { variables in
                 .custom(
                     Dictionary(
-                        uniqueKeysWithValues: variables.merging(sanitizerOptions) { given, _ in given }.map {
-                            (.init(stringLiteral: $0.key), $0.value)
-                        }
+                        uniqueKeysWithValues: variables.merging(sanitizerOptions) { given, _ in given }
+                            .merging(childDefaults) { given, _ in given }.map {
+                                (.init(stringLiteral: $0.key), $0.value)
+                            }
                     )
                 )
-            } ?? .inherit,
+            }
+                ?? .inherit.updating(
+                    Dictionary(uniqueKeysWithValues: childDefaults.map { (.init(stringLiteral: $0.key), $0.value) })
+                ),
             workingDirectory: directory.map { FilePath($0) }
         )
         // No limit: a limit would have the whole of it reserved up front, and `-o -` writes audio.
