@@ -135,22 +135,52 @@ struct QueueExportTests {
         #expect(opening.truePeakUpperBoundDecibels <= -1, "\(opening.truePeakDecibels) dBTP")
     }
 
-    @Test("Loudness without re-encoding is refused before any file is written")
-    func loudnessNeedsReencoding() async throws {
+    @Test("With loudness, the copied clips are the cache's bytes and queue.json carries the render's gains")
+    func gainsForCopiedClips() async throws {
         let folder = try TemporaryFolder()
         let pipeline = RenderTests.pipeline(sound: SoundSettings())
         let script = try ScriptFile.load(Repository.script("ten-minute-session").path)
-        let error = await #expect(throws: SessionError.self) {
-            try await pipeline.writeQueue(script, to: folder.path("queue"), reencode: false)
+        let (queue, outcome) = try await pipeline.writeQueue(script, to: folder.path("queue"), reencode: false)
+        let timeline = outcome.timeline
+        let loudness = try #require(timeline.loudness)
+        #expect(queue.loudness == QueueLoudness(target: -16, anchor: .speech, inFiles: false))
+        for item in queue.items where item.kind != .silence {
+            let placed = timeline.items[item.timelineIndex]
+            var expected = placed.gain
+            if placed.clip != nil {
+                // The speech anchor's gain makes up for the render's limiter, which the app has not.
+                expected *= pow(10, -(loudness.speechGain ?? 0) / 20)
+            }
+            // A leveled clip plays as it is: less what the render's leveler takes off it.
+            if let source = placed.source, loudness.speechLeveling, placed.clip != nil,
+                let raw = source.loudness, let leveled = source.leveledLoudness
+            {
+                expected *= pow(10, (leveled - raw) / 20)
+            }
+
+            #expect(abs(item.gain - expected) <= 1e-9 * expected, "\(item.file): \(item.gain) against \(expected)")
+            if case .copied(let path, _) = item.origin {
+                #expect(
+                    try Data(contentsOf: URL(fileURLWithPath: path))
+                        == Data(contentsOf: folder.url.appendingPathComponent("queue/\(item.file)")),
+                    "\(item.file) is the cache's bytes"
+                )
+            }
         }
-        #expect(error?.code == .invalidSetting)
-        #expect(
-            error?.lines == [
-                "Cannot write the queue of ten-minute-session: item 0 (segment) plays at gain 2.783231502462976 for loudness -16.0 LUFS, which a copied clip cannot carry; write it with re-encoding, or with loudness off"
-            ],
-            "the library names settings in words (the command refuses --loudness without --reencode before this)"
+        #expect(queue.items.contains { $0.kind == .segment && $0.gain > 1 }, "the cache's clips are under −16 LUFS")
+        let json = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: folder.url.appendingPathComponent("queue/queue.json"))
+            ) as? [String: Any]
         )
-        #expect(try folder.contents() == [])
+        let master = try #require(json["masterGainDb"] as? Double)
+        #expect(master > 0 && master == queue.masterGainDecibels)
+        for item in try #require(json["items"] as? [[String: Any]]) {
+            let gain = try #require(item["gain"] as? Double)
+            let volume = try #require(item["volume"] as? Double)
+            #expect(abs(try #require(item["gainDb"] as? Double) - 20 * log10(gain)) <= 0.005)
+            #expect(volume <= 1 && abs(volume - gain / pow(10, master / 20)) <= 1e-12)
+        }
     }
 
     @Test("A folder of the user's is never replaced; a queue folder is, whole, unless told not to")

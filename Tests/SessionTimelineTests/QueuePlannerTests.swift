@@ -198,6 +198,31 @@ struct QueuePlannerTests {
         #expect(queue.items.count >= items.count - items.count / 100)
     }
 
+    @Test(
+        "A copied clip plays at its item's gain, less what the render's leveler takes off it and the limiter's make-up; re-encoded at 1",
+        arguments: [true, false]
+    )
+    func gains(leveling: Bool) throws {
+        var item = Self.clip(0, at: 0, frames: 11_025)
+        guard case .segment(let clip, var audio) = item.content else { return }
+        // The clip measures −25 LUFS, −27.5 through the leveler: the render raises it 11.5 dB
+        // (gain 3.76) and levels it; played as it is, it needs 2.5 dB less.
+        (audio.source.loudness, audio.source.leveledLoudness, audio.gain) = (-25, -27.5, 3.76)
+        item.content = .segment(clip, audio)
+        var timeline = Self.timeline([item, Self.silence(1, at: 11_025, frames: 11_025)])
+        // The speech anchor's 0.6 dB made up for the render's limiter: the app has none.
+        timeline.loudness = TimelineLoudness(target: -16, ceiling: -1, speechGain: 0.6, speechLeveling: leveling)
+        let queue = try QueuePlanner.plan(timeline, delivery: .originals)
+        let expected = (leveling ? 3.76 * pow(10, -2.5 / 20) : 3.76) * pow(10, -0.6 / 20)
+        #expect(abs(queue.items[0].gain - expected) < 1e-12, "\(queue.items[0].gain)")
+        #expect(queue.items[1].gain == 1, "a silence plays at 1")
+        #expect(queue.loudness == QueueLoudness(target: -16, anchor: .speech, inFiles: false))
+        #expect(abs(queue.masterGainDecibels - (leveling ? 8.4 : 10.9)) < 0.006, "\(queue.masterGainDecibels)")
+        let reencoded = try QueuePlanner.plan(timeline, delivery: .rendered(fileExtension: "wav"))
+        #expect(reencoded.items.allSatisfy { $0.gain == 1 } && reencoded.masterGainDecibels == 0)
+        #expect(reencoded.loudness?.inFiles == true)
+    }
+
     @Test("queue.json: the items in the queue's own time, the overlays as the timeline writes them, plus their file")
     func json() throws {
         var timeline = Self.timeline([
@@ -234,6 +259,7 @@ struct QueuePlannerTests {
                       "durationSeconds" : 0.5,
                       "file" : "001-intro.mp3",
                       "gain" : 1,
+                      "gainDb" : 0,
                       "index" : 0,
                       "kind" : "segment",
                       "phase" : "intro",
@@ -241,19 +267,22 @@ struct QueuePlannerTests {
                       "sourceSampleRate" : 22050,
                       "startSeconds" : 0,
                       "text" : "text 0",
-                      "timelineIndex" : 0
+                      "timelineIndex" : 0,
+                      "volume" : 1
                     },
                     {
                       "durationSeconds" : 0.5,
                       "file" : "silence-8000hz-4000.wav",
                       "gain" : 1,
+                      "gainDb" : 0,
                       "index" : 1,
                       "kind" : "silence",
                       "phase" : "intro",
                       "sourceFrames" : 4000,
                       "sourceSampleRate" : 8000,
                       "startSeconds" : 0.5,
-                      "timelineIndex" : 1
+                      "timelineIndex" : 1,
+                      "volume" : 1
                     }
                   ],
                   "keepalive" : {
@@ -265,12 +294,14 @@ struct QueuePlannerTests {
                     "volume" : 0.01
                   },
                   "kind" : "queue",
+                  "masterGainDb" : 0,
                   "overlays" : [
                     {
                       "durationSeconds" : 1,
                       "file" : "gong-gong.wav",
                       "frameCount" : 22050,
                       "gain" : 0.5,
+                      "gainDb" : -6.02,
                       "gapless" : false,
                       "index" : 0,
                       "kind" : "gong",
@@ -281,7 +312,8 @@ struct QueuePlannerTests {
                       "sourceFrames" : 22050,
                       "sourceSampleRate" : 22050,
                       "startFrame" : 0,
-                      "startSeconds" : 0
+                      "startSeconds" : 0,
+                      "volume" : 0.5
                     }
                   ],
                   "sampleRate" : 22050,

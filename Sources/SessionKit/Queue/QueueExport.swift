@@ -2,12 +2,12 @@ package import SessionTimeline
 
 extension SessionPipeline {
     /// Prepares and plans `script`, then writes it into `folder` as the seed app's queue
-    /// (``QueuePlanner``, ``QueueWriter``): the clips as the cache holds them, or with `reencode`
-    /// rendered at the session's rate and gains in ``OutputSettings/resolvedFormat``.
+    /// (``QueuePlanner``, ``QueueWriter``): the clips as the cache holds them, each with the gain
+    /// the render plays it at in `queue.json` (loudness planned as the render plans it), or with
+    /// `reencode` rendered at the session's rate and gains in ``OutputSettings/resolvedFormat``.
     ///
     /// The folder is checked before any synthesis.
-    /// - Throws: ``SessionError``; `invalidSetting` when a clip's gain is not 1 (loudness on)
-    ///   without `reencode`, since a copied clip cannot carry a gain.
+    /// - Throws: ``SessionError``.
     @discardableResult
     package func writeQueue(
         _ script: Script,
@@ -26,12 +26,6 @@ extension SessionPipeline {
             try job.checkVoicesAndSounds(of: [script])
             let prepared = try await job.prepare(scripts: [script])
             let timeline = try job.plan(script, clips: prepared)
-            if !reencode, let item = timeline.items.first(where: { $0.gain != 1 }) {
-                throw SessionError(
-                    .invalidSetting,
-                    "Cannot write the queue of \(script.id): item \(item.index) (\(item.kind.rawValue)) plays at gain \(item.gain) for loudness \(timeline.loudness.map { "\($0.target)" } ?? "") LUFS, which a copied clip cannot carry; write it with \(SettingReference.reencode.marker), or with \(SettingReference.loudnessOff.marker)"
-                )
-            }
             let delivery: QueuePlanner.Delivery =
                 reencode ? .rendered(fileExtension: output.resolvedFormat.fileExtension) : .originals
             let queue: SessionQueue

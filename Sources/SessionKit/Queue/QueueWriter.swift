@@ -85,8 +85,12 @@ package enum QueueWriter {
                         to: .path(path)
                     )
                 } else {
+                    // Beside copied clips (the built-in bell) the file is the sound at unit gain,
+                    // its gain in queue.json; a re-encoded one carries the timeline's gain.
+                    var alone = timeline.items[item.timelineIndex]
+                    if queue.delivery == .originals, alone.gain > 0 { alone.scaleGain(by: 1 / alone.gain) }
                     try render(
-                        timeline.items[item.timelineIndex],
+                        alone,
                         at: timeline.sampleRate,
                         of: timeline,
                         to: path,

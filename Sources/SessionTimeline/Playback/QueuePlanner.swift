@@ -81,9 +81,10 @@ package enum QueuePlanner {
             case (.originals, let path?):
                 queued.file = "\(number)-\(label)\(fileExtension(of: path))"
                 (queued.sourceFrames, queued.sourceSampleRate) = (source.frameCount, source.sampleRate)
-                queued.gain = item.gain
+                queued.gain = staticGain(of: item, loudness: timeline.loudness)
                 queued.origin = .copied(path: path, inside: source.libraryFolder)
             case (.originals, nil):
+                // Rendered at unit gain (QueueWriter), so that the file is the sound and the gain is its item's.
                 queued.file = "\(number)-\(label).wav"
                 queued.gain = item.gain
             case (.rendered(let suffix), _):
@@ -102,7 +103,7 @@ package enum QueuePlanner {
             clock.advance(by: queued.sourceFrames, at: queued.sourceSampleRate)
             items.append(queued)
         }
-        return SessionQueue(
+        var queue = SessionQueue(
             scriptId: timeline.scriptId,
             category: timeline.category,
             title: timeline.title,
@@ -112,6 +113,34 @@ package enum QueuePlanner {
             items: items,
             overlays: overlays(of: timeline)
         )
+        queue.delivery = delivery
+        queue.loudness = timeline.loudness.map {
+            QueueLoudness(target: $0.target, anchor: $0.anchor, inFiles: delivery != .originals)
+        }
+        return queue
+    }
+
+    /// The gain at which `item`'s file, played as it is, sounds as loud as the render plays it:
+    /// the item's gain, and for a speech clip less two things the render does to speech that a
+    /// file played at a gain does not need made up for: what the speech leveler takes off the clip
+    /// when the render levels speech (docs/sound.md: its `leveledLoudness` against its `loudness`,
+    /// as measured), and the speech anchor's gain (``TimelineLoudness/speechGain``), which makes up
+    /// for what the true-peak limiter takes off the speech (0.6 dB in the 10-minute fixture with a
+    /// bed and a gong). The bed, gongs and bell keep it: the limiter leaves them as they are.
+    /// The leveler's and the limiter's moment-to-moment work is not a gain: a clip at this gain
+    /// has the render's integrated loudness, with its own dynamics.
+    static func staticGain(of item: TimelineItem, loudness: TimelineLoudness?) -> Double {
+        guard item.clip != nil, let loudness else { return item.gain }
+        var gain = item.gain
+        if loudness.anchor == .speech, let makeup = loudness.speechGain {
+            gain *= Loudness.linear(decibels: -makeup)
+        }
+        if let source = item.source, let raw = source.levelingReference(on: loudness.speechLeveling),
+            let leveled = source.leveledLoudness
+        {
+            gain *= Loudness.linear(decibels: leveled - raw)
+        }
+        return gain
     }
 
     /// The overlays, each distinct sound in one file named after it. Overlays are the sound as it

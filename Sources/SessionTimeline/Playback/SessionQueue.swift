@@ -1,3 +1,5 @@
+import Foundation
+
 /// A session in the form the seed app plays it on the device (seed 000 §3B): a queue of files played
 /// one after another (an `AVQueuePlayer`), the clips as they are and the silences between them as
 /// small 8 kHz WAV files, with the overlays (bed, gongs) listed for the app to schedule.
@@ -32,6 +34,12 @@ package struct SessionQueue: Sendable, Equatable {
     /// The silence the app loops alongside the queue so that long gaps never end its audio
     /// session (seed 000's keepalive player; seeds 001 and 003 loop a 1-s file the same way).
     package var keepalive = QueueKeepalive()
+    /// The loudness the gains were planned for, and whether they are in ``QueueItem/gain`` (the
+    /// files as they are) or in the files (re-encoded); `nil` with loudness off.
+    package var loudness: QueueLoudness?
+    /// How the clips and sounds reach the queue: as they are, their gains in ``QueueItem/gain``,
+    /// or rendered with them.
+    package var delivery = QueuePlanner.Delivery.originals
 
     package init(
         scriptId: String,
@@ -51,6 +59,23 @@ package struct SessionQueue: Sendable, Equatable {
         self.totalFrames = totalFrames
         self.items = items
         self.overlays = overlays
+    }
+}
+
+/// The loudness a queue's gains were planned for, as the render plans it (``TimelineLoudness``).
+package struct QueueLoudness: Sendable, Equatable {
+    /// The target, LUFS.
+    package var target: Double
+    /// What the target applies to.
+    package var anchor: LoudnessAnchor
+    /// Whether the gains are in the files (re-encoded, every ``QueueItem/gain`` 1) rather than in
+    /// the items' and overlays' gains.
+    package var inFiles: Bool
+
+    package init(target: Double, anchor: LoudnessAnchor, inFiles: Bool) {
+        self.target = target
+        self.anchor = anchor
+        self.inFiles = inFiles
     }
 }
 
@@ -87,7 +112,9 @@ package struct QueueItem: Sendable, Equatable {
     package var text: String?
     /// The cue's or the bell's name, when the timeline item has one.
     package var name: String?
-    /// The gain the app plays it at: 1, unless the queue was re-encoded (then gains are in the file).
+    /// The gain the app plays it at: the render's (a speech clip's less what the render's leveler
+    /// and limiter take off it, ``QueuePlanner/staticGain(of:loudness:)``); 1 when re-encoded (the
+    /// gain is in the file).
     package var gain: Double
     /// Where the timeline's item ends, at the timeline's rate: what the queue's item must end on.
     package var timelineEndFrame: Frames
@@ -191,6 +218,23 @@ extension SessionQueue {
         return clock.seconds
     }
 
+    /// The largest gain of any item or overlay in dB, or 0 when none is over 1: what an app that
+    /// plays by a volume of at most 1 (AVPlayer's) lowers every gain by, and raises the whole by.
+    package var masterGainDecibels: Double {
+        let loudest = (items.map(\.gain) + overlays.map(\.overlay.gain)).max() ?? 1
+        return max(0, Self.decibels(loudest))
+    }
+
+    /// `gain` in dB, to 0.01, and no lower than −120 (a gain of 0).
+    static func decibels(_ gain: Double) -> Double {
+        gain > 0 ? max(-120, (2_000 * log10(gain)).rounded() / 100) : -120
+    }
+
+    /// The volume, 0…1, an app plays `gain` at: lowered by ``masterGainDecibels``.
+    func volume(_ gain: Double) -> Double {
+        min(1, gain / Loudness.linear(decibels: masterGainDecibels))
+    }
+
     /// The largest distance, in seconds, between where a queue item ends and where its timeline
     /// item ends: how far the queue ever drifts from the rendered session.
     package var worstDriftSeconds: Double {
@@ -207,6 +251,11 @@ extension SessionQueue: Encodable {
     private enum CodingKeys: String, CodingKey {
         case schemaVersion, kind, scriptId, category, title, seed, sampleRate, totalFrames, durationSeconds
         case timelineDurationSeconds, silenceSampleRate, worstDriftSeconds, items, overlays, keepalive
+        case loudness, masterGainDb
+    }
+
+    private enum LoudnessKeys: String, CodingKey {
+        case target, anchor, gainsIn
     }
 
     private enum KeepaliveKeys: String, CodingKey {
@@ -215,11 +264,11 @@ extension SessionQueue: Encodable {
 
     private enum ItemKeys: String, CodingKey {
         case index, timelineIndex, file, kind, startSeconds, durationSeconds, sourceFrames, sourceSampleRate
-        case phase, text, name, gain, words, sentences
+        case phase, text, name, gain, gainDb, volume, words, sentences
     }
 
     private enum OverlayKeys: String, CodingKey {
-        case file
+        case file, gainDb, volume
     }
 
     /// `queue.json`: the items with their start and length in the queue's own time, the overlays
@@ -238,6 +287,13 @@ extension SessionQueue: Encodable {
         try container.encode(sampleRate.seconds(of: totalFrames), forKey: .timelineDurationSeconds)
         try container.encode(Self.silenceSampleRate, forKey: .silenceSampleRate)
         try container.encode(worstDriftSeconds, forKey: .worstDriftSeconds)
+        if let loudness {
+            var loudnessContainer = container.nestedContainer(keyedBy: LoudnessKeys.self, forKey: .loudness)
+            try loudnessContainer.encode(loudness.target, forKey: .target)
+            try loudnessContainer.encode(loudness.anchor, forKey: .anchor)
+            try loudnessContainer.encode(loudness.inFiles ? "files" : "gains", forKey: .gainsIn)
+        }
+        try container.encode(masterGainDecibels, forKey: .masterGainDb)
         var itemsContainer = container.nestedUnkeyedContainer(forKey: .items)
         var clock = clock
         for item in items {
@@ -256,6 +312,8 @@ extension SessionQueue: Encodable {
             try itemContainer.encodeIfPresent(item.text, forKey: .text)
             try itemContainer.encodeIfPresent(item.name.map(AudioSourceInfo.writtenName), forKey: .name)
             try itemContainer.encode(item.gain, forKey: .gain)
+            try itemContainer.encode(Self.decibels(item.gain), forKey: .gainDb)
+            try itemContainer.encode(volume(item.gain), forKey: .volume)
             try itemContainer.encodeIfPresent(item.words, forKey: .words)
             try itemContainer.encodeIfPresent(item.sentences, forKey: .sentences)
         }
@@ -265,6 +323,8 @@ extension SessionQueue: Encodable {
             try overlay.overlay.encode(to: overlayEncoder, sampleRate: sampleRate)
             var fileContainer = overlayEncoder.container(keyedBy: OverlayKeys.self)
             try fileContainer.encode(overlay.file, forKey: .file)
+            try fileContainer.encode(Self.decibels(overlay.overlay.gain), forKey: .gainDb)
+            try fileContainer.encode(volume(overlay.overlay.gain), forKey: .volume)
         }
         var keepaliveContainer = container.nestedContainer(keyedBy: KeepaliveKeys.self, forKey: .keepalive)
         try keepaliveContainer.encode(keepalive.file, forKey: .file)
