@@ -14,9 +14,12 @@ struct QueueCommand: AsyncParsableCommand {
             lists the items in order with their exact lengths, and the overlays (ambience bed, \
             gongs) with their start times for the app to schedule. Each silence's length comes \
             from the rounded running end, so the queue never drifts more than half an 8 kHz frame \
-            from the rendered session. Loudness is off unless --reencode is given: a copied clip \
-            cannot carry a gain. With --reencode every clip is rendered at the session's rate and \
-            gain, as WAV or the --format chosen. The folder appears only when complete; an \
+            from the rendered session. Loudness is planned as the render plans it (--loudness, \
+            −16 LUFS by default): each item and overlay in queue.json carries the gain the render \
+            plays it at (gain, gainDb, and volume for AVPlayer, every gain lowered by \
+            masterGainDb), so that the app's mix sounds like the render. With --reencode every \
+            clip is rendered at the session's rate and gain (its gain in queue.json then 1), as \
+            WAV or the --format chosen. The folder appears only when complete; an \
             existing folder is replaced only if it is empty or exactly an earlier export (its \
             queue.json and the files it lists, nothing else), and -n refuses any existing folder. \
             Clips are copied as bytes, never as links. Prints the path of queue.json. Schema: \
@@ -52,12 +55,7 @@ struct QueueCommand: AsyncParsableCommand {
     @OptionGroup var overwrite: OverwriteOption
 
     var options: PipelineOptions {
-        var options = session.options(
-            output: encoding.settings(audio: nil, replaceExisting: !overwrite.noOverwrite)
-        )
-        // Copied clips keep their own levels; the script's own loudness setting gives way too.
-        if !reencode && options.plan.sound.loudness == nil { options.plan.sound.loudness = .off }
-        return options
+        session.options(output: encoding.settings(audio: nil, replaceExisting: !overwrite.noOverwrite))
     }
 
     func validate() throws {
@@ -65,16 +63,23 @@ struct QueueCommand: AsyncParsableCommand {
             throw ValidationError("--output: a queue is a folder of files; standard output cannot hold one")
         }
         if !reencode {
-            if let loudness = session.plan.sound.loudness, loudness != .off {
-                throw ValidationError(
-                    "--loudness: copied clips cannot carry the gains loudness needs; add --reencode, or leave --loudness out"
-                )
-            }
             if let flag = encoding.givenFlag {
                 throw ValidationError("\(flag): the queue's clips are the cache's files; add --reencode to encode them")
             }
         }
         try options.validate()
+    }
+
+    /// Where the queue's levels are, for the summary: in queue.json's gains, in the files, or
+    /// nowhere (loudness off).
+    static func levels(of queue: SessionQueue) -> String {
+        guard let loudness = queue.loudness else {
+            return "clips at their own levels (--loudness off)"
+        }
+        if loudness.inFiles { return "leveled clips (--reencode)" }
+        let target = String(format: "%g", loudness.target).replacingOccurrences(of: "-", with: "−")
+        let master = queue.masterGainDecibels > 0 ? String(format: ", masterGainDb %.2f", queue.masterGainDecibels) : ""
+        return "gains in queue.json (the render's, \(loudness.anchor.rawValue) \(target) LUFS\(master))"
     }
 
     func run() async throws {
@@ -92,7 +97,7 @@ struct QueueCommand: AsyncParsableCommand {
             progress.finish()
             let files = Set(queue.items.map(\.file) + queue.overlays.map(\.file)).count
             Console.status(
-                "Wrote the queue of \(queue.scriptId): \(queue.items.count) items in \(files) files, \(Console.duration(queue.durationSeconds)), drift at most \(String(format: "%.3f", queue.worstDriftSeconds * 1_000)) ms, seed \(queue.seed), in \(Console.seconds(clock.now - started)) → \(folder)"
+                "Wrote the queue of \(queue.scriptId): \(queue.items.count) items in \(files) files, \(Console.duration(queue.durationSeconds)), \(Self.levels(of: queue)), drift at most \(String(format: "%.3f", queue.worstDriftSeconds * 1_000)) ms, seed \(queue.seed), in \(Console.seconds(clock.now - started)) → \(folder)"
             )
             Console.printWritten([.path((folder as NSString).appendingPathComponent(QueueWriter.descriptionFileName))])
         }
