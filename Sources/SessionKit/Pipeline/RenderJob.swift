@@ -246,18 +246,11 @@ struct RenderJob: Sendable {
             jobs: jobs,
             measureLoudness: pipeline.plan.sound.loudness != .off
         )
-        let observer = pipeline.observer
-        // A request tried again is said as it happens (HTTPTransport.retryNotice), never silently.
-        var result: PreparedClips
-        do {
-            result = try await HTTPTransport.$retryNotice.withValue(observer.warning) {
-                try await preparer.prepare(texts: texts, warn: observer.warning, progress: observer.preparing)
-            }
-        } catch let error as SessionError {
-            throw error
-        } catch {
-            throw SessionError(.providerFailed, String(describing: error), underlyingError: error)
-        }
+        var result = try await preparer.prepare(
+            texts: texts,
+            warn: pipeline.observer.warning,
+            progress: pipeline.observer.preparing
+        )
         if let check = pipeline.speechCheck {
             try await preparer.checkSpeech(of: &result, with: check, warn: pipeline.observer.warning)
         }

@@ -41,11 +41,10 @@ struct HTTPTransport: Sendable {
     let headers: [(name: String, value: String)]
     let timeoutSeconds: Double
     let retry: RetryPolicy
-
-    /// Told of each failed try that is tried again, as it happens, in one line: bound by the job
-    /// that makes clips (to its observer's warnings), so that in a log a retry is never silent and a
-    /// wait between tries never reads as a hang.
-    @TaskLocal static var retryNotice: (@Sendable (String) -> Void)?
+    /// Told of each failed try that is tried again, as it happens, in one line (a command's
+    /// warnings), so that in a log a retry is never silent and a wait between tries never reads
+    /// as a hang.
+    var retryNotice: (@Sendable (String) -> Void)? = nil
 
     /// The process's one client. A connection that cannot be made (refused, unknown host) fails
     /// the request at once instead of being retried until its deadline. It follows no redirect
@@ -84,7 +83,7 @@ struct HTTPTransport: Sendable {
                 throw SessionError(failure.error.code, failure.error.description + tries, underlyingError: failure)
             }
             let delay = retry.delay(after: attempt, retryAfter: failure.retryAfter)
-            Self.retryNotice?(
+            retryNotice?(
                 "\(failure.error.lines[0]); trying again in \(delay.formatted(.number.precision(.fractionLength(0...1)))) s (try \(attempt + 1) of \(retry.maximumAttempts))"
             )
             try? await Task.sleep(for: .milliseconds(Int64((delay * 1_000).rounded())))

@@ -109,6 +109,8 @@ package struct HTTPSettings: Sendable {
     package var timeoutSeconds: Double
     /// When and how often a failed request is tried again.
     package var retry: RetryPolicy
+    /// Told of each try that failed and is tried again, as it happens (``HTTPTransport``).
+    package var retryNotice: (@Sendable (String) -> Void)?
 
     package init(
         headers: [(name: String, value: String)] = [],
@@ -127,7 +129,7 @@ package struct HTTPSettings: Sendable {
                 throw SessionError(.invalidSetting, problem)
             }
         }
-        return HTTPTransport(headers: headers, timeoutSeconds: timeoutSeconds, retry: retry)
+        return HTTPTransport(headers: headers, timeoutSeconds: timeoutSeconds, retry: retry, retryNotice: retryNotice)
     }
 }
 
@@ -242,17 +244,21 @@ package enum ProviderSettings: Sendable {
 
     /// The provider these settings describe.
     /// - Throws: ``SessionError`` (`invalidSetting`) for a header that cannot be sent.
+    /// - Parameter retryNotice: told of each request tried again, as it happens.
     package func makeProvider(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        retryNotice: (@Sendable (String) -> Void)? = nil
     ) throws(SessionError) -> any SpeechProvider {
         switch self {
         case .local(let folders):
             return LocalSpeechProvider(
                 piper: PiperSpeechProvider(installation: .located(modelFolders: folders, environment: environment))
             )
-        case .proxy(let baseURL, let http):
+        case .proxy(let baseURL, var http):
+            http.retryNotice = retryNotice
             return ProxySpeechProvider(baseURL: baseURL, transport: try http.transport())
-        case .openAI(let baseURL, let model, let apiKeyVariable, let http):
+        case .openAI(let baseURL, let model, let apiKeyVariable, var http):
+            http.retryNotice = retryNotice
             return OpenAISpeechProvider(
                 baseURL: baseURL,
                 model: model,

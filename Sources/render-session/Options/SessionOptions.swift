@@ -214,10 +214,11 @@ struct ProviderOptions: ParsableArguments {
     }
 
     /// The clip source these options describe: the provider, or offline.
+    /// Each request to a TTS server that is tried again is a warning as it happens.
     func source(offline: Bool, jobs: Int? = nil) throws -> ClipSource {
         guard !offline else { return .offline }
         do {
-            return .provider(try settings().makeProvider(), jobs: jobs)
+            return .provider(try settings().makeProvider(retryNotice: { Console.warning($0) }), jobs: jobs)
         } catch {
             // Printed as the commands' own errors are (this runs before their work starts).
             for line in error.flagLines { Console.error(line) }
