@@ -43,10 +43,16 @@ struct RenderSession: AsyncParsableCommand {
             return
         }
         Console.wantsJSON.withLock { $0 = arguments.prefix { $0 != "--" }.contains("--json") }
+        let logFormat = VerbosityOptions.logFormat(in: arguments, environment: ProcessInfo.processInfo.environment)
+        Console.logFormat.withLock { $0 = logFormat }
         if let problem = unknownCommand(in: arguments) {
-            Console.writeStandardError(
-                "error: \(problem)\nUsage: render-session <subcommand>\n  See 'render-session --help' for more information.\n"
-            )
+            if Console.logsJSON {
+                Console.writeRecord(LogRecord(level: .error, event: "error", message: problem))
+            } else {
+                Console.writeStandardError(
+                    "error: \(problem)\nUsage: render-session <subcommand>\n  See 'render-session --help' for more information.\n"
+                )
+            }
             Console.failureJSON(exitStatus: ExitCode.validationFailure.rawValue, extra: [problem])
             ProcessControl.exit(status: ExitCode.validationFailure.rawValue)
         }
@@ -58,6 +64,13 @@ struct RenderSession: AsyncParsableCommand {
             if !message.isEmpty {
                 if code == .success {
                     Console.writeStandardOutput(Data((message + "\n").utf8))
+                } else if Console.logsJSON {
+                    // One record: the error, without its usage lines.
+                    let first = message.split(separator: "\n").first.map(String.init) ?? message
+                    let line = first.hasPrefix("error: ") ? String(first.dropFirst("error: ".count)) : first
+                    Console.writeRecord(
+                        LogRecord(level: .error, event: "error", message: printable(line, limit: 2_000))
+                    )
                 } else {
                     Console.writeStandardError(message + "\n")
                 }
@@ -73,7 +86,11 @@ struct RenderSession: AsyncParsableCommand {
     /// gives `main()`: the parsed command is a plain value the command's own task then owns.
     private nonisolated static func parseAndRun(_ arguments: [String]) async throws {
         var command = try parseAsRoot(arguments)
-        if let told = command as? any TakesVerbosity { Console.level.withLock { $0 = told.verbosity.level } }
+        if let told = command as? any TakesVerbosity {
+            Console.level.withLock { $0 = told.verbosity.level }
+            if let format = told.verbosity.logFormat { Console.logFormat.withLock { $0 = format } }
+        }
+        Console.started(type(of: command).configuration.commandName ?? "render-session")
         if var asynchronous = command as? any AsyncParsableCommand {
             try await asynchronous.run()
         } else {

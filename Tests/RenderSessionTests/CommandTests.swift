@@ -17,6 +17,8 @@ struct CommandResult {
     /// The exit status, or 128 + the signal's number when a signal ended it.
     var status: Int32 { termination.status }
     var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
+    /// Standard error's last line: a command's summary, after its progress and its sessions' lines.
+    var lastErrorLine: String { standardError.split(separator: "\n").last.map(String.init) ?? "" }
 
     init(_ outcome: ProcessOutcome) {
         termination = outcome.termination

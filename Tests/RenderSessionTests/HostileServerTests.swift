@@ -148,6 +148,80 @@ struct HostileServerTests {
         #expect(lines.last?.hasPrefix("Prepared") == true || lines.last?.contains("clip") == true, "\(lines)")
     }
 
+    @Test(
+        "A batch's log says each session as it ends; --log-format json makes every line of standard error one record: start, each clip made or failed, the retry, -v's stages per session, each session done, the summary (issue 42, item 2)"
+    )
+    func batchLog() async throws {
+        let server = try await TTSServer()
+        let folder = try TemporaryFolder()
+        let texts = ["a": ["[status=503x1] One.", "Two."], "b": ["Three.", "[status=400] Broken."]]
+        let scripts = folder.url.appendingPathComponent("scripts")
+        try FileManager.default.createDirectory(at: scripts, withIntermediateDirectories: true)
+        for (name, lines) in texts {
+            let script: [String: Any] = [
+                "id": name, "category": "tests", "title": name, "subtitle": "", "orderIndex": 0,
+                "durationSeconds": 30,
+                "segments": lines.enumerated().map { index, text in
+                    ["id": "s\(index)", "startSeconds": index * 10, "phase": "opening", "text": text]
+                },
+            ]
+            try JSONSerialization.data(withJSONObject: script).write(to: scripts.appendingPathComponent("\(name).json"))
+        }
+        let arguments = [
+            "batch", folder.path("scripts"), "-o", folder.path("out"), "--cache", folder.path("c"), "--provider",
+            "proxy", "--tts-url", server.baseURL.absoluteString, "--jobs", "1",
+        ]
+        let environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        let logged = try await renderSession(arguments + ["--log-format", "json", "-v"], environment: environment)
+        #expect(logged.status == 1, "b lacks a clip: \(logged.standardError)")
+        #expect(logged.standardOutput.isEmpty)
+        let records = try logged.standardError.split(separator: "\n").map { line in
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                "every line is one JSON object: \(line)"
+            )
+        }
+        for record in records {
+            #expect(record["message"] is String && record["event"] is String, "\(record)")
+            #expect(["info", "warning", "error"].contains(record["level"] as? String), "\(record)")
+            let time = record["time"] as? String ?? ""
+            #expect(time.wholeMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/#) != nil, "\(time)")
+        }
+        func events(_ name: String) -> [[String: Any]] { records.filter { $0["event"] as? String == name } }
+        #expect(records.first?["event"] as? String == "start")
+        #expect(records.first?["command"] as? String == "batch")
+        #expect(records.last?["event"] as? String == "summary")
+        #expect(
+            records.last?["rendered"] as? Int == 1 && records.last?["failed"] as? Int == 1,
+            "\(records.last ?? [:])"
+        )
+        let made = events("clipMade")
+        #expect(Set(made.compactMap { $0["text"] as? String }) == ["[status=503x1] One.", "Two.", "Three."])
+        #expect(made.allSatisfy { ($0["key"] as? String)?.isEmpty == false && $0["seconds"] is Double })
+        let failed = events("clipFailed")
+        #expect(failed.count == 1 && failed.first?["level"] as? String == "warning", "\(failed)")
+        #expect((failed.first?["message"] as? String)?.contains("HTTP 400") == true, "\(failed)")
+        let retries = events("retry")
+        #expect(retries.count == 1, "\(retries)")
+        #expect(retries.first?["attempt"] as? Int == 2 && retries.first?["attempts"] as? Int == 3, "\(retries)")
+        #expect((retries.first?["message"] as? String)?.contains("HTTP 503") == true, "\(retries)")
+        let stages = events("stage").map { "\($0["stage"] ?? "") \($0["session"] ?? "-")" }
+        #expect(stages == ["check -", "prepare -", "plan a", "render a", "sessions -"], "\(stages)")
+        let done = events("sessionDone")
+        #expect(done.map { $0["session"] as? String } == ["a", "b"])
+        #expect(done.map { $0["result"] as? String } == ["rendered", "lacksClips"])
+        #expect(done.first?["audio"] as? String == folder.path("out/a.wav"))
+        #expect(done.map { $0["done"] as? Int } == [1, 2] && done.allSatisfy { $0["total"] as? Int == 2 })
+        #expect(!events("error").isEmpty)
+
+        // Again as text: a line per session as it ends, the finished one up to date.
+        let text = try await renderSession(arguments, environment: environment)
+        let lines = text.standardError.split(separator: "\n").map(String.init)
+        #expect(lines.contains("a: up to date (1/2)"), "\(lines)")
+        #expect(lines.contains("b: not rendered: 1 clip could not be had (listed at the end) (2/2)"), "\(lines)")
+        #expect(!text.standardError.contains("{\""), "no JSON in a person's log")
+    }
+
     // MARK: Item 7: secrets neither travel nor print
 
     @Test("A redirect to another port drops every user header; the first server saw them")

@@ -211,8 +211,9 @@ struct LibraryCommandTests {
         #expect(again.status == 0)
         #expect(
             again.standardError.hasPrefix(
-                "Batch of 1 session into \(folder.path("out")): 0 rendered, 1 up to date, 0 failed, 1 with late speech (worst "
-            )
+                "edge-cases: up to date (1/1)\nBatch of 1 session into \(folder.path("out")): 0 rendered, 1 up to date, 0 failed, 1 with late speech (worst "
+            ),
+            "\(again.standardError)"
         )
     }
 }

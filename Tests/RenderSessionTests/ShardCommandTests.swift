@@ -72,10 +72,18 @@ struct ShardCommandTests {
             let count = Self.names(ofShard: index + 1).count
             #expect(result.status == 0)
             #expect(result.standardOutput.isEmpty)
+            // A line per session as it ends, of this shard's sessions only, then the summary.
+            let lines = result.standardError.split(separator: "\n").map(String.init)
             #expect(
-                result.standardError.hasPrefix(
+                lines.dropLast().map { String($0.prefix { $0 != ":" }) }.sorted()
+                    == Self.names(ofShard: index + 1).sorted()
+                    && lines.dropLast().allSatisfy { $0.contains(": rendered ") && $0.hasSuffix("/\(count))") },
+                "\(lines)"
+            )
+            #expect(
+                lines.last?.hasPrefix(
                     "Batch of \(count) of 6 sessions (shard \(index + 1)/3) into \(folder.path("sharded")): \(count) rendered, 0 up to date, 0 failed"
-                ),
+                ) == true,
                 "\(result.standardError)"
             )
         }
@@ -83,13 +91,13 @@ struct ShardCommandTests {
 
         let again = try await renderSession(Self.batch(folder, into: "sharded", ["--shard", "1/3"]))
         #expect(
-            again.standardError.hasPrefix(
+            again.lastErrorLine.hasPrefix(
                 "Batch of 3 of 6 sessions (shard 1/3) into \(folder.path("sharded")): 0 rendered, 3 up to date, 0 failed"
             )
         )
         let whole = try await renderSession(Self.batch(folder, into: "sharded"))
         #expect(
-            whole.standardError.hasPrefix(
+            whole.lastErrorLine.hasPrefix(
                 "Batch of 6 sessions into \(folder.path("sharded")): 0 rendered, 6 up to date, 0 failed"
             ),
             "the merged manifest serves an unsharded batch"
@@ -145,10 +153,14 @@ struct ShardCommandTests {
         }
         let rerun = try await renderSession(arguments)
         #expect(rerun.status == 0)
+        // A line per session (as many up to date as were done before the kill), then the summary.
+        let lines = rerun.standardError.split(separator: "\n").map(String.init)
+        #expect(lines.count { $0.contains(": up to date (") } == done, "\(lines)")
+        #expect(lines.count { $0.contains(": rendered ") } == 3 - done, "\(lines)")
         #expect(
-            rerun.standardError.hasPrefix(
+            lines.last?.hasPrefix(
                 "Batch of 3 of 6 sessions (shard 1/3) into \(folder.path("sharded")): \(3 - done) rendered, \(done) up to date, 0 failed"
-            ),
+            ) == true,
             "\(rerun.standardError)"
         )
         try Self.expectSame(folder.path("sharded"), as: folder.path("single"))
@@ -203,7 +215,7 @@ struct ShardCommandTests {
         )
         #expect(auto.status == 0)
         #expect(
-            auto.standardError.hasPrefix(
+            auto.lastErrorLine.hasPrefix(
                 "Batch of 1 of 6 sessions (shard 2/3) into \(folder.path("out")): 1 rendered, "
             )
         )
@@ -214,7 +226,7 @@ struct ShardCommandTests {
             environment: environment
         )
         #expect(
-            fromVariables.standardError.hasPrefix(
+            fromVariables.lastErrorLine.hasPrefix(
                 "Batch of 2 of 6 sessions (shard 3/3) into \(folder.path("out")): 2 rendered, "
             )
         )

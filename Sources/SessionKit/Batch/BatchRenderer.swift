@@ -120,6 +120,14 @@ package enum BatchResult: Sendable {
     case lacksClips(Int)
 }
 
+/// How far a batch has got, as ``BatchRenderer/run(_:options:progress:)`` tells it.
+package enum BatchProgress: Sendable {
+    /// Every clip is ready: `total` sessions render now.
+    case rendering(total: Int)
+    /// A session ended, the `done`-th of `total` to end, as `result`, after `elapsed`.
+    case finished(BatchSession, BatchResult, elapsed: Duration, done: Int, total: Int)
+}
+
 /// What a batch did: its sessions and what became of each, and the clips it prepared.
 package struct BatchReport: Sendable {
     /// The sessions it took (its shard's, or all), in script order, each script's variants together.
@@ -187,13 +195,14 @@ package enum BatchRenderer {
     /// Prepares the clips of the scripts in `library` (those of the shard's sessions, with a shard),
     /// then renders the sessions, at most `options.jobs` at a time.
     ///
-    /// - Parameter progress: called as each session finishes, with the number done and the total.
+    /// - Parameter progress: told once the clips are ready, then as each session ends, in the
+    ///   order they end, one call at a time.
     /// - Throws: ``SessionError`` if the library holds no script at all, the output folder cannot be
     ///   created or written, or the task is cancelled.
     package static func run(
         _ library: ScriptLibrary,
         options: BatchOptions,
-        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }
+        progress: @escaping @Sendable (BatchProgress) -> Void = { _ in }
     ) async throws(SessionError) -> BatchReport {
         // On the pool: reading manifests and scripts, waiting for the folder's lock, and each
         // session's render (the task group's children run there too).
@@ -205,9 +214,15 @@ package enum BatchRenderer {
     private static func renderAll(
         _ library: ScriptLibrary,
         options: BatchOptions,
-        progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void
+        progress: @escaping @Sendable (BatchProgress) -> Void
     ) async throws(SessionError) -> BatchReport {
-        // `progress` is told (0, total) once the clips are ready, then after each session.
+        let clock = ContinuousClock()
+        var started = clock.now
+        let observer = options.pipeline.observer
+        func finished(_ stage: String) {
+            observer.finishedStage(stage, clock.now - started)
+            started = clock.now
+        }
         guard !library.entries.isEmpty || !library.problems.isEmpty else {
             throw SessionError(
                 .noScripts,
@@ -257,12 +272,14 @@ package enum BatchRenderer {
         let scriptPaths = Set(sessions.map(\.scriptPath))
         let scripts = library.entries.filter { scriptPaths.contains($0.path) }.map(\.script)
         try job.checkSounds(of: scripts)
+        finished("check")
         let clips = try await job.prepare(scripts: scripts)
+        finished("prepare")
         let adopted = job.adopting(clips)
         // Every clip is made: rendering starts now, and with it the clock of the sessions' ETA.
-        progress(0, sessions.count)
+        progress(.rendering(total: sessions.count))
         var results = [BatchResult?](repeating: nil, count: sessions.count)
-        await withTaskGroup(of: (Int, BatchResult).self) { group in
+        await withTaskGroup(of: (Int, BatchResult, Duration).self) { group in
             var next = 0
             func startNext() {
                 guard next < sessions.count, !Task.isCancelled else { return }
@@ -271,21 +288,27 @@ package enum BatchRenderer {
                 // Each render blocks a thread of the pool for as long as it takes (the batch runs
                 // on the pool, and its child tasks with it): as many at once as it has threads.
                 group.addTask {
-                    (
-                        index,
-                        render(sessions[index], clips: clips, job: adopted, force: options.force, manifest: manifest)
+                    let started = ContinuousClock.now
+                    let result = render(
+                        sessions[index],
+                        clips: clips,
+                        job: adopted,
+                        force: options.force,
+                        manifest: manifest
                     )
+                    return (index, result, ContinuousClock.now - started)
                 }
             }
             for _ in 0..<options.jobs { startNext() }
             var done = 0
-            while let (index, result) = await group.next() {
+            while let (index, result, elapsed) = await group.next() {
                 results[index] = result
                 done += 1
-                progress(done, sessions.count)
+                progress(.finished(sessions[index], result, elapsed: elapsed, done: done, total: sessions.count))
                 startNext()
             }
         }
+        finished("sessions")
         if Task.isCancelled { throw SessionError.cancelled }
         var report = BatchReport(
             sessions: sessions,
@@ -306,6 +329,7 @@ package enum BatchRenderer {
                 manifest: manifest,
                 sources: sources
             )
+            finished("preview")
         }
         return report
     }
@@ -318,8 +342,17 @@ package enum BatchRenderer {
         manifest: BatchManifest
     ) -> BatchResult {
         let observer = batch.pipeline.observer
-        // Its warnings name it; its audio's progress is the batch's line, not one of its own.
-        let job = batch.observed(by: PipelineObserver(warning: { observer.warning("\(session.name): \($0)") }))
+        // Its warnings name it, its stages are its own, its audio's progress is the batch's line,
+        // not one of its own; settings are named as the batch's observer names them.
+        var told = PipelineObserver(warning: { observer.warning("\(session.name): \($0)") })
+        told.settingName = observer.settingName
+        let job = batch.observed(by: told)
+        let clock = ContinuousClock()
+        var started = clock.now
+        func finished(_ stage: String) {
+            observer.finishedSessionStage(session.name, stage, clock.now - started)
+            started = clock.now
+        }
         var pipeline = job.pipeline
         pipeline.plan.seed = session.seed
         // The texts are asked once: for a kind other than guided, asking reads the sound library.
@@ -344,12 +377,14 @@ package enum BatchRenderer {
         if !needed.isEmpty && !pipeline.plan.allowMissing { return .lacksClips(needed.count) }
         do {
             let timeline = try job.plan(session.script, clips: clips, seed: session.seed)
+            finished("plan")
             let targets = try job.resolveOutputs(
                 audio: .path(session.outputPath),
                 timeline: .path(session.timelinePath),
                 captions: session.captionsPath.map { .path($0) }
             )
             let rendered = try job.render(timeline, to: targets)
+            finished("render")
             manifest.record(
                 hash: hash,
                 seed: session.seed,

@@ -239,6 +239,8 @@ package struct ClipPreparer: Sendable {
     /// synthesized again; `warn` is told. Temporaries left by killed runs are removed first.
     /// A cancelled task stops starting new clips; clips already stored stay in the cache.
     /// - Parameter progress: called after each clip finishes, on an arbitrary thread.
+    /// - Parameter made: called as each clip synthesized ends, made or failed (not for a clip
+    ///   found in the cache, nor one cancelled), before `progress`.
     /// - Throws: ``SessionError`` if the cache folder cannot be created or written, if the voice
     ///   cannot be had at all (`voiceUnavailable`, before any clip is made), or `cancelled`;
     ///   clips that fail are in the result.
@@ -248,7 +250,8 @@ package struct ClipPreparer: Sendable {
         texts: [String],
         replacing: Set<String> = [],
         warn: @Sendable (String) -> Void = { _ in },
-        progress: @Sendable (PreparedClips) -> Void = { _ in }
+        progress: @Sendable (PreparedClips) -> Void = { _ in },
+        made: @Sendable (MadeClip) -> Void = { _ in }
     ) async throws(SessionError) -> PreparedClips {
         let clock = ContinuousClock()
         let started = clock.now
@@ -316,13 +319,14 @@ package struct ClipPreparer: Sendable {
         let (identity, corruptKeys) = (identity, corrupt)
         // Why a voice gave no words, each said once for the whole run.
         var saidUnavailable = Set<String>()
-        await withTaskGroup(of: (ClipCache.Entry, Result<(AudioSourceInfo, SpeechMarks?, String?), SessionError>).self)
-        {
+        typealias Made = (AudioSourceInfo, SpeechMarks?, String?)
+        await withTaskGroup(of: (ClipCache.Entry, Duration, Result<Made, SessionError>).self) {
             group in
             var pending = toMake.makeIterator()
             func startNext() {
                 guard !Task.isCancelled, let entry = pending.next() else { return }
                 group.addTask {
+                    let started = ContinuousClock.now
                     do throws(SessionError) {
                         try Task.checkCancellation(or: .cancelled)
                         let spoken = try await provider.speak(
@@ -346,18 +350,20 @@ package struct ClipPreparer: Sendable {
                             marks: spoken.marks
                         )
                         // Read back from the sidecar: the clip kept may be another process's.
+                        let marks = cache.marks(of: entry, measured: stored)
                         return (
-                            entry, .success((stored, cache.marks(of: entry, measured: stored), spoken.marksUnavailable))
+                            entry, ContinuousClock.now - started, .success((stored, marks, spoken.marksUnavailable))
                         )
                     } catch {
-                        return (entry, .failure(error))
+                        return (entry, ContinuousClock.now - started, .failure(error))
                     }
                 }
             }
             for _ in 0..<jobs { startNext() }
-            while let (entry, outcome) = await group.next() {
+            while let (entry, elapsed, outcome) = await group.next() {
                 switch outcome {
                 case .success(let (measurement, marks, unavailable)):
+                    made(MadeClip(key: entry.key, text: entry.text, elapsed: elapsed))
                     result.states[entry.key] = .ready(measurement)
                     result.marks[entry.key] = marks
                     if marks == nil { result.engineMarksNotes[entry.key] = unavailable }
@@ -367,6 +373,7 @@ package struct ClipPreparer: Sendable {
                     break
                 case .failure(let error):
                     result.states[entry.key] = .failed(error.description)
+                    made(MadeClip(key: entry.key, text: entry.text, elapsed: elapsed, failure: error.description))
                 }
                 result.done += 1
                 result.elapsed = clock.now - started

@@ -70,7 +70,17 @@ struct RenderJob: Sendable {
     /// Refuses, before any work, a voice `scripts` are spoken in (or the fallback voice) that
     /// names no voice of its engine, each voice checked once.
     func checkVoices(of scripts: [Script]) throws(SessionError) {
-        try check(voices: Set(scripts.map { pipeline.requestedClips(for: $0).voice }))
+        try check(voices: voices(of: scripts))
+    }
+
+    /// The voices `scripts` ask for, each once.
+    private func voices(of scripts: [Script]) -> Set<Voice> {
+        Set(scripts.map { pipeline.requestedClips(for: $0).voice })
+    }
+
+    /// The sound settings each of `scripts` renders with: its `sound` block over the plan's.
+    private func soundSettings(of scripts: [Script]) -> [SoundSettings] {
+        scripts.map { pipeline.plan.sound.overriding($0.sound) }
     }
 
     /// Refuses `voices` (and the fallback voice) as ``checkVoices(of:)`` does.
@@ -92,7 +102,7 @@ struct RenderJob: Sendable {
     /// Refuses, before any work, a sound `scripts` name (in their `sound` blocks or the plan's)
     /// that is not found, unless missing sounds are allowed: every one, a line each.
     func checkSounds(of scripts: [Script]) throws(SessionError) {
-        try check(sounds: scripts.map { pipeline.plan.sound.overriding($0.sound) })
+        try check(sounds: soundSettings(of: scripts))
     }
 
     /// Refuses the sounds `settings` name as ``checkSounds(of:)`` does.
@@ -109,10 +119,7 @@ struct RenderJob: Sendable {
     /// ``checkVoices(of:)`` and ``checkSounds(of:)`` in one: every voice and sound problem
     /// `scripts` have, in one error, so that one run says them all (the voice's code first).
     func checkVoicesAndSounds(of scripts: [Script]) throws(SessionError) {
-        try checkVoicesAndSounds(
-            voices: Set(scripts.map { pipeline.requestedClips(for: $0).voice }),
-            sounds: scripts.map { pipeline.plan.sound.overriding($0.sound) }
-        )
+        try checkVoicesAndSounds(voices: voices(of: scripts), sounds: soundSettings(of: scripts))
     }
 
     /// ``checkVoicesAndSounds(of:)`` for `voices` and the sounds `sounds` name.
@@ -249,7 +256,8 @@ struct RenderJob: Sendable {
         var result = try await preparer.prepare(
             texts: texts,
             warn: pipeline.observer.warning,
-            progress: pipeline.observer.preparing
+            progress: pipeline.observer.preparing,
+            made: pipeline.observer.madeClip
         )
         if let check = pipeline.speechCheck {
             try await preparer.checkSpeech(of: &result, with: check, warn: pipeline.observer.warning)

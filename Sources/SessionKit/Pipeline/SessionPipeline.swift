@@ -329,6 +329,16 @@ public struct SessionPipeline: Sendable {
     }
 }
 
+/// A clip synthesis ended: which clip, how long its request and storing took, and why it failed.
+package struct MadeClip: Sendable {
+    /// The clip's cache key: its file's name without `.mp3`.
+    package var key: String
+    package var text: String
+    package var elapsed: Duration
+    /// Why it could not be made; `nil` when it was.
+    package var failure: String?
+}
+
 /// Who is told what a pipeline is doing. Every closure may be called from any thread.
 public struct PipelineObserver: Sendable {
     /// A warning: a clip left out, a corrupt cache entry replaced.
@@ -339,11 +349,22 @@ public struct PipelineObserver: Sendable {
     public var prepared: @Sendable (PreparedClips) -> Void
     /// Rendering has written this many frames of the total, at this rate.
     public var rendering: @Sendable (_ written: Frames, _ total: Frames, _ sampleRate: SampleRate) -> Void
-    /// A stage of ``SessionPipeline/run(_:)`` ended (`check`, `prepare`, `plan`, `render`), after this long.
+    /// A stage ended, after this long: of ``SessionPipeline/run(_:)`` (`check`, `prepare`, `plan`,
+    /// `render`, `verify`), or of a batch (`check`, `prepare`, `sessions`, `preview`; each
+    /// session's own are ``finishedSessionStage``).
     public var finishedStage: @Sendable (_ stage: String, _ elapsed: Duration) -> Void
     /// How a warning names a setting it mentions (``SettingReference``): in the library's words,
     /// unless a command names its settings by their flags.
     package var settingName: @Sendable (SettingReference) -> String = { $0.words }
+    /// A clip was synthesized and stored (or failed to be), after this long: what a log records
+    /// clip by clip, where ``preparing`` only counts.
+    package var madeClip: @Sendable (MadeClip) -> Void = { _ in }
+    /// A stage of one session of a batch (`plan`, `render`) ended, after this long.
+    package var finishedSessionStage: @Sendable (_ session: String, _ stage: String, _ elapsed: Duration) -> Void = {
+        _,
+        _,
+        _ in
+    }
 
     public init(
         warning: @escaping @Sendable (String) -> Void = { _ in },

@@ -175,11 +175,18 @@ struct SessionSounds {
     /// Whether `name` (a library name, or a path the command line gave for `role`) is a sound
     /// that can be found.
     func has(_ name: String, as role: Role) throws(SessionError) -> Bool {
-        let pathAllowed = isPathAllowed(name, as: role)
-        if case .found = try library(for: name, pathAllowed: pathAllowed).resolve(name, pathsAllowed: pathAllowed) {
-            return true
-        }
+        if case .found = try lookUp(name, as: role).found { return true }
         return false
+    }
+
+    /// Where `name` is looked for as `role` (a path only where `pathAllowed`), and what is found.
+    private func lookUp(
+        _ name: String,
+        as role: Role
+    ) throws(SessionError) -> (library: SoundLibrary, pathAllowed: Bool, found: SoundLookup) {
+        let pathAllowed = isPathAllowed(name, as: role)
+        let library = try library(for: name, pathAllowed: pathAllowed)
+        return (library, pathAllowed, library.resolve(name, pathsAllowed: pathAllowed))
     }
 
     /// Looks `name` up and measures what is found.
@@ -189,9 +196,8 @@ struct SessionSounds {
         gain: Double? = nil,
         measuresLoudness: Bool
     ) throws(SessionError) -> SoundChoice {
-        let pathAllowed = isPathAllowed(name, as: role)
-        let library = try library(for: name, pathAllowed: pathAllowed)
-        switch library.resolve(name, pathsAllowed: pathAllowed) {
+        let (library, pathAllowed, found) = try lookUp(name, as: role)
+        switch found {
         case .found(let path, let entry):
             // A file a name found stays inside the library at every open; a path the command
             // line gave (found as it is) is opened as given.
@@ -239,9 +245,8 @@ struct SessionSounds {
         ]
         var lines: [String] = []
         for case (let name?, let role) in named {
-            let pathAllowed = isPathAllowed(name, as: role)
-            let library = try library(for: name, pathAllowed: pathAllowed)
-            guard case .missing(let lookedFor) = library.resolve(name, pathsAllowed: pathAllowed) else { continue }
+            let (library, pathAllowed, found) = try lookUp(name, as: role)
+            guard case .missing(let lookedFor) = found else { continue }
             let line = notFound(name, as: role, in: library, pathAllowed: pathAllowed, lookedFor: lookedFor)
             lines.append(line + "; \(SettingReference.allowMissingSounds.marker) leaves it out")
         }

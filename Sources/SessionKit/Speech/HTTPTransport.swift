@@ -41,10 +41,9 @@ struct HTTPTransport: Sendable {
     let headers: [(name: String, value: String)]
     let timeoutSeconds: Double
     let retry: RetryPolicy
-    /// Told of each failed try that is tried again, as it happens, in one line (a command's
-    /// warnings), so that in a log a retry is never silent and a wait between tries never reads
-    /// as a hang.
-    var retryNotice: (@Sendable (String) -> Void)? = nil
+    /// Told of each failed try that is tried again, as it happens (a command's warnings), so
+    /// that in a log a retry is never silent and a wait between tries never reads as a hang.
+    var retryNotice: (@Sendable (RetryNotice) -> Void)? = nil
 
     /// The process's one client. A connection that cannot be made (refused, unknown host) fails
     /// the request at once instead of being retried until its deadline. It follows no redirect
@@ -84,7 +83,12 @@ struct HTTPTransport: Sendable {
             }
             let delay = retry.delay(after: attempt, retryAfter: failure.retryAfter)
             retryNotice?(
-                "\(failure.error.lines[0]); trying again in \(delay.formatted(.number.precision(.fractionLength(0...1)))) s (try \(attempt + 1) of \(retry.maximumAttempts))"
+                RetryNotice(
+                    reason: failure.error.lines[0],
+                    delaySeconds: delay,
+                    nextAttempt: attempt + 1,
+                    maximumAttempts: retry.maximumAttempts
+                )
             )
             try? await Task.sleep(for: .milliseconds(Int64((delay * 1_000).rounded())))
             attempt += 1
@@ -409,4 +413,21 @@ package func redacted(_ url: URL) -> String {
 
 func formatSeconds(_ seconds: Double) -> String {
     seconds.rounded() == seconds && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)
+}
+
+/// A request that failed and is tried again: why, how long until the next try, and which try
+/// that is of how many.
+package struct RetryNotice: Sendable, Equatable, CustomStringConvertible {
+    /// The failure, in one line: `http://127.0.0.1:8080/speak: HTTP 503: upstream said 503`.
+    package var reason: String
+    package var delaySeconds: Double
+    /// The try about to be made, counting from 1 (so at least 2).
+    package var nextAttempt: Int
+    package var maximumAttempts: Int
+
+    /// `…: HTTP 503: upstream said 503; trying again in 0.5 s (try 2 of 3)`.
+    package var description: String {
+        let delay = delaySeconds.formatted(.number.precision(.fractionLength(0...1)))
+        return "\(reason); trying again in \(delay) s (try \(nextAttempt) of \(maximumAttempts))"
+    }
 }

@@ -110,7 +110,7 @@ package struct HTTPSettings: Sendable {
     /// When and how often a failed request is tried again.
     package var retry: RetryPolicy
     /// Told of each try that failed and is tried again, as it happens (``HTTPTransport``).
-    package var retryNotice: (@Sendable (String) -> Void)?
+    package var retryNotice: (@Sendable (RetryNotice) -> Void)?
 
     package init(
         headers: [(name: String, value: String)] = [],
@@ -247,7 +247,7 @@ package enum ProviderSettings: Sendable {
     /// - Parameter retryNotice: told of each request tried again, as it happens.
     package func makeProvider(
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        retryNotice: (@Sendable (String) -> Void)? = nil
+        retryNotice: (@Sendable (RetryNotice) -> Void)? = nil
     ) throws(SessionError) -> any SpeechProvider {
         switch self {
         case .local(let folders):

@@ -170,17 +170,21 @@ struct BatchCommand: AsyncParsableCommand {
             let clock = ContinuousClock()
             let started = clock.now
             let library = try ScriptLibrary(paths: paths, strict: plan.sound.strict, warn: Console.warning)
-            var failedNames: [String] = []
             for problem in library.problems {
                 for line in problem.error.flagLines { Console.error(line) }
-                failedNames.append(problem.path)
             }
-            let progress = ProgressLine { done, total, elapsed in
+            let progress = ProgressLine(counting: "sessions") { done, total, elapsed in
                 let eta = done > 0 ? Console.duration(elapsed / Double(done) * Double(total - done)) : "?"
                 return "\(done)/\(total) sessions, ETA \(eta)"
             }
-            let report = try await BatchRenderer.run(library, options: options) { done, total in
-                progress.update(Int64(done), total: Int64(total))
+            let report = try await BatchRenderer.run(library, options: options) { event in
+                switch event {
+                case .rendering(let total):
+                    progress.update(0, total: Int64(total))
+                case .finished(let session, let result, let elapsed, let done, let total):
+                    Self.tell(session, result, elapsed: elapsed, done: done, total: total)
+                    progress.update(Int64(done), total: Int64(total))
+                }
             }
             progress.finish()
             // Clips that could not be made: once for the batch, not once per session.
@@ -191,37 +195,36 @@ struct BatchCommand: AsyncParsableCommand {
             if let offlineHint, !clipProblems.isEmpty, !options.pipeline.plan.allowMissing {
                 Console.error(offlineHint)
             }
-            var counts = (rendered: 0, upToDate: 0)
-            let late = report.results.compactMap(\.lateness).filter { $0.lateClips > 0 }
-            for (session, result) in zip(report.sessions, report.results) {
-                switch result {
-                case .rendered: counts.rendered += 1
-                case .upToDate: counts.upToDate += 1
-                case .failed(let lines):
-                    failedNames.append(session.name)
-                    for line in lines {
-                        Console.error("\(session.name): \(namingSettings(in: line, PipelineOptions.flag))")
-                    }
-                case .lacksClips:
-                    failedNames.append(session.name)
-                }
-            }
             var previewText = ""
             var unverified: [String: String] = [:]
             if let rows = report.previews {
                 // A session verify faults, or whose page cannot be made, failed though it rendered:
-                // it counts as failed, not as rendered or up to date.
+                // it counts as failed, not as rendered or up to date (BatchSummary).
                 for row in rows where row.isRendered && !row.isClean {
                     Console.error("\(row.name): \(row.verification)")
-                    failedNames.append(row.name)
                     unverified[row.name] = row.verification
-                }
-                for (session, result) in zip(report.sessions, report.results) where unverified[session.name] != nil {
-                    if case .upToDate = result { counts.upToDate -= 1 } else { counts.rendered -= 1 }
                 }
                 let index = (folder as NSString).appendingPathComponent("index.html")
                 previewText = ", previews in \(index) (\(rows.count { $0.isClean }) verified clean)"
             }
+            let elapsed = clock.now - started
+            let summary = BatchSummary(
+                report: report,
+                folder: folder,
+                invalidScripts: library.problems.map { problem in
+                    // Each line without the path the entry names already.
+                    let prefix = problem.path + ": "
+                    let lines = problem.error.lines.map {
+                        $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0
+                    }
+                    return BatchSummary.InvalidScript(path: problem.path, problems: lines)
+                },
+                unverified: unverified,
+                elapsed: elapsed
+            )
+            // Each session's problems were printed as it ended (``tell``); the line counts them.
+            let failedNames =
+                summary.invalidScripts.map(\.path) + summary.sessions.filter(\.isFailed).map(\.name)
             let failedText =
                 failedNames.isEmpty
                 ? "0 failed" : "\(failedNames.count) failed (\(failedNames.joined(separator: ", ")))"
@@ -234,40 +237,82 @@ struct BatchCommand: AsyncParsableCommand {
             let share =
                 (report.shard.map { "\(report.sessions.count) of \(report.totalCount) sessions (shard \($0))" }
                     ?? sessions) + invalid
-            let worst = late.compactMap(\.worstSeconds).max()
+            let worst = summary.sessions.compactMap(\.worstLateSeconds).max()
             let lateText =
-                late.isEmpty
-                ? "" : ", \(late.count) with late speech (worst \(String(format: "%.1f", worst ?? 0)) s)"
+                summary.lateSessions == 0
+                ? ""
+                : ", \(summary.lateSessions) with late speech (worst \(String(format: "%.1f", worst ?? 0)) s)"
             Console.status(
-                "Batch of \(share) into \(folder): \(counts.rendered) rendered, \(counts.upToDate) up to date, \(failedText)\(lateText)\(previewText), in \(Console.seconds(clock.now - started))"
+                "Batch of \(share) into \(folder): \(summary.rendered) rendered, \(summary.upToDate) up to date, \(failedText)\(lateText)\(previewText), in \(Console.seconds(elapsed))",
+                event: "summary",
+                fields: summary
             )
-            if json {
-                Console.printJSON(
-                    BatchSummary(
-                        report: report,
-                        folder: folder,
-                        invalidScripts: library.problems.map { problem in
-                            // Each line without the path the entry names already.
-                            let prefix = problem.path + ": "
-                            let lines = problem.error.lines.map {
-                                $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0
-                            }
-                            return BatchSummary.InvalidScript(path: problem.path, problems: lines)
-                        },
-                        unverified: unverified,
-                        elapsed: clock.now - started
-                    )
-                )
-            }
+            if json { Console.printJSON(summary) }
             if !failedNames.isEmpty { throw ExitCode.failure }
+        }
+    }
+}
+
+extension BatchCommand {
+    /// Says that `session` ended, as `result`, the `done`-th of `total`: a line (a `sessionDone`
+    /// record in a JSON log), then its problems, each an error. In a long batch, a log then shows
+    /// each session as it ends, not only at the end.
+    static func tell(_ session: BatchSession, _ result: BatchResult, elapsed: Duration, done: Int, total: Int) {
+        let entry = BatchSummary.Session(session, result)
+        let what =
+            switch result {
+            case .rendered(let outcome):
+                "rendered \(Console.duration(outcome.timeline.sampleRate.seconds(of: outcome.timeline.totalFrames))) in \(Console.seconds(elapsed))"
+                    + Self.lateText(entry)
+            case .upToDate: "up to date"
+            case .failed: "failed"
+            case .lacksClips(let count):
+                "not rendered: \(count) clip\(count == 1 ? "" : "s") could not be had (listed at the end)"
+            }
+        Console.status(
+            "\(session.name): \(what) (\(done)/\(total))",
+            event: "sessionDone",
+            fields: SessionDone(entry: entry, done: done, total: total, elapsed: elapsed)
+        )
+        if case .failed = result {
+            for line in entry.problems ?? [] { Console.error("\(session.name): \(line)") }
+        }
+    }
+
+    /// `, 2 clips late (worst 2.9 s)`, or nothing when no clip is late.
+    private static func lateText(_ entry: BatchSummary.Session) -> String {
+        guard let count = entry.lateClips, count > 0 else { return "" }
+        let worst = String(format: "%.1f", entry.worstLateSeconds ?? 0)
+        return ", \(count) clip\(count == 1 ? "" : "s") late (worst \(worst) s)"
+    }
+
+    /// A `sessionDone` record's fields: the session as `--json` lists it (its name also as
+    /// `session`, the key every record of a session has), and how far the batch is.
+    private struct SessionDone: Encodable, Sendable {
+        var entry: BatchSummary.Session
+        var done: Int
+        var total: Int
+        var elapsed: Duration
+
+        private enum CodingKeys: String, CodingKey {
+            case session, done, total, elapsedSeconds
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try entry.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(entry.name, forKey: .session)
+            try container.encode(done, forKey: .done)
+            try container.encode(total, forKey: .total)
+            try container.encode((elapsed.seconds * 1_000).rounded() / 1_000, forKey: .elapsedSeconds)
         }
     }
 }
 
 /// What `batch --json` prints: the summary line's counts, and each session with its files, what
 /// became of it and how late its speech starts.
-struct BatchSummary: Encodable {
-    struct Session: Encodable {
+struct BatchSummary: Encodable, Sendable {
+    struct Session: Encodable, Sendable {
         var name: String
         /// The audio and timeline written; absent when the session failed and wrote none.
         var audio: String?
@@ -279,6 +324,25 @@ struct BatchSummary: Encodable {
         var problems: [String]?
         var lateClips: Int?
         var worstLateSeconds: Double?
+
+        /// Whether it failed: it could not be rendered, or verify faulted it.
+        var isFailed: Bool { result == "failed" || result == "lacksClips" }
+
+        /// `session`, which ended as `result`: its files unless it failed, its problems if it did.
+        init(_ session: BatchSession, _ result: BatchResult) {
+            name = session.name
+            self.result = result.name
+            lateClips = result.lateness?.lateClips
+            worstLateSeconds = result.lateness?.worstSeconds
+            switch result {
+            case .failed(let lines):
+                problems = lines.map { namingSettings(in: $0, PipelineOptions.flag) }
+            case .lacksClips(let count):
+                problems = ["\(count) clip\(count == 1 ? "" : "s") could not be had (listed once for the batch)"]
+            case .rendered, .upToDate:
+                (audio, timeline, captions) = (session.outputPath, session.timelinePath, session.captionsPath)
+            }
+        }
     }
 
     var folder: String
@@ -292,7 +356,7 @@ struct BatchSummary: Encodable {
     var elapsedSeconds: Double
 
     /// A script that could not be read, with why: one line per problem, as on standard error.
-    struct InvalidScript: Encodable {
+    struct InvalidScript: Encodable, Sendable {
         var path: String
         var problems: [String]
     }
@@ -310,33 +374,16 @@ struct BatchSummary: Encodable {
         shard = report.shard.map { "\($0)" }
         self.invalidScripts = invalidScripts
         sessions = zip(report.sessions, report.results).map { session, result in
-            var entry = Session(
-                name: session.name,
-                audio: session.outputPath,
-                timeline: session.timelinePath,
-                captions: session.captionsPath,
-                result: result.name,
-                lateClips: result.lateness?.lateClips,
-                worstLateSeconds: result.lateness?.worstSeconds
-            )
-            switch result {
-            case .failed(let lines):
-                entry.problems = lines.map { namingSettings(in: $0, PipelineOptions.flag) }
-                (entry.audio, entry.timeline, entry.captions) = (nil, nil, nil)
-            case .lacksClips(let count):
-                entry.problems = ["\(count) clip\(count == 1 ? "" : "s") could not be had (listed once for the batch)"]
-                (entry.audio, entry.timeline, entry.captions) = (nil, nil, nil)
-            case .rendered, .upToDate:
-                if let problem = unverified[session.name] {
-                    entry.result = "failed"
-                    entry.problems = [problem]
-                }
+            var entry = Session(session, result)
+            if let problem = unverified[session.name] {
+                entry.result = "failed"
+                entry.problems = [problem]
             }
             return entry
         }
         rendered = sessions.count { $0.result == "rendered" }
         upToDate = sessions.count { $0.result == "upToDate" }
-        failed = sessions.count { $0.result == "failed" || $0.result == "lacksClips" } + invalidScripts.count
+        failed = sessions.count(where: \.isFailed) + invalidScripts.count
         lateSessions = sessions.count { ($0.lateClips ?? 0) > 0 }
         elapsedSeconds = (elapsed.seconds * 1_000).rounded() / 1_000
     }

@@ -79,26 +79,23 @@ struct PrepareCommand: AsyncParsableCommand {
             }
             let prepared = try await pipeline.prepare(scripts: library.entries.map(\.script))
             let scripts = library.entries.count == 1 ? "1 script" : "\(library.entries.count) scripts"
-            Console.status("Prepared \(scripts), \(prepared.summary)")
+            let summary = PrepareSummary(
+                scripts: library.entries.count,
+                invalidScripts: library.problems.map(\.path),
+                clips: SessionSummary.Clips(
+                    needed: prepared.needed,
+                    cached: prepared.alreadyCached,
+                    synthesized: prepared.synthesized,
+                    failed: prepared.failed
+                ),
+                replaced: prepared.replaced,
+                problems: prepared.problemLines(),
+                elapsedSeconds: (prepared.elapsed.seconds * 1_000).rounded() / 1_000,
+                speech: prepared.speech
+            )
+            Console.summary(["Prepared \(scripts), \(prepared.summary)"], fields: summary)
             for line in prepared.problemLines() { Console.error(line) }
-            if json {
-                Console.printJSON(
-                    PrepareSummary(
-                        scripts: library.entries.count,
-                        invalidScripts: library.problems.map(\.path),
-                        clips: SessionSummary.Clips(
-                            needed: prepared.needed,
-                            cached: prepared.alreadyCached,
-                            synthesized: prepared.synthesized,
-                            failed: prepared.failed
-                        ),
-                        replaced: prepared.replaced,
-                        problems: prepared.problemLines(),
-                        elapsedSeconds: (prepared.elapsed.seconds * 1_000).rounded() / 1_000,
-                        speech: prepared.speech
-                    )
-                )
-            }
+            if json { Console.printJSON(summary) }
             if !library.problems.isEmpty || !prepared.problems.isEmpty { throw ExitCode.failure }
         }
     }

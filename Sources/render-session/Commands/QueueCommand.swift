@@ -90,7 +90,7 @@ struct QueueCommand: AsyncParsableCommand {
             let started = clock.now
             let pipeline = try options.pipeline(pool: pool)
             let script = try ScriptFile.load(scriptPath, strict: options.plan.sound.strict, warn: Console.warning)
-            let progress = ProgressLine { done, total, _ in "\(done)/\(total) files" }
+            let progress = ProgressLine(counting: "files") { done, total, _ in "\(done)/\(total) files" }
             let (queue, _) = try await pipeline.writeQueue(script, to: folder, reencode: reencode) { done, total in
                 progress.update(Int64(done), total: Int64(total))
             }

@@ -142,7 +142,7 @@ struct RenderCommand: AsyncParsableCommand {
                 output: options.output,
                 elapsed: clock.now - started
             )
-            for line in summary.lines(verb: "Rendered") { Console.status(line) }
+            Console.summary(summary.lines(verb: "Rendered"), fields: summary)
             if json {
                 Console.printJSON(summary)
             } else {

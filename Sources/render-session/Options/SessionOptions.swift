@@ -218,7 +218,7 @@ struct ProviderOptions: ParsableArguments {
     func source(offline: Bool, jobs: Int? = nil) throws -> ClipSource {
         guard !offline else { return .offline }
         do {
-            return .provider(try settings().makeProvider(retryNotice: { Console.warning($0) }), jobs: jobs)
+            return .provider(try settings().makeProvider(retryNotice: Console.retried), jobs: jobs)
         } catch {
             // Printed as the commands' own errors are (this runs before their work starts).
             for line in error.flagLines { Console.error(line) }

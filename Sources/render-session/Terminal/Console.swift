@@ -22,6 +22,19 @@ enum Console {
     /// The level the command was given; set once, before it runs.
     static let level = Locked(Level.normal)
 
+    /// How standard error is written: lines for a person (`text`), or one JSON object per line
+    /// for a log collector (`json`, ``LogRecord``).
+    enum LogFormat: String, Sendable, CaseIterable {
+        case text, json
+    }
+
+    /// The format the command line or `$RENDER_SESSION_LOG_FORMAT` asks for; set once, before the
+    /// command is parsed, so that even a usage error is written in it.
+    static let logFormat = Locked(LogFormat.text)
+
+    /// Whether standard error carries JSON records.
+    static var logsJSON: Bool { logFormat.withLock { $0 } == .json }
+
     /// Whether the command line asks for `--json`: then a run that fails without printing its
     /// JSON prints ``failureJSON(exitStatus:extra:)`` instead, so that `… --json | jq` always
     /// reads an object. Set once, before the command is parsed.
@@ -29,12 +42,22 @@ enum Console {
     /// Whether JSON was printed on standard output.
     private static let printedJSON = Locked(false)
     /// Every error line printed, in order: what the failure's JSON lists.
-    private static let errorLines = Locked([String]())
+    /// Kept up to ``maximumKeptErrors``, then only counted: a batch of 100,000 failing sessions
+    /// must not hold every line until the end.
+    private static let errorLines = Locked((kept: [String](), dropped: 0))
+    /// How many error lines the failure's JSON lists before it says how many more there were.
+    static let maximumKeptErrors = 1_000
 
     static func error(_ line: String) {
         let line = printable(line, limit: maximumLineLength)
-        errorLines.withLock { $0.append(line) }
-        writeStandardError("\(lineStart)error: \(line)\n")
+        errorLines.withLock {
+            if $0.kept.count < maximumKeptErrors { $0.kept.append(line) } else { $0.dropped += 1 }
+        }
+        if logsJSON {
+            writeRecord(LogRecord(level: .error, event: "error", message: line))
+        } else {
+            writeStandardError("\(lineStart)error: \(line)\n")
+        }
     }
 
     /// Marks that JSON was printed on standard output (``printJSON(_:)`` does).
@@ -51,29 +74,151 @@ enum Console {
             var errors: [String]
             var exitStatus: Int32
         }
-        let errors = errorLines.withLock { $0 } + extra.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 }
+        let (kept, dropped) = errorLines.withLock { $0 }
+        let more = dropped > 0 ? ["… and \(dropped) more error lines (standard error has them all)"] : []
+        let errors = kept + more + extra.map { $0.hasPrefix("error: ") ? String($0.dropFirst(7)) : $0 }
         printJSON(Failure(errors: errors, exitStatus: exitStatus))
     }
 
     @Sendable static func warning(_ line: String) {
-        guard level.withLock({ $0 }) != .quiet else { return }
-        writeStandardError("\(lineStart)warning: \(printable(line, limit: maximumLineLength))\n")
+        warning(line, event: "warning")
     }
 
-    static func status(_ line: String) {
+    /// A warning, which a JSON log names `event` with `fields` beside its message.
+    static func warning(_ line: String, event: String, fields: (any Encodable & Sendable)? = nil) {
         guard level.withLock({ $0 }) != .quiet else { return }
-        writeStandardError("\(lineStart)\(printable(line, limit: maximumLineLength))\n")
+        let line = printable(line, limit: maximumLineLength)
+        if logsJSON {
+            writeRecord(LogRecord(level: .warning, event: event, message: line, fields: fields))
+        } else {
+            writeStandardError("\(lineStart)warning: \(line)\n")
+        }
     }
 
-    /// A stage that ended, with its time, under `-v`: `stage prepare: 8 clips needed … in 0.02 s`.
+    /// A line of what is happening, which a JSON log names `event` with `fields` beside it.
+    static func status(_ line: String, event: String = "status", fields: (any Encodable & Sendable)? = nil) {
+        guard level.withLock({ $0 }) != .quiet else { return }
+        let line = printable(line, limit: maximumLineLength)
+        if logsJSON {
+            writeRecord(LogRecord(level: .info, event: event, message: line, fields: fields))
+        } else {
+            writeStandardError("\(lineStart)\(line)\n")
+        }
+    }
+
+    /// A command's summary, its lines as they are printed; in a JSON log one `summary` record,
+    /// its lines joined by `; ` and `fields` (what `--json` prints) beside them.
+    static func summary(_ lines: [String], fields: any Encodable & Sendable) {
+        guard logsJSON else {
+            for line in lines { status(line) }
+            return
+        }
+        let message = lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+        status(message, event: "summary", fields: fields)
+    }
+
+    /// An event only a JSON log records (a clip made, the command's start): a person's log has
+    /// the progress line and the summary for it.
+    static func record(
+        _ line: String,
+        event: String,
+        level recordLevel: LogRecord.Level = .info,
+        fields: (any Encodable & Sendable)? = nil
+    ) {
+        guard logsJSON, level.withLock({ $0 }) != .quiet else { return }
+        let line = printable(line, limit: maximumLineLength)
+        writeRecord(LogRecord(level: recordLevel, event: event, message: line, fields: fields))
+    }
+
+    /// A request tried again, as it happens: a warning, a `retry` record in a JSON log.
+    @Sendable static func retried(_ notice: RetryNotice) {
+        struct Retry: Encodable, Sendable {
+            var attempt: Int
+            var attempts: Int
+            var delaySeconds: Double
+        }
+        warning(
+            notice.description,
+            event: "retry",
+            fields: Retry(
+                attempt: notice.nextAttempt,
+                attempts: notice.maximumAttempts,
+                delaySeconds: notice.delaySeconds
+            )
+        )
+    }
+
+    /// A clip synthesized, or not: a `clipMade` or `clipFailed` record in a JSON log (a person's
+    /// log counts them on the progress line, and lists the failures once at the end).
+    @Sendable static func madeClip(_ clip: MadeClip) {
+        struct Clip: Encodable, Sendable {
+            var key: String
+            var text: String
+            var seconds: Double
+        }
+        let fields = Clip(key: clip.key, text: clip.text, seconds: (clip.elapsed.seconds * 1_000).rounded() / 1_000)
+        let quoted = "\"\(printable(clip.text, limit: 60))\""
+        if let failure = clip.failure {
+            record(
+                "clip \(clip.key) (\(quoted)) failed: \(failure)",
+                event: "clipFailed",
+                level: .warning,
+                fields: fields
+            )
+        } else {
+            record("made clip \(clip.key) (\(quoted)) in \(seconds(clip.elapsed))", event: "clipMade", fields: fields)
+        }
+    }
+
+    /// The command has been parsed and starts: a JSON log's first record, naming the command,
+    /// the tool's version and the process.
+    static func started(_ command: String) {
+        struct Start: Encodable, Sendable {
+            var command: String
+            var version: String
+            var pid: Int32
+        }
+        let version = SessionKitVersion.current
+        record(
+            "render-session \(version) \(command) started",
+            event: "start",
+            fields: Start(command: command, version: version, pid: ProcessInfo.processInfo.processIdentifier)
+        )
+    }
+
+    /// A stage that ended, with its time, under `-v`: `stage prepare: 0.02 s`.
     @Sendable static func stage(_ name: String, _ elapsed: Duration) {
+        stage(name, of: nil, elapsed)
+    }
+
+    /// A stage of one session of a batch that ended, with its time, under `-v`:
+    /// `stage render (reactivity-01): 1.20 s`.
+    @Sendable static func stage(_ name: String, of session: String?, _ elapsed: Duration) {
         guard level.withLock({ $0 }) == .verbose else { return }
-        status("stage \(name): \(seconds(elapsed))")
+        struct Stage: Encodable, Sendable {
+            var stage: String
+            var session: String?
+            var seconds: Double
+        }
+        let which = session.map { "\(name) (\($0))" } ?? name
+        status(
+            "stage \(which): \(seconds(elapsed))",
+            event: "stage",
+            fields: Stage(stage: name, session: session, seconds: (elapsed.seconds * 1_000).rounded() / 1_000)
+        )
+    }
+
+    /// Writes `record` as one line of JSON on standard error.
+    static func writeRecord(_ record: LogRecord) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(record) else { return }
+        writeStandardError(String(decoding: printableJSON(data), as: UTF8.self) + "\n")
     }
 
     /// What starts a message: on a terminal, a return and erase-line, so that a message (Ctrl-C's
     /// above all) never lands on a progress bar's line; nothing in a pipe or a file.
-    private static let lineStart = ProgressLine.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
+    private static let lineStart = ProgressLine.drawsOnTerminal ? "\r\u{1B}[K" : ""
 
     /// Writes to standard error; a closed pipe (`render-session … 2>&1 | head`) is not an error.
     static func writeStandardError(_ text: String) {
@@ -164,12 +309,12 @@ enum Console {
 
     /// ``observer``, saying how the cache was filled only if `summarizingCache`.
     static func observer(summarizingCache: Bool) -> PipelineObserver {
-        let clips = ProgressLine { done, total, elapsed in
+        let clips = ProgressLine(counting: "clips") { done, total, elapsed in
             let rate = Double(done) / max(elapsed, 0.001)
             let eta = rate > 0 ? duration(Double(total - done) / rate) : "?"
             return "\(done)/\(total) clips to make, \(String(format: "%.1f", rate)) clips/s, ETA \(eta)"
         }
-        let audio = ProgressLine { done, total, elapsed in
+        let audio = ProgressLine(counting: "audioMilliseconds") { done, total, elapsed in
             // done and total are milliseconds of audio.
             let eta = done > 0 ? duration(elapsed / Double(done) * Double(total - done)) : "?"
             return "\(duration(Double(done) / 1_000)) of \(duration(Double(total) / 1_000)), ETA \(eta)"
@@ -193,6 +338,8 @@ enum Console {
             }
         )
         observer.settingName = { PipelineOptions.flag($0) }
+        observer.madeClip = madeClip
+        observer.finishedSessionStage = { session, stage, elapsed in Console.stage(stage, of: session, elapsed) }
         return observer
     }
 }

@@ -9,6 +9,7 @@ import SessionAudio
 /// a hang: there a plain line, `progress: 12/126 clips to make, 0.3 clips/s, ETA 8:10`, is
 /// written every ``plainInterval`` while the work lasts, whether or not it moved (a clip that
 /// takes a minute to make must not leave the log silent for a minute), and none once it is done.
+/// With `--log-format json` that line is a `progress` record, its counts as fields.
 final class ProgressLine: @unchecked Sendable {
     // @unchecked: `state` is read and written only while holding `lock`; the rest is immutable.
     private struct State {
@@ -29,6 +30,9 @@ final class ProgressLine: @unchecked Sendable {
     /// Whether standard error is a terminal, where progress may be drawn.
     static var standardErrorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
 
+    /// Whether progress is drawn as a bar: on a terminal, unless the log is JSON.
+    static var drawsOnTerminal: Bool { standardErrorIsTerminal && !Console.logsJSON }
+
     /// How often a plain progress line is written off a terminal: 10 s, or
     /// `$RENDER_SESSION_PROGRESS_SECONDS` (0.1 to 3,600; the tests use less).
     static let plainInterval: Duration = {
@@ -37,13 +41,19 @@ final class ProgressLine: @unchecked Sendable {
         return .milliseconds(Int64((given * 1_000).rounded()))
     }()
 
-    private let onTerminal = ProgressLine.standardErrorIsTerminal
+    private let onTerminal = ProgressLine.drawsOnTerminal
     private let enabled = Console.level.withLock { $0 } != .quiet
     private let lock = NSLock()
     private var state = State()
     private let describe: @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String
+    /// What is counted (`clips`, `sessions`, `milliseconds`): a JSON record's `unit`.
+    private let unit: String
 
-    init(describe: @escaping @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String) {
+    init(
+        counting unit: String,
+        describe: @escaping @Sendable (_ done: Int64, _ total: Int64, _ elapsedSeconds: Double) -> String
+    ) {
+        self.unit = unit
         self.describe = describe
     }
 
@@ -121,6 +131,23 @@ final class ProgressLine: @unchecked Sendable {
         defer { lock.unlock() }
         guard state.timer != nil, let started = state.started, state.total > 0 else { return }
         let elapsed = ContinuousClock.now - started
-        Console.writeStandardError("progress: \(describe(state.done, state.total, elapsed.seconds))\n")
+        let line = describe(state.done, state.total, elapsed.seconds)
+        guard !Console.logsJSON else {
+            struct Progress: Encodable, Sendable {
+                var unit: String
+                var done: Int64
+                var total: Int64
+                var elapsedSeconds: Double
+            }
+            let fields = Progress(
+                unit: unit,
+                done: state.done,
+                total: state.total,
+                elapsedSeconds: (elapsed.seconds * 1_000).rounded() / 1_000
+            )
+            Console.writeRecord(LogRecord(level: .info, event: "progress", message: line, fields: fields))
+            return
+        }
+        Console.writeStandardError("progress: \(line)\n")
     }
 }
