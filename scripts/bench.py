@@ -19,6 +19,7 @@ Measured, each with hyperfine (median of repeated runs) and /usr/bin/time -v (pe
               true-peak limiter at -1 dBTP): the mix, the limiter and the meters
   layered-plain  the same layers with --loudness off: the bed's decoding and mixing without loudness
   timeline    render-session timeline (plans without decoding)
+  help        render-session --help: what a run costs before any work (the libraries it maps)
   ffmpeg      concat of the decoded clips and generated silences
   sox         concatenation of the clips and silences
   floor       mpg123 -q -t over the five clips, plus writing totalFrames x 2 bytes
@@ -381,6 +382,8 @@ def main():
     ours_frames, ffmpeg_frames, sox_frames = frames_of(ours), frames_of(theirs), frames_of(sox_out)
     results = hyperfine(commands + [("layered", layered), ("layered-plain", layered_plain), ("loudness", loudness)])
     results.update(hyperfine([("loudnorm", loudnorm)], runs=3))
+    help_command = quote([BIN, "--help"]) + " > /dev/null"
+    results.update(hyperfine([("help", help_command)], runs=max(RUNS, 30)))
 
     long_out = os.path.join(WORK, "three-hours.wav")
     long_render = quote([BIN, "render", long_script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline",
@@ -406,6 +409,7 @@ def main():
 
     memory = {name: peak_memory_kib(command) for name, command in commands if name != "timeline"}
     memory["timeline"] = peak_memory_kib(commands[1][1])
+    memory["help"] = peak_memory_kib(help_command)
     memory["render-3h"] = peak_memory_kib(long_render)
     memory["layered"] = peak_memory_kib(layered)
     memory["layered-3h"] = peak_memory_kib(long_layered)
@@ -419,8 +423,8 @@ def main():
     lines.append("")
     lines.append("| command | median | min … max | × floor | × ffmpeg | peak memory |")
     lines.append("|---|---|---|---|---|---|")
-    for name in ["render", "loudness", "layered", "layered-plain", "loudnorm", "timeline", "ffmpeg", "sox", "floor", "render-3h", "layered-3h", "batch-j1", "batch-j2",
-                 "batch-3-shards", "queue", "queue-3h"]:
+    for name in ["render", "loudness", "layered", "layered-plain", "loudnorm", "timeline", "help", "ffmpeg", "sox", "floor",
+                 "render-3h", "layered-3h", "batch-j1", "batch-j2", "batch-3-shards", "queue", "queue-3h"]:
         low, high = spread[name]
         mem = f"{memory[name] / 1024:.1f} MiB" if name in memory else ""
         lines.append(f"| {name} | {median[name] * 1000:.1f} ms | {low * 1000:.1f} … {high * 1000:.1f} ms | "
@@ -428,7 +432,10 @@ def main():
     lines.append("")
     checks = [
         ("FFmpeg's output has our frame count", ffmpeg_frames == ours_frames),
-        ("render ≤ 1.25 × floor", median["render"] <= 1.25 * floor),
+        ("render ≤ 1.0 × floor (issue 43)", median["render"] <= floor),
+        ("render ≥ 2.5 × faster than ffmpeg (issue 43)", ffmpeg / median["render"] >= 2.5),
+        ("--help ≤ 8 ms (issue 43)", median["help"] <= 0.008),
+        ("--help peak memory ≤ 12 MiB (issue 43)", memory["help"] <= 12 * 1024),
         ("timeline < 50 ms", median["timeline"] < 0.050),
         ("render peak memory ≤ 32 MiB", memory["render"] <= 32 * 1024),
         ("3-hour render's peak memory within 10% of the 10-minute render's",

@@ -1,2 +1,3 @@
 #pragma once
-#include <cairo.h>
+// Without pkg-config (CLazyLibraries loads the library): cairo.h finds its own headers beside it.
+#include <cairo/cairo.h>

@@ -67,7 +67,12 @@ final class MediaFileDecoder {
     /// `avcodec_open2`. `descriptor` is the open file, which the decoder owns from now on
     /// (closed on failure too); `path` names it in errors.
     init(descriptor: Int32, path: String, container: MediaContainer) throws(AudioError) {
-        FFmpegError.prepared
+        do {
+            try FFmpegError.prepare(or: .cannotDecode, path: path)
+        } catch {
+            close(descriptor)
+            throw error
+        }
         guard let file = BufferedFile(descriptor: descriptor) else {
             throw AudioError(.cannotOpen, path: path, reason: String(cString: strerror(errno)))
         }

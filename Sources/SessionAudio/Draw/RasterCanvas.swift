@@ -20,6 +20,7 @@ package final class RasterCanvas {
     /// The corresponding cairo calls are `cairo_image_surface_create` (RGB, 24 bits) and `cairo_create`.
     /// - Throws: ``AudioError`` (`cannotWrite`) when cairo cannot make it (a size it refuses, no memory).
     package init(width: Int, height: Int) throws(AudioError) {
+        try LazyLibrary.cairo.load(or: .cannotWrite, path: "a picture")
         guard (1...32_767).contains(width), (1...32_767).contains(height),
             let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))
         else {

@@ -3,10 +3,18 @@ internal import CFFmpeg
 /// What every use of FFmpeg's libraries shares: their log kept quiet, their error codes as words
 /// (with the code kept, for an ``AudioError``).
 enum FFmpegError {
+    /// Loads FFmpeg's libraries (``LazyLibrary/ffmpeg``) and prepares them (``prepared``): the
+    /// first step of every use.
+    /// - Throws: ``AudioError`` with `code` when the libraries cannot be loaded.
+    static func prepare(or code: AudioError.Code, path: String? = nil) throws(AudioError) {
+        try LazyLibrary.ffmpeg.load(or: code, path: path)
+        prepared
+    }
+
     /// Keeps libavformat's and libavcodec's log off standard error, where it would break the
     /// one-line rule (what goes wrong reaches the user as an ``AudioError`` instead), and caps
     /// their allocations at ``maximumAllocation``. Evaluated once, before the first call into FFmpeg.
-    static let prepared: Void = {
+    private static let prepared: Void = {
         av_log_set_level(AV_LOG_QUIET)
         av_max_alloc(maximumAllocation)
     }()

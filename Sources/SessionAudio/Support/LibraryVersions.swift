@@ -17,6 +17,14 @@ package enum LibraryVersions {
         var minor: Int32 = 0
         var patch: Int32 = 0
         ebur128_get_version(&major, &minor, &patch)
+        // FFmpeg's libraries are opened on first use (LazyLibrary): asking their versions opens them.
+        let ffmpeg: (codec: String, format: String)
+        do {
+            try LazyLibrary.ffmpeg.load(or: .cannotOpen)
+            ffmpeg = (version(avcodec_version()), version(avformat_version()))
+        } catch {
+            ffmpeg = ("not loadable: \(error.reason)", "not loadable")
+        }
         return [
             // Debian 12's libmpg123 (1.31) predates mpg123_distversion: its API version is what it tells.
             ("libmpg123", "API \(MPG123_API_VERSION)"),
@@ -27,8 +35,8 @@ package enum LibraryVersions {
             ("libopus", text(opus_get_version_string()).replacing("libopus ", with: "")),
             ("libvorbis", text(vorbis_version_string()).replacing("Xiph.Org libVorbis ", with: "")),
             ("libFLAC", text(flac_version_string())),
-            ("libavcodec", version(avcodec_version())),
-            ("libavformat", version(avformat_version())),
+            ("libavcodec", ffmpeg.codec),
+            ("libavformat", ffmpeg.format),
             ("eSpeak NG", EmbeddedVoice.engineVersion() ?? "not loadable"),
         ]
     }

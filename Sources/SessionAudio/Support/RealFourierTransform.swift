@@ -15,6 +15,7 @@ final class RealFourierTransform {
     /// The corresponding libavutil call is `av_tx_init` (`AV_TX_FLOAT_RDFT`, unaligned buffers).
     init(length: Int) throws(AudioError) {
         precondition(length >= 2 && length.isMultiple(of: 2), "a real transform of an even length")
+        try LazyLibrary.fourierTransform.load(or: .cannotSynthesize)
         var context: OpaquePointer?
         var function: av_tx_fn?
         var scale: Float = 1

@@ -34,7 +34,7 @@ final class AACEncoder: SpanEncoder {
     /// The corresponding libavcodec calls are `avcodec_find_encoder_by_name("aac")`,
     /// `avcodec_alloc_context3` and `avcodec_open2`.
     init(sampleRate: Int, channelCount: Int, rateControl: RateControl) throws(AudioError) {
-        FFmpegError.prepared
+        try FFmpegError.prepare(or: .cannotEncode)
         guard let codec = avcodec_find_encoder_by_name("aac") else {
             throw AudioError(.cannotEncode, path: nil, reason: "this libavcodec has no AAC encoder")
         }

@@ -39,7 +39,7 @@ final class MP4Muxer {
         metadata: AudioMetadata,
         comment: String
     ) throws(AudioError) {
-        FFmpegError.prepared
+        try FFmpegError.prepare(or: .cannotEncode, path: path)
         self.path = path
         let url = "file:" + path
         var context: UnsafeMutablePointer<AVFormatContext>?
