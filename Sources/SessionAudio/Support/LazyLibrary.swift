@@ -1,9 +1,10 @@
 internal import CLazyLibraries
 
 /// A library SessionAudio opens on first use instead of linking (CLazyLibraries): FFmpeg's and
-/// cairo's. Linked, they made every run of the command map 139 shared libraries (libavcodec's
-/// x264, x265, libvpx, librsvg; cairo's X11 and fontconfig), 32 ms and 47 MiB for `--help` alone;
-/// opened on first use, only a run that writes or reads MP4, aligns speech or draws a PNG pays.
+/// cairo's. Linked, they made every run of the command map well over a hundred shared libraries
+/// (libavcodec's x264, x265, libvpx, librsvg; cairo's X11 and fontconfig): 39 ms and 50 MiB for
+/// `--help` alone, against 10 ms and 26 MiB now (docs/performance.md). Opened on first use, only
+/// a run that writes or reads MP4, aligns speech or draws a PNG pays for them.
 ///
 /// Each caller loads the library before its first call into it, so that a library that cannot be
 /// loaded is an ``AudioError`` naming the Debian package, not the process ending in a forwarder.

@@ -351,7 +351,7 @@ public struct PipelineObserver: Sendable {
     public var rendering: @Sendable (_ written: Frames, _ total: Frames, _ sampleRate: SampleRate) -> Void
     /// A stage ended, after this long: of ``SessionPipeline/run(_:)`` (`check`, `prepare`, `plan`,
     /// `render`, `verify`), or of a batch (`check`, `prepare`, `sessions`, `preview`; each
-    /// session's own are ``finishedSessionStage``).
+    /// session's own are `finishedSessionStage`'s).
     public var finishedStage: @Sendable (_ stage: String, _ elapsed: Duration) -> Void
     /// How a warning names a setting it mentions (``SettingReference``): in the library's words,
     /// unless a command names its settings by their flags.
