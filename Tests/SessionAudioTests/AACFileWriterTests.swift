@@ -25,6 +25,26 @@ private func writeM4A(
     return (writer, try signal.write(to: writer, block: block))
 }
 
+/// The top-level boxes of an MP4 file: type, where each starts and ends, and its header's size.
+private func topLevelBoxes(_ bytes: [UInt8]) -> [(type: String, range: Range<Int>, headerSize: Int)] {
+    func number(_ range: Range<Int>) -> Int { bytes[range].reduce(0) { $0 << 8 | Int($1) } }
+    var boxes: [(type: String, range: Range<Int>, headerSize: Int)] = []
+    var offset = 0
+    while offset + 8 <= bytes.count {
+        var size = number(offset..<(offset + 4))
+        var header = 8
+        if size == 1 {
+            size = number((offset + 8)..<(offset + 16))
+            header = 16
+        }
+        guard size >= header, offset + size <= bytes.count else { break }
+        let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+        boxes.append((type, offset..<(offset + size), header))
+        offset += size
+    }
+    return boxes
+}
+
 /// The shift of `decoded` against `original` (interleaved, `channels` wide) within ±64 frames
 /// that matches them best over `frames`.
 private func bestLag(_ decoded: [Float], _ original: [Float], channels: Int, over frames: Range<Int>) -> Int {
@@ -185,7 +205,8 @@ struct AACFileWriterTests {
         #expect(try await FFmpeg.probe(path, entries: "format_tags=album") == "Reactivity")
         #expect(try await FFmpeg.probe(path, entries: "format_tags=artist") == "render-session")
         #expect(try await FFmpeg.probe(path, entries: "format_tags=major_brand") == "M4B")
-        #expect(try await FFmpeg.probe(path, entries: "format_tags=comment") == "", "the placeholder is gone")
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=comment") == "")
+        #expect(try await FFmpeg.probe(path, entries: "format_tags=encoder") == "render-session")
         #expect(try await FFmpeg.decodedFrameCount(path) == 66_150)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let record =
@@ -194,10 +215,43 @@ struct AACFileWriterTests {
         #expect(info.text == record)
         #expect(bytes.indices.contains { bytes[$0...].starts(with: info.atom) }, "the ---- atom holds iTunSMPB")
         #expect(bytes.indices.contains { bytes[$0...].starts(with: Array("chpl".utf8)) })
-        // faststart: the index comes before the audio.
-        let moov = bytes.indices.first { bytes[$0...].starts(with: Array("moov".utf8)) }
-        let mdat = bytes.indices.first { bytes[$0...].starts(with: Array("mdat".utf8)) }
-        #expect(try #require(moov) < (try #require(mdat)))
+        // The index comes before the audio, straight after the file type, with no free space.
+        #expect(topLevelBoxes(bytes).map(\.type) == ["ftyp", "moov", "mdat"])
+    }
+
+    @Test(
+        "Past 2^32 frames the boxes take 64-bit times, and past what 4 GiB could hold 64-bit offsets; ffprobe reads the length exact"
+    )
+    func longFile() async throws {
+        try #require(FFmpeg.path != nil, "ffmpeg is not installed")
+        let folder = try TemporaryFolder()
+        let path = folder.path("long.m4a")
+        // 12.5 hours at 96 kHz: 4.3 × 10^9 frames in 4.2 million packets, all silence.
+        let frames: Int64 = 4_320_000_000
+        let writer = try AACFileWriter(
+            path: path,
+            sampleRate: 96_000,
+            channelCount: .stereo,
+            settings: try EncoderSettings(format: .m4a),
+            metadata: AudioMetadata(chapters: [
+                AudioChapter(title: "all", startFrame: 0, endFrame: Frames(frames))
+            ]),
+            frameCount: Frames(frames)
+        )
+        try writer.writeSilence(frames: Frames(frames))
+        try writer.close()
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let boxes = topLevelBoxes(bytes)
+        #expect(boxes.map(\.type) == ["ftyp", "moov", "mdat"])
+        #expect(boxes.last?.headerSize == 16, "the mdat's size takes 64 bits")
+        let moov = try #require(boxes.first { $0.type == "moov" })
+        let index = bytes[moov.range]
+        #expect(index.firstRange(of: Array("co64".utf8)) != nil && index.firstRange(of: Array("stco".utf8)) == nil)
+        let header = try #require(index.firstRange(of: Array("mvhd".utf8)))
+        #expect(index[header.upperBound] == 1, "mvhd is version 1")
+        #expect(try await FFmpeg.probe(path, entries: "stream=duration_ts") == "4320000000")
+        #expect(try await FFmpeg.probe(path, entries: "stream=nb_frames") == String(frames / 1_024 + 1))
+        #expect(try await FFmpeg.chapters(path) == [FFmpeg.Chapter(title: "all", start: 0, end: 45_000)])
     }
 
     @Test("A session that is all silence is all ready-made packets, decoding to digital zero")

@@ -47,6 +47,8 @@ package struct FileDescriptor: ~Copyable, Sendable {
         /// With ``create``, fails with ``SystemError/fileExists`` if anything is at the path, a
         /// link included (`O_EXCL`).
         package static let exclusiveCreate = Options(rawValue: O_EXCL)
+        /// Empties a file that is there (`O_TRUNC`).
+        package static let truncate = Options(rawValue: O_TRUNC)
         /// Fails with ``SystemError/tooManySymbolicLinkLevels`` rather than follow a symbolic
         /// link at the path (`O_NOFOLLOW`).
         package static let noFollow = Options(rawValue: O_NOFOLLOW)
@@ -243,6 +245,27 @@ package struct FileDescriptor: ~Copyable, Sendable {
     package borrowing func write(_ bytes: some ContiguousBytes) throws(SystemError) {
         let descriptor = rawValue
         try bytes.withUnsafeBytes { Self.write($0, to: descriptor) }.get()
+    }
+
+    /// Writes all of `bytes` at `offset`, leaving the file's position where it was; a write that
+    /// writes nothing fails with `EIO`. The corresponding system call is `pwrite(2)`.
+    package borrowing func write(_ bytes: some ContiguousBytes, at offset: Int64) throws(SystemError) {
+        let descriptor = rawValue
+        try bytes.withUnsafeBytes { buffer -> Result<Void, SystemError> in
+            var done = 0
+            while done < buffer.count {
+                do throws(SystemError) {
+                    let written = try valueOrSystemError {
+                        pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+                    }
+                    guard written > 0 else { return .failure(.ioError) }
+                    done += written
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return .success(())
+        }.get()
     }
 
     /// Writes all of `buffer` to `descriptor`.

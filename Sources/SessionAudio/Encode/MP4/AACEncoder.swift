@@ -89,9 +89,6 @@ final class AACEncoder: SpanEncoder {
         return Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
     }
 
-    /// The encoder's context, for the muxer to copy the stream's parameters from.
-    var codecContext: UnsafePointer<AVCodecContext>? { context.map { UnsafePointer($0) } }
-
     func encode(_ samples: UnsafeBufferPointer<Float>, frames: Int) throws(AudioError) {
         guard let frame else { throw Self.closed }
         var done = 0

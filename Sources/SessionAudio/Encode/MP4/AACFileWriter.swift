@@ -1,8 +1,8 @@
 package import SessionTimeline
 
 /// Writes a session as AAC-LC in MP4 (M4A, or M4B for an audiobook) with exact timing, its tags
-/// and its chapters: FFmpeg's AAC encoder and MP4 muxer, encoding only the spans that make
-/// sound (``SilenceSplicer``) on two cores.
+/// and its chapters: FFmpeg's AAC encoder and our own MP4 layout (``MP4Movie``, whose index
+/// costs 4 bytes a packet until the end), encoding only the spans that make sound (``SilenceSplicer``) on two cores.
 ///
 /// **Exact length.** The session's `frameCount` frames go in after `lead` zeros, chosen so that
 /// lead + frames is a whole number of 1,024-frame packets; with the encoder's own delay of 1,024,
@@ -59,7 +59,7 @@ package final class AACFileWriter: AudioFileSink {
     /// `settings.format` is ``AudioFileFormat/m4b``, else M4A.
     ///
     /// - Throws: ``AudioError`` with code `cannotWrite` when the file cannot be created,
-    ///   `cannotEncode` when libavcodec or libavformat refuses a setting.
+    ///   `cannotEncode` when libavcodec refuses a setting.
     package init(
         path: String,
         sampleRate: SampleRate,
@@ -84,7 +84,7 @@ package final class AACFileWriter: AudioFileSink {
         let probe: AACEncoder
         let silence: [UInt8]
         do throws(AudioError) {
-            // One encoder gives the stream's parameters (the muxer copies them) and the packet made
+            // One encoder gives the stream's AudioSpecificConfig (for the esds) and the packet made
             // from zeros after zeros, which decodes to zero between spans.
             probe = try AACEncoder(sampleRate: rate, channelCount: channels, rateControl: rateControl)
             let zeros = [Float](repeating: 0, count: 3 * Int(size) * channels)
@@ -112,11 +112,16 @@ package final class AACFileWriter: AudioFileSink {
         silentPacket = silence
         muxer = try MP4Muxer(
             path: path,
-            brand: settings.format == .m4b ? .audiobook : .audio,
-            sampleRate: rate,
-            encoder: probe,
-            metadata: metadata,
-            comment: MP4GaplessInfo.placeholder
+            movie: MP4Movie(
+                brand: settings.format == .m4b ? .audiobook : .audio,
+                sampleRate: rate,
+                channelCount: channels,
+                audioSpecificConfig: probe.audioSpecificConfig,
+                packetCount: totalPackets,
+                priming: AACEncoder.delay + lead,
+                frameCount: frameCount.count,
+                metadata: metadata
+            )
         )
         encoding = AudioEncoding(
             container: settings.format.containerName,
@@ -146,10 +151,9 @@ package final class AACFileWriter: AudioFileSink {
         ) { () throws(AudioError) in
             try AACEncoder(sampleRate: rate, channelCount: channels, rateControl: rateControl)
         } emit: { [unowned self] (packet) throws(AudioError) in
-            let time = splicer.nextPacket * size - AACEncoder.delay - lead
             switch packet {
-            case .encoded(let bytes): try muxer.write(bytes, time: time, duration: size)
-            case .silent: try muxer.write(silentPacket[...], time: time, duration: size)
+            case .encoded(let bytes): try muxer.write(bytes)
+            case .silent: try muxer.write(silentPacket[...])
             }
         }
         try splicer.writeLead(frames: lead)
@@ -174,7 +178,6 @@ package final class AACFileWriter: AudioFileSink {
         closed = true
         try splicer.finish()
         try muxer.finish()
-        try MP4GaplessInfo(priming: AACEncoder.delay + lead, padding: 0, frameCount: frameCount).write(into: path)
         return encoding
     }
 }
