@@ -216,13 +216,9 @@ package enum BatchRenderer {
         options: BatchOptions,
         progress: @escaping @Sendable (BatchProgress) -> Void
     ) async throws(SessionError) -> BatchReport {
-        let clock = ContinuousClock()
-        var started = clock.now
+        var stages = StageClock()
         let observer = options.pipeline.observer
-        func finished(_ stage: String) {
-            observer.finishedStage(stage, clock.now - started)
-            started = clock.now
-        }
+        func finished(_ stage: String) { observer.finishedStage(stage, stages.lap()) }
         guard !library.entries.isEmpty || !library.problems.isEmpty else {
             throw SessionError(
                 .noScripts,
@@ -347,12 +343,8 @@ package enum BatchRenderer {
         var told = PipelineObserver(warning: { observer.warning("\(session.name): \($0)") })
         told.settingName = observer.settingName
         let job = batch.observed(by: told)
-        let clock = ContinuousClock()
-        var started = clock.now
-        func finished(_ stage: String) {
-            observer.finishedSessionStage(session.name, stage, clock.now - started)
-            started = clock.now
-        }
+        var stages = StageClock()
+        func finished(_ stage: String) { observer.finishedSessionStage(session.name, stage, stages.lap()) }
         var pipeline = job.pipeline
         pipeline.plan.seed = session.seed
         // The texts are asked once: for a kind other than guided, asking reads the sound library.

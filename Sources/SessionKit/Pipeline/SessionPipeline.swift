@@ -143,12 +143,8 @@ public struct SessionPipeline: Sendable {
     @discardableResult
     public func run(_ script: Script) async throws(SessionError) -> RenderOutcome {
         try await pool.run { () async throws(SessionError) in
-            let clock = ContinuousClock()
-            var started = clock.now
-            func finished(_ stage: String) {
-                self.observer.finishedStage(stage, clock.now - started)
-                started = clock.now
-            }
+            var stages = StageClock()
+            func finished(_ stage: String) { self.observer.finishedStage(stage, stages.lap()) }
             let job = try RenderJob(self)
             try job.checkVoicesAndSounds(of: [script])
             let targets = try job.resolveOutputs(

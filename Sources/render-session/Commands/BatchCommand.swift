@@ -304,7 +304,7 @@ extension BatchCommand {
             try container.encode(entry.name, forKey: .session)
             try container.encode(done, forKey: .done)
             try container.encode(total, forKey: .total)
-            try container.encode((elapsed.seconds * 1_000).rounded() / 1_000, forKey: .elapsedSeconds)
+            try container.encode(elapsed.roundedSeconds, forKey: .elapsedSeconds)
         }
     }
 }
@@ -385,7 +385,7 @@ struct BatchSummary: Encodable, Sendable {
         upToDate = sessions.count { $0.result == "upToDate" }
         failed = sessions.count(where: \.isFailed) + invalidScripts.count
         lateSessions = sessions.count { ($0.lateClips ?? 0) > 0 }
-        elapsedSeconds = (elapsed.seconds * 1_000).rounded() / 1_000
+        elapsedSeconds = elapsed.roundedSeconds
     }
 }
 

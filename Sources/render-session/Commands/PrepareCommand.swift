@@ -90,7 +90,7 @@ struct PrepareCommand: AsyncParsableCommand {
                 ),
                 replaced: prepared.replaced,
                 problems: prepared.problemLines(),
-                elapsedSeconds: (prepared.elapsed.seconds * 1_000).rounded() / 1_000,
+                elapsedSeconds: prepared.elapsed.roundedSeconds,
                 speech: prepared.speech
             )
             Console.summary(["Prepared \(scripts), \(prepared.summary)"], fields: summary)

@@ -53,11 +53,7 @@ enum Console {
         errorLines.withLock {
             if $0.kept.count < maximumKeptErrors { $0.kept.append(line) } else { $0.dropped += 1 }
         }
-        if logsJSON {
-            writeRecord(LogRecord(level: .error, event: "error", message: line))
-        } else {
-            writeStandardError("\(lineStart)error: \(line)\n")
-        }
+        emit(line, after: "error: ", level: .error, event: "error")
     }
 
     /// Marks that JSON was printed on standard output (``printJSON(_:)`` does).
@@ -88,22 +84,14 @@ enum Console {
     static func warning(_ line: String, event: String, fields: (any Encodable & Sendable)? = nil) {
         guard level.withLock({ $0 }) != .quiet else { return }
         let line = printable(line, limit: maximumLineLength)
-        if logsJSON {
-            writeRecord(LogRecord(level: .warning, event: event, message: line, fields: fields))
-        } else {
-            writeStandardError("\(lineStart)warning: \(line)\n")
-        }
+        emit(line, after: "warning: ", level: .warning, event: event, fields: fields)
     }
 
     /// A line of what is happening, which a JSON log names `event` with `fields` beside it.
     static func status(_ line: String, event: String = "status", fields: (any Encodable & Sendable)? = nil) {
         guard level.withLock({ $0 }) != .quiet else { return }
         let line = printable(line, limit: maximumLineLength)
-        if logsJSON {
-            writeRecord(LogRecord(level: .info, event: event, message: line, fields: fields))
-        } else {
-            writeStandardError("\(lineStart)\(line)\n")
-        }
+        emit(line, after: "", level: .info, event: event, fields: fields)
     }
 
     /// A command's summary, its lines as they are printed; in a JSON log one `summary` record,
@@ -156,7 +144,7 @@ enum Console {
             var text: String
             var seconds: Double
         }
-        let fields = Clip(key: clip.key, text: clip.text, seconds: (clip.elapsed.seconds * 1_000).rounded() / 1_000)
+        let fields = Clip(key: clip.key, text: clip.text, seconds: clip.elapsed.roundedSeconds)
         let quoted = "\"\(printable(clip.text, limit: 60))\""
         if let failure = clip.failure {
             record(
@@ -204,8 +192,24 @@ enum Console {
         status(
             "stage \(which): \(seconds(elapsed))",
             event: "stage",
-            fields: Stage(stage: name, session: session, seconds: (elapsed.seconds * 1_000).rounded() / 1_000)
+            fields: Stage(stage: name, session: session, seconds: elapsed.roundedSeconds)
         )
+    }
+
+    /// Writes `line` on standard error: after `prefix` as a person reads it, or as one JSON record
+    /// of `level` and `event` with `fields` beside it when the log is JSON.
+    private static func emit(
+        _ line: String,
+        after prefix: String,
+        level recordLevel: LogRecord.Level,
+        event: String,
+        fields: (any Encodable & Sendable)? = nil
+    ) {
+        if logsJSON {
+            writeRecord(LogRecord(level: recordLevel, event: event, message: line, fields: fields))
+        } else {
+            writeStandardError("\(lineStart)\(prefix)\(line)\n")
+        }
     }
 
     /// Writes `record` as one line of JSON on standard error.
@@ -346,6 +350,8 @@ enum Console {
 
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    /// ``seconds`` to the millisecond, as JSON and log lines give a time taken.
+    var roundedSeconds: Double { (seconds * 1_000).rounded() / 1_000 }
 }
 
 /// Runs a command's work as a task that SIGINT and SIGTERM cancel, on a pool of its own for

@@ -143,7 +143,7 @@ final class ProgressLine: @unchecked Sendable {
                 unit: unit,
                 done: state.done,
                 total: state.total,
-                elapsedSeconds: (elapsed.seconds * 1_000).rounded() / 1_000
+                elapsedSeconds: elapsed.roundedSeconds
             )
             Console.writeRecord(LogRecord(level: .info, event: "progress", message: line, fields: fields))
             return

@@ -77,7 +77,7 @@ struct SessionSummary: Encodable {
             worstText: lateness.worst?.text,
             items: LateClip.all(in: timeline, script: source)
         )
-        elapsedSeconds = (elapsed.seconds * 1_000).rounded() / 1_000
+        elapsedSeconds = elapsed.roundedSeconds
     }
 
     /// `speech -16.0 LUFS, program -25.5 LUFS, LRA 14.8 LU, -1.2 dBTP, leveler up to 6.2 dB
