@@ -116,8 +116,16 @@ def prepare_inputs():
 
 
 def timeline_of(script, cache, bell):
+    """The session's timeline, each item's source made a path again: a timeline names a clip by
+    its cache file's name and the bell by its own, never by a path on this machine (issue 42)."""
     out = run([BIN, "timeline", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline"]).stdout
-    return json.loads(out)
+    timeline = json.loads(out)
+    for item in timeline["items"]:
+        if item["kind"] in ("segment", "interjection"):
+            item["source"] = os.path.join(cache, os.path.basename(item["source"]))
+        elif item["kind"] == "bell":
+            item["source"] = bell
+    return timeline
 
 
 def ffmpeg_command(timeline, output):
