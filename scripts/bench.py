@@ -252,12 +252,12 @@ def speech_snr(original_wav, decoded_a, decoded_b, timeline):
     return tuple(10 * math.log10(sums[0] / max(e, 1e-9)) for e in sums[1:])
 
 
-def speech_heavy_script(script, cache, bell):
-    """Ten minutes two thirds spoken: the fixture's three segments in turn, each followed by half
-    its length of silence, so that skipping silence saves the MP3 encoder a third, not nine tenths."""
+def speech_heavy_script(script, timeline):
+    """Ten minutes two thirds spoken: the fixture's three segments in turn (their lengths from
+    `timeline`, the script's), each followed by half its length of silence, so that skipping
+    silence saves the MP3 encoder a third, not nine tenths."""
     with open(script) as f:
         base = json.load(f)
-    timeline = timeline_of(script, cache, bell)
     rate = timeline["sampleRate"]
     lengths = [i["frameCount"] / rate for i in timeline["items"] if i["kind"] == "segment"]
     heavy = dict(base, id="speech-heavy", segments=[], interjections=[])
@@ -281,9 +281,10 @@ def encoding_rows(script, cache, bell, ours_wav, long_script):
     of a session two thirds spoken against lame; the peak memory of the 10-minute and 3-hour M4A."""
     base = [BIN, "render", script, "--cache", cache, "--bell", bell, "--seed", "1", "--offline", "--loudness", "off"]
     out = lambda name: os.path.join(WORK, name)
+    timeline = timeline_of(script, cache, bell)
     wav48 = out("ours-48k.wav")
     run(base + ["--sample-rate", "48000", "-o", wav48])
-    heavy = [BIN, "render", speech_heavy_script(script, cache, bell), "--cache", cache, "--bell", bell, "--seed", "1",
+    heavy = [BIN, "render", speech_heavy_script(script, timeline), "--cache", cache, "--bell", bell, "--seed", "1",
              "--offline", "--loudness", "off"]
     heavy_wav = out("speech-heavy.wav")
     run(heavy + ["-o", heavy_wav])
@@ -320,7 +321,6 @@ def encoding_rows(script, cache, bell, ours_wav, long_script):
              "m4a-whole": "ours-whole.m4a", "ffmpeg-aac": "ffmpeg.m4a", "mp3-speech": "speech-heavy.mp3",
              "lame-speech": "lame-speech.mp3"}
     sizes = {name: os.path.getsize(out(f)) for name, f in files.items()}
-    timeline = timeline_of(script, cache, bell)
     total = timeline["totalFrames"]
     frames = {
         "ours.mp3 (mpg123)": (mpg123_frames(out("ours.mp3")), total),

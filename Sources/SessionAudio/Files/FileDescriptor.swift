@@ -204,7 +204,7 @@ package struct FileDescriptor: ~Copyable, Sendable {
         // `output` (the 6.3 compiler reports a copy of it).
         let destination = output.rawValue
         try forEachBlock(size: blockSize) { (block) throws(SystemError) in
-            try block.withUnsafeBytes { Self.write($0, to: destination) }.get()
+            try block.withUnsafeBytes { Self.write($0, to: destination, at: nil) }.get()
         }
     }
 
@@ -244,40 +244,36 @@ package struct FileDescriptor: ~Copyable, Sendable {
     /// fails with `EIO`. The corresponding system call is `write(2)`.
     package borrowing func write(_ bytes: some ContiguousBytes) throws(SystemError) {
         let descriptor = rawValue
-        try bytes.withUnsafeBytes { Self.write($0, to: descriptor) }.get()
+        try bytes.withUnsafeBytes { Self.write($0, to: descriptor, at: nil) }.get()
     }
 
     /// Writes all of `bytes` at `offset`, leaving the file's position where it was; a write that
     /// writes nothing fails with `EIO`. The corresponding system call is `pwrite(2)`.
     package borrowing func write(_ bytes: some ContiguousBytes, at offset: Int64) throws(SystemError) {
         let descriptor = rawValue
-        try bytes.withUnsafeBytes { buffer -> Result<Void, SystemError> in
-            var done = 0
-            while done < buffer.count {
-                do throws(SystemError) {
-                    let written = try valueOrSystemError {
-                        pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-                    }
-                    guard written > 0 else { return .failure(.ioError) }
-                    done += written
-                } catch {
-                    return .failure(error)
-                }
-            }
-            return .success(())
-        }.get()
+        try bytes.withUnsafeBytes { Self.write($0, to: descriptor, at: offset) }.get()
     }
 
-    /// Writes all of `buffer` to `descriptor`.
-    private static func write(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Result<Void, SystemError> {
-        var offset = 0
-        while offset < buffer.count {
+    /// Writes all of `buffer` to `descriptor`: at its position with `write(2)` when `offset` is
+    /// nil, else at `offset` with `pwrite(2)`, continuing after a partial write either way.
+    private static func write(
+        _ buffer: UnsafeRawBufferPointer,
+        to descriptor: Int32,
+        at offset: Int64?
+    ) -> Result<Void, SystemError> {
+        var done = 0
+        while done < buffer.count {
             do {
+                let start = buffer.baseAddress! + done
                 let written = try valueOrSystemError {
-                    Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    if let offset {
+                        pwrite(descriptor, start, buffer.count - done, off_t(offset) + off_t(done))
+                    } else {
+                        Glibc.write(descriptor, start, buffer.count - done)
+                    }
                 }
                 guard written > 0 else { return .failure(.ioError) }
-                offset += written
+                done += written
             } catch {
                 return .failure(error)
             }

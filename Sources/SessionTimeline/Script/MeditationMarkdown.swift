@@ -426,11 +426,7 @@ package enum MeditationMarkdown {
 
         /// `seconds` as `m:ss`, or `h:mm:ss` from an hour.
         static func clock(_ seconds: Double) -> String {
-            let whole = Int(seconds.rounded(.down))
-            let (hours, minutes, rest) = (whole / 3600, whole / 60 % 60, whole % 60)
-            let tail = "\(rest < 10 ? "0" : "")\(rest)"
-            if hours > 0 { return "\(hours):\(minutes < 10 ? "0" : "")\(minutes):\(tail)" }
-            return "\(minutes):\(tail)"
+            FrameClock.clock(seconds: Int64(seconds.rounded(.down)))
         }
 
         /// Whether `line` starts like a time marker: after leading blanks, `[`, any blanks, then a

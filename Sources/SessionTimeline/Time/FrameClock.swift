@@ -8,9 +8,13 @@ package enum FrameClock {
 
     /// `m:ss.mmm` (`h:mm:ss.mmm` from an hour) of a whole number of milliseconds.
     package static func clock(milliseconds: Int64) -> String {
-        let (hours, minutes) = (milliseconds / 3_600_000, milliseconds / 60_000 % 60)
-        let (seconds, fraction) = (milliseconds / 1_000 % 60, milliseconds % 1_000)
-        let tail = "\(seconds < 10 ? "0" : "")\(seconds).\(String(fraction + 1_000).dropFirst())"
+        "\(clock(seconds: milliseconds / 1_000)).\(String(milliseconds % 1_000 + 1_000).dropFirst())"
+    }
+
+    /// `m:ss` (`h:mm:ss` from an hour) of a whole number of seconds.
+    package static func clock(seconds: Int64) -> String {
+        let (hours, minutes, rest) = (seconds / 3_600, seconds / 60 % 60, seconds % 60)
+        let tail = "\(rest < 10 ? "0" : "")\(rest)"
         if hours > 0 { return "\(hours):\(minutes < 10 ? "0" : "")\(minutes):\(tail)" }
         return "\(minutes):\(tail)"
     }

@@ -23,38 +23,66 @@ internal import SessionTimeline
 /// last.
 struct MP4Movie {
     /// The file's brand.
-    var brand: MP4Muxer.Brand
+    let brand: MP4Muxer.Brand
     /// Frames a second: the movie's and both tracks' time scale.
-    var sampleRate: Int
+    let sampleRate: Int
     /// The AAC stream's channels.
-    var channelCount: Int
+    let channelCount: Int
     /// The encoder's `AudioSpecificConfig`, which goes in the `esds` box.
-    var audioSpecificConfig: [UInt8]
+    let audioSpecificConfig: [UInt8]
     /// How many packets the audio has, each ``packetFrames`` long.
-    var packetCount: Int64
+    let packetCount: Int64
     /// Frames the packets decode to before the session's first: the edit list's start.
-    var priming: Int64
+    let priming: Int64
     /// The session's frames: the edit list's length.
-    var frameCount: Int64
+    let frameCount: Int64
     /// The title, album, artist and chapters.
-    var metadata: AudioMetadata
-
-    /// Frames in every AAC packet.
-    static let packetFrames: Int64 = 1_024
-    /// What the `©too` tag names as the encoding tool.
-    static let encodingTool = "render-session"
-
+    let metadata: AudioMetadata
+    /// Each chapter's text sample as QuickTime reads it: the UTF-8 title after its 16-bit length,
+    /// then an `encd` box saying the text is UTF-8.
+    let chapterSamples: [[UInt8]]
     /// Whether chunk offsets and the `mdat` size take 64 bits: only for a file that could pass
     /// 4 GiB, its packets all as large as AAC-LC allows (6,144 bits a channel), about 15 hours
     /// of stereo at 48 kHz; decided before the first packet, so that the `moov`'s size is known.
-    var largeOffsets: Bool {
-        let chapterBytes = chapterSamples.reduce(0) { $0 + $1.count }
-        return packetCount * 768 * Int64(channelCount) + Int64(chapterBytes) + (1 << 20) > Int64(UInt32.max)
-    }
-
+    let largeOffsets: Bool
     /// Whether the boxes' times take 64 bits: only past 2³² frames (12 hours at 96 kHz).
-    private var wideTimes: Bool {
-        max(frameCount, packetCount * Self.packetFrames) > Int64(UInt32.max)
+    private let wideTimes: Bool
+
+    /// Frames in every AAC packet.
+    static let packetFrames = Int64(AACEncoder.frameSize)
+    /// What the `©too` tag names as the encoding tool.
+    static let encodingTool = "render-session"
+
+    init(
+        brand: MP4Muxer.Brand,
+        sampleRate: Int,
+        channelCount: Int,
+        audioSpecificConfig: [UInt8],
+        packetCount: Int64,
+        priming: Int64,
+        frameCount: Int64,
+        metadata: AudioMetadata
+    ) {
+        self.brand = brand
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.audioSpecificConfig = audioSpecificConfig
+        self.packetCount = packetCount
+        self.priming = priming
+        self.frameCount = frameCount
+        self.metadata = metadata
+        chapterSamples = metadata.chapters.map { chapter in
+            let title = Self.prefix(of: chapter.title, maxBytes: Int(UInt16.max))
+            var sample = MP4Bytes()
+            sample.append(UInt16(title.count))
+            sample.append(contentsOf: title)
+            sample.box("encd") { $0.append(UInt32(0x100)) }
+            return sample.bytes
+        }
+        let chapterBytes = chapterSamples.reduce(0) { $0 + $1.count }
+        let mostAudioBytes = packetCount * 768 * Int64(channelCount)
+        largeOffsets = mostAudioBytes + Int64(chapterBytes) + (1 << 20) > Int64(UInt32.max)
+        wideTimes = max(frameCount, packetCount * Self.packetFrames) > Int64(UInt32.max)
     }
 
     /// The `ftyp` box.
@@ -80,19 +108,6 @@ struct MP4Movie {
             header.append(code: "mdat")
         }
         return header.bytes
-    }
-
-    /// Each chapter's text sample as QuickTime reads it: the UTF-8 title after its 16-bit length,
-    /// then an `encd` box saying the text is UTF-8.
-    var chapterSamples: [[UInt8]] {
-        metadata.chapters.map { chapter in
-            let title = Self.prefix(of: chapter.title, maxBytes: Int(UInt16.max))
-            var sample = MP4Bytes()
-            sample.append(UInt16(title.count))
-            sample.append(contentsOf: title)
-            sample.box("encd") { $0.append(UInt32(0x100)) }
-            return sample.bytes
-        }
     }
 
     /// The `moov` box: `packetSizes` are the audio packets' sizes in order, `audioOffset` where
