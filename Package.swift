@@ -17,6 +17,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // FilePath, the path type swift-subprocess's `run` takes.
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // `render-session serve`: the HTTP server, run under swift-service-lifecycle.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C libraries, one system-library target each (Debian packages in `providers`).
@@ -114,11 +117,24 @@ let package = Package(
             ]
         ),
 
+        // `render-session serve`: renders made to order over HTTP, on Hummingbird.
+        .target(
+            name: "SessionServer",
+            dependencies: [
+                "SessionKit",
+                "SessionTimeline",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
         // The command: parses arguments, calls SessionKit, prints.
         .executableTarget(
             name: "render-session",
             dependencies: [
                 "SessionKit",
+                "SessionServer",
                 "SessionTimeline",
                 // Only for its system calls: standard output and error, the terminal, signals.
                 "SessionAudio",

@@ -28,7 +28,7 @@ struct RenderSession: AsyncParsableCommand {
         subcommands: [
             RenderCommand.self, TimelineCommand.self, PrepareCommand.self, BatchCommand.self, ImportCommand.self,
             ListCommand.self, QueueCommand.self, SilenceCommand.self, SoundsCommand.self, VerifyCommand.self,
-            PositionCommand.self, ShowCommand.self, CaptionsCommand.self, VoicesCommand.self,
+            PositionCommand.self, ShowCommand.self, CaptionsCommand.self, VoicesCommand.self, ServeCommand.self,
         ]
     )
 

@@ -8,8 +8,12 @@ import Testing
 struct HelpTests {
     static let subcommands = [
         "render", "timeline", "prepare", "batch", "import", "list", "queue", "silence", "sounds", "verify",
-        "position", "show", "captions", "voices",
+        "position", "show", "captions", "voices", "serve",
     ]
+
+    /// The commands that run until they are stopped: their examples are run by their own tests
+    /// (`serve`'s by ServeTests, with a free port and SIGTERM), not to their end here.
+    static let runUntilStopped: Set<String> = ["serve"]
 
     /// The example command lines in a help text: the lines under `Example:`/`Examples:`, with
     /// shell continuations joined.
@@ -92,7 +96,7 @@ struct HelpTests {
     func examplesRun() async throws {
         let server = try await TTSServer()
         let folder = try TemporaryFolder()
-        for command in [[]] + Self.subcommands.map({ [$0] }) {
+        for command in [[]] + Self.subcommands.filter({ !Self.runUntilStopped.contains($0) }).map({ [$0] }) {
             for example in Self.examples(in: try await renderSession(command + ["--help"]).standardOutput) {
                 let line =
                     example
