@@ -20,6 +20,8 @@ let package = Package(
         // `render-session serve`: the HTTP server, run under swift-service-lifecycle.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `GET /metrics` in Prometheus' text format.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries, one system-library target each (Debian packages in `providers`).
@@ -125,6 +127,7 @@ let package = Package(
                 "SessionTimeline",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

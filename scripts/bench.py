@@ -50,7 +50,8 @@ Encoding (docs/formats.md), each against the tools a user would otherwise run on
               within 10 % of it (issue 43: the MP4 index costs 4 bytes a packet)
 
 The Piper voice (docs/voices.md), cold, against Piper's engine alone: scripts/bench_piper.py.
-BENCH_ONLY=encoding or BENCH_ONLY=piper runs one part alone; BENCH_SKIP_PIPER=1 leaves the Piper
+The service under load (docs/serve.md), with curl and wrk: scripts/bench_serve.py.
+BENCH_ONLY=encoding, BENCH_ONLY=piper or BENCH_ONLY=serve runs one part alone; BENCH_SKIP_PIPER=1 leaves the Piper
 rows out (three minutes of neural synthesis), for comparing two builds side by side.
 """
 import json
@@ -62,6 +63,7 @@ import subprocess
 import sys
 
 from bench_piper import piper_rows
+from bench_serve import serve_rows
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, ".build-bench")
@@ -378,6 +380,17 @@ def encoding_only():
     return 0
 
 
+def serve_only():
+    """BENCH_ONLY=serve: the service rows alone (scripts/bench_serve.py)."""
+    cache, bell, script, _ = prepare_inputs()
+    lines, checks = serve_rows(BIN, WORK, cache, bell, script)
+    for line in lines:
+        print(line)
+    for text, ok in checks:
+        print(f"{'PASS' if ok else 'FAIL'}  {text}")
+    return 0 if all(ok for _, ok in checks) else 1
+
+
 def piper_only():
     """BENCH_ONLY=piper: the Piper rows alone (scripts/bench_piper.py)."""
     lines, checks = piper_rows(BIN, ROOT)
@@ -395,6 +408,8 @@ def main():
         return encoding_only()
     if os.environ.get("BENCH_ONLY") == "piper":
         return piper_only()
+    if os.environ.get("BENCH_ONLY") == "serve":
+        return serve_only()
     cache, bell, script, long_script = prepare_inputs()
     timeline = timeline_of(script, cache, bell)
     total = timeline["totalFrames"]
@@ -550,6 +565,9 @@ def main():
         piper_lines, piper_checks = piper_rows(BIN, ROOT)
         lines += piper_lines
         checks += piper_checks
+    serve_lines, serve_checks = serve_rows(BIN, WORK, cache, bell, script)
+    lines += serve_lines + [""]
+    checks += serve_checks
     for text, ok in checks:
         lines.append(f"{'PASS' if ok else 'FAIL'}  {text}")
     report = "\n".join(lines)

@@ -17,6 +17,9 @@ public struct ServerSettings: Sendable {
     public var token: String?
     /// The largest request body read, in bytes; a larger one is refused with 413.
     public var maximumBodyBytes: Int
+    /// The longest a render request waits for its render, queueing included: then 503, and a
+    /// render no other request waits for is cancelled.
+    public var renderDeadline: Duration
 
     public init(
         host: String = "127.0.0.1",
@@ -25,7 +28,8 @@ public struct ServerSettings: Sendable {
         outputFolder: String,
         maximumRenders: Int = 2,
         token: String? = nil,
-        maximumBodyBytes: Int = 1 << 20
+        maximumBodyBytes: Int = 1 << 20,
+        renderDeadline: Duration = .seconds(300)
     ) {
         self.host = host
         self.port = port
@@ -34,5 +38,6 @@ public struct ServerSettings: Sendable {
         self.maximumRenders = maximumRenders
         self.token = token
         self.maximumBodyBytes = maximumBodyBytes
+        self.renderDeadline = renderDeadline
     }
 }

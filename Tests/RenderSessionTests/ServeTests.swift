@@ -154,6 +154,70 @@ struct ServeTests {
             for name in ["..%2F..%2Fetc%2Fpasswd", "\(id).mp3.bak", "\(id.uppercased()).mp3", "\(id)"] {
                 #expect(try await Self.curl("\(base)/v1/renders/\(name)").status == 404, "\(name)")
             }
+            let metrics = try await Self.curl("\(base)/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+            for line in [
+                #"render_session_renders_total{outcome="rendered"} 1"#,
+                #"render_session_renders_total{outcome="existing"} 1"#,
+                "render_session_render_duration_seconds_count 1",
+                "render_session_renders_in_flight 0.0",
+            ] {
+                #expect(metrics.text.split(separator: "\n").contains { $0 == line }, "\(line) in \(metrics.text)")
+            }
+
+            // Seed 000's TTS contract: the cached clip of a text the fixture script speaks, as base64.
+            let script = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.script)) as? [String: Any]
+            let segments = script?["segments"] as? [[String: Any]]
+            let text = try #require(segments?.first?["text"] as? String)
+            let speechBody = folder.path("speech.json")
+            try JSONEncoder().encode(["text": text]).write(to: URL(fileURLWithPath: speechBody))
+            let speech = try await Self.curl(
+                "\(base)/tts/synthesize",
+                ["-X", "POST", "--data-binary", "@\(speechBody)"]
+            )
+            #expect(speech.status == 200, "\(speech.text)")
+            let answer = try JSONDecoder().decode(SeedSpeechAnswer.self, from: Data(speech.body))
+            #expect(answer.success)
+            let clip = try #require(Data(base64Encoded: answer.data?.audio ?? ""))
+            #expect(clip.starts(with: [0x49, 0x44, 0x33]) || clip.first == 0xFF, "an MP3")
+            #expect(try await FFmpeg.decodedFrameCount(Self.write(clip, in: folder)) > 0)
+            for (body, message) in [
+                (#"{"text": ""}"#, "text: 1 to 5000 characters"),
+                (#"{"words": "x"}"#, "text: a string is required"),
+                ("{\"text\": \"\(String(repeating: "a", count: 5_001))\"}", "text: 1 to 5000 characters"),
+            ] {
+                let refused = try await Self.curl("\(base)/tts/synthesize", ["-X", "POST", "--data-binary", body])
+                #expect(refused.status == 400)
+                let error = try JSONDecoder().decode(SeedSpeechAnswer.self, from: Data(refused.body))
+                #expect(!error.success && error.error?.code == "VALIDATION_ERROR" && error.error?.message == message)
+            }
+
+            // The OpenAPI document is docs/openapi.json, and each of its paths is a route.
+            let openAPI = try await Self.curl("\(base)/openapi.json")
+            let committed = try Data(contentsOf: Repository.root.appendingPathComponent("docs/openapi.json"))
+            #expect(openAPI.status == 200 && openAPI.body == [UInt8](committed))
+            let document = try #require(try JSONSerialization.jsonObject(with: committed) as? [String: Any])
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            #expect(
+                Set(paths.keys)
+                    == [
+                        "/v1/renders", "/v1/renders/{name}", "/tts/synthesize", "/livez", "/readyz", "/metrics",
+                        "/openapi.json",
+                    ]
+            )
+            for (path, methods) in paths {
+                for method in methods.keys {
+                    let url = base + path.replacingOccurrences(of: "{name}", with: "\(id).mp3")
+                    let asked = try await Self.curl(
+                        url,
+                        ["-X", method.uppercased()] + (method == "post" ? ["-d", "{}"] : [])
+                            + (method == "head" ? ["-I"] : [])
+                    )
+                    #expect(![404, 405].contains(asked.status), "\(method) \(path) is a route: \(asked.status)")
+                }
+            }
+
             let broken = try await Self.curl(
                 "\(base)/v1/renders",
                 ["-X", "POST", "--data-binary", #"{"script": {"id": "x"}, "options": {"format": "aiff"}}"#]
@@ -171,6 +235,25 @@ struct ServeTests {
         #expect(logged.count == lines.count - 1, "every other line is a JSON log line")
         #expect(logged.contains { $0["status"] as? Int == 206 }, "ffmpeg's seek asked for a range")
         #expect(logged.allSatisfy { ($0["requestId"] as? String)?.isEmpty == false })
+    }
+
+    /// Writes `data` to a new file in `folder`, for a decoder to read.
+    static func write(_ data: Data, in folder: TemporaryFolder) throws -> String {
+        let path = folder.path("\(UUID().uuidString).mp3")
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Seed 000's `{"success", "data": {"audio"}, "error": {"code", "message"}}`.
+    struct SeedSpeechAnswer: Decodable {
+        struct Audio: Decodable { var audio: String }
+        struct Problem: Decodable {
+            var code: String
+            var message: String
+        }
+        var success: Bool
+        var data: Audio?
+        var error: Problem?
     }
 
     @Test(
@@ -212,8 +295,78 @@ struct ServeTests {
                 ["-H", "Authorization: Bearer \(token)"]
             )
             #expect(secretFile.status == 404)
+            let unspoken = try await Self.curl("\(base)/tts/synthesize", ["-X", "POST", "-d", #"{"text": "hi"}"#])
+            #expect(unspoken.status == 401, "the seed's TTS endpoint needs the token too")
+            let metrics = try await Self.curl("\(base)/metrics").text.split(separator: "\n")
+            #expect(metrics.contains(#"render_session_requests_rejected_total{reason="unauthorized"} 3"#))
+            #expect(metrics.contains(#"render_session_requests_rejected_total{reason="too_large"} 1"#))
         }
         #expect(result.status == 0, "\(result.standardError)")
         #expect(!result.standardError.contains(token), "the token is never logged")
+    }
+
+    /// A render request for three hours as M4A (the fixture's shape 18 times, as scripts/bench
+    /// makes it): many seconds of encoding, long enough to give up on.
+    static func longRequest() throws -> Data {
+        var script = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: Self.script)) as? [String: Any]
+        )
+        let segments = try #require(script["segments"] as? [[String: Any]])
+        let windows = try #require(script["interjections"] as? [[String: Any]])
+        script["id"] = "three-hours"
+        script["durationSeconds"] = 600 * 18
+        /// `value` moved `block` blocks of ten minutes later.
+        func later(_ value: Any?, _ block: Int) -> Double { (value as? Double ?? 0) + Double(block * 600) }
+        var longSegments: [[String: Any]] = []
+        var longWindows: [[String: Any]] = []
+        for block in 0..<18 {
+            for segment in segments {
+                var moved = segment
+                moved["id"] = "\(segment["id"] ?? "")-\(block)"
+                moved["startSeconds"] = later(segment["startSeconds"], block)
+                longSegments.append(moved)
+            }
+            for window in windows {
+                var moved = window
+                moved["windowStartSeconds"] = later(window["windowStartSeconds"], block)
+                moved["windowEndSeconds"] = later(window["windowEndSeconds"], block)
+                longWindows.append(moved)
+            }
+        }
+        script["segments"] = longSegments
+        script["interjections"] = longWindows
+        return try JSONSerialization.data(withJSONObject: ["script": script, "options": ["format": "m4a"]])
+    }
+
+    @Test(
+        "A render past --render-timeout is 503, and cancelled when no other request waits for it: it leaves no file"
+    )
+    func timedOutAndAbandoned() async throws {
+        let folder = try TemporaryFolder()
+        let out = folder.path("out")
+        let body = folder.path("long.json")
+        try Self.longRequest().write(to: URL(fileURLWithPath: body))
+        let post = ["-X", "POST", "--data-binary", "@\(body)"]
+        let result = try await Self.serving(
+            ["--cache", "Fixtures/cache", "--offline", "--out", out, "--render-timeout", "2"]
+        ) { base in
+            let late = try await Self.curl("\(base)/v1/renders", post)
+            #expect(late.status == 503)
+            #expect(
+                late.text.contains("the render took longer than 2 s, the most this server waits (--render-timeout)")
+            )
+            var metrics: [Substring] = []
+            var empty = false
+            for _ in 0..<100 where !empty {
+                try await Task.sleep(for: .milliseconds(100))
+                metrics = try await Self.curl("\(base)/metrics").text.split(separator: "\n")
+                empty = try FileManager.default.contentsOfDirectory(atPath: out).isEmpty
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: out)
+            #expect(empty, "a cancelled render leaves no file: \(left)")
+            #expect(metrics.contains(#"render_session_renders_total{outcome="timed_out"} 1"#))
+            #expect(metrics.contains("render_session_renders_in_flight 0.0"))
+        }
+        #expect(result.status == 0, "\(result.standardError)")
     }
 }

@@ -22,14 +22,30 @@ public enum RenderServer {
         log: @escaping @Sendable (String) -> Void,
         listening: @escaping @Sendable (String, Int) -> Void
     ) async throws {
-        let service = RenderService(settings: settings)
+        let metrics = ServerMetrics()
+        let service = RenderService(settings: settings, metrics: metrics)
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: RequestLog(log: log))
         router.get("livez") { _, _ in Self.json(.ok, ["status": "live"]) }
         router.get("readyz") { _, _ in Self.readiness(settings) }
-        let protected = router.group("v1").add(middleware: BearerToken(token: settings.token))
-        protected.post("renders") { request, _ in
-            try await Self.render(request, service: service, settings: settings)
+        router.get("metrics") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text))
+            )
+        }
+        router.get("openapi.json") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.json + "\n"))
+            )
+        }
+        let token = BearerToken<BasicRequestContext>(token: settings.token, metrics: metrics)
+        let renders = router.group("v1").add(middleware: token)
+        renders.post("renders") { request, _ in
+            try await Self.render(request, service: service, settings: settings, metrics: metrics)
         }
         let serveFile: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
             try await ServedFile.response(
@@ -39,8 +55,11 @@ public enum RenderServer {
                 context: context
             )
         }
-        protected.get("renders/:name", use: serveFile)
-        protected.head("renders/:name", use: serveFile)
+        renders.get("renders/:name", use: serveFile)
+        renders.head("renders/:name", use: serveFile)
+        router.group("tts").add(middleware: token).post("synthesize") { request, _ in
+            try await SeedSpeech.synthesize(request, service: service, metrics: metrics)
+        }
         var logger = Logger(label: "render-session.serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .warning
         let app = Application(
@@ -57,35 +76,68 @@ public enum RenderServer {
         try await app.runService()
     }
 
+    /// A request's body as read: its bytes, or the answer refusing it.
+    enum Body {
+        case read(Data)
+        case refused(Response)
+    }
+
+    /// The body of `request`, at most `limit` bytes (said by `Content-Length` or found reading),
+    /// else the 413 to answer with.
+    static func body(
+        of request: Request,
+        limit: Int,
+        metrics: ServerMetrics,
+        tooLarge: (String) -> Response
+    ) async throws -> Body {
+        let refusal = "the body is larger than \(limit) bytes, the most this request may be"
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            metrics.countRejected("too_large")
+            return .refused(tooLarge(refusal))
+        }
+        do {
+            return .read(Data(try await request.body.collect(upTo: limit).readableBytesView))
+        } catch is NIOTooManyBytesError {
+            metrics.countRejected("too_large")
+            return .refused(tooLarge(refusal))
+        }
+    }
+
     /// `POST /v1/renders`.
     private static func render(
         _ request: Request,
         service: RenderService,
-        settings: ServerSettings
+        settings: ServerSettings,
+        metrics: ServerMetrics
     ) async throws -> Response {
-        let limit = settings.maximumBodyBytes
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
-            return error(.contentTooLarge, ["the body is larger than \(limit) bytes, the most a render request may be"])
-        }
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            return error(.contentTooLarge, ["the body is larger than \(limit) bytes, the most a render request may be"])
+        let start = ContinuousClock.now
+        let body: Data
+        switch try await Self.body(
+            of: request,
+            limit: settings.maximumBodyBytes,
+            metrics: metrics,
+            tooLarge: {
+                error(.contentTooLarge, [$0])
+            }
+        ) {
+        case .read(let data): body = data
+        case .refused(let response): return response
         }
         let parsed: RenderRequest
         do {
-            parsed = try RenderRequest(body: Data(body.readableBytesView))
+            parsed = try RenderRequest(body: body)
         } catch {
+            metrics.countRender("failed")
             return Self.error(.unprocessableContent, error.lines)
         }
         let id = parsed.id(pipeline: settings.pipeline)
         let outcome: RenderService.Outcome
         do {
-            outcome = try await service.render(parsed, id: id)
+            outcome = try await service.render(parsed, id: id, deadline: settings.renderDeadline)
         } catch let refusal as RenderService.Refusal {
             switch refusal {
             case .busy:
+                metrics.countRender("refused")
                 var response = error(
                     .serviceUnavailable,
                     ["every render slot and place in the queue is taken; try again"]
@@ -93,9 +145,20 @@ public enum RenderServer {
                 response.headers[.retryAfter] = "5"
                 return response
             case .failed(let lines, let status):
+                metrics.countRender("failed")
                 return error(HTTPResponse.Status(code: status), lines)
+            case .timedOut(let deadline):
+                metrics.countRender("timed_out")
+                return error(
+                    .serviceUnavailable,
+                    [
+                        "the render took longer than \(Self.seconds(deadline)) s, the most this server waits (--render-timeout)"
+                    ]
+                )
             }
         }
+        metrics.countRender(outcome == .rendered ? "rendered" : "existing")
+        if outcome == .rendered { metrics.recordRenderDuration(ContinuousClock.now - start) }
         let base = "/v1/renders/\(id)"
         var response = json(
             outcome == .rendered ? .created : .ok,
@@ -108,6 +171,13 @@ public enum RenderServer {
         )
         response.headers[.location] = "\(base).\(parsed.format.fileExtension)"
         return response
+    }
+
+    /// `duration` in seconds as a person writes them: `300`, `0.5`.
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration / .milliseconds(1)
+        let whole = (milliseconds / 1_000).rounded(.down)
+        return milliseconds == whole * 1_000 ? String(Int(whole)) : String(milliseconds.rounded() / 1_000)
     }
 
     /// `GET /readyz`: each folder the server writes takes a file; 503 naming each that does not.
@@ -168,9 +238,11 @@ struct BearerToken<Context: RequestContext>: RouterMiddleware {
     /// The SHA-256 of the token, `nil` when none is asked for: digests are compared, so that the
     /// time taken says nothing of the token's length or its first differing byte.
     let digest: [UInt8]?
+    let metrics: ServerMetrics
 
-    init(token: String?) {
+    init(token: String?, metrics: ServerMetrics) {
         digest = token.map { Array(SHA256.hash(data: Data($0.utf8))) }
+        self.metrics = metrics
     }
 
     func handle(
@@ -185,6 +257,7 @@ struct BearerToken<Context: RequestContext>: RouterMiddleware {
         let offered = Array(SHA256.hash(data: Data(token.utf8)))
         let difference = zip(offered, digest).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) }
         guard difference == 0, given.hasPrefix(prefix) else {
+            metrics.countRejected("unauthorized")
             var response = RenderServer.error(.unauthorized, ["this server needs Authorization: Bearer with its token"])
             response.headers[.wwwAuthenticate] = "Bearer"
             return response

@@ -37,6 +37,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "The longest a render request waits for its render, queueing included; then 503, and a render no other request waits for is cancelled.",
+            valueName: "s"
+        )
+    )
+    var renderTimeout: Double = 300
+
+    @Option(
+        help: ArgumentHelp(
             "A file holding the bearer token every /v1 request must carry (Authorization: Bearer …).",
             valueName: "file"
         )
@@ -51,6 +59,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port: \(port) is outside 0…65535") }
+        guard renderTimeout.isFinite, (0.1...86_400).contains(renderTimeout) else {
+            throw ValidationError("--render-timeout: \(renderTimeout) is outside 0.1…86400")
+        }
         guard (1...64).contains(maxRenders) else {
             throw ValidationError("--max-renders: \(maxRenders) is outside 1…64")
         }
@@ -73,7 +84,8 @@ struct ServeCommand: AsyncParsableCommand {
             pipeline: try options.pipeline(observer: PipelineObserver(), pool: pool),
             outputFolder: out,
             maximumRenders: maxRenders,
-            token: token
+            token: token,
+            renderDeadline: .milliseconds(Int64((renderTimeout * 1_000).rounded()))
         )
         try await RenderServer.run(settings) { line in
             Console.writeStandardError(line + "\n")
