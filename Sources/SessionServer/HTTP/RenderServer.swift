@@ -207,9 +207,7 @@ public enum RenderServer {
 
     /// A JSON answer.
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var bytes = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        var bytes = (try? SortedJSON.encode(value)) ?? Data("{}".utf8)
         bytes.append(0x0A)
         return Response(
             status: status,
@@ -290,9 +288,7 @@ struct RequestLog<Context: RequestContext>: RouterMiddleware {
                 status: status,
                 milliseconds: (milliseconds * 10).rounded() / 10
             )
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            if let line = try? encoder.encode(record) { log(String(decoding: line, as: UTF8.self)) }
+            if let line = try? SortedJSON.encode(record) { log(String(decoding: line, as: UTF8.self)) }
         }
         do {
             var response = try await next(request, context)

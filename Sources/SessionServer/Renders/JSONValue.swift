@@ -1,3 +1,15 @@
+internal import Foundation
+
+/// JSON with its keys sorted and slashes left unescaped: the same value, the same bytes (answers,
+/// log lines, a script's canonical form).
+enum SortedJSON {
+    static func encode(_ value: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+}
+
 /// Any JSON value, read exactly enough to check a request's fields by their JSON paths and to
 /// write its script back as canonical JSON (keys sorted) for the render's digest.
 package enum JSONValue: Codable, Sendable, Equatable {

@@ -83,11 +83,9 @@ package struct RenderRequest: Sendable {
                 problems.append("options.quality: not a number")
             }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let canonical: Data
         do {
-            canonical = try encoder.encode(scriptValue)
+            canonical = try SortedJSON.encode(scriptValue)
         } catch {
             throw Problem(problems + ["script: cannot be written back as JSON"])
         }

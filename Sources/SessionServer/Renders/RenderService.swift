@@ -39,9 +39,6 @@ actor RenderService {
         self.metrics = metrics
     }
 
-    /// How many renders are running or queued.
-    var inFlight: Int { flights.count }
-
     /// The files of render `id`: the audio, its timeline and its captions.
     nonisolated func files(of id: String, format: AudioFileFormat) -> RenderFiles {
         RenderFiles(folder: settings.outputFolder, id: id, format: format)
